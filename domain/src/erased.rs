@@ -1,0 +1,342 @@
+//! Handling any game by id without knowing its types: JSON in, JSON out.
+//!
+//! The service and storage see games only through [`DynGame`] (the rules of a
+//! game) and [`DynMatch`] (one game's state at one version). Both are
+//! implemented once, generically, for every [`Game`].
+
+use std::collections::BTreeMap;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::openapi::{RefOr, Schema};
+
+use crate::game::{Game, ScoreSummary};
+use crate::rng::rng_from_seed;
+use crate::{Actor, Seat, Viewer, Violation};
+
+/// Errors at the type-erased boundary.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum GameError {
+    #[error("there is no game called `{0}`")]
+    UnknownGame(String),
+    #[error("`{seat}` is not a seat of {game}")]
+    UnknownSeat { game: &'static str, seat: String },
+    /// JSON that does not have the shape of an action, event or options.
+    #[error("malformed {what} for {game}: {message}")]
+    Malformed {
+        game: &'static str,
+        what: &'static str,
+        message: String,
+    },
+    #[error(transparent)]
+    Violation(#[from] Violation),
+}
+
+/// Names of one game's component schemas, and the schemas themselves.
+#[derive(Clone)]
+pub struct GameSchemas {
+    pub options: String,
+    pub action: String,
+    pub event: String,
+    pub view: String,
+    pub score: String,
+    /// Every component these reference, including themselves.
+    pub components: Vec<(String, RefOr<Schema>)>,
+    /// Named example actions (`plant`, `bid`, …) for the spec.
+    pub action_examples: Vec<(String, Value)>,
+}
+
+impl GameSchemas {
+    /// Collects the schemas of a game's five public types.
+    pub fn of<O, A, E, V, S>(action_examples: Vec<(String, Value)>) -> Self
+    where
+        O: utoipa::ToSchema,
+        A: utoipa::ToSchema,
+        E: utoipa::ToSchema,
+        V: utoipa::ToSchema,
+        S: utoipa::ToSchema,
+    {
+        let mut components = Vec::new();
+        fn collect<T: utoipa::ToSchema>(out: &mut Vec<(String, RefOr<Schema>)>) -> String {
+            let name = T::name().into_owned();
+            out.push((name.clone(), T::schema()));
+            T::schemas(out);
+            name
+        }
+        let options = collect::<O>(&mut components);
+        let action = collect::<A>(&mut components);
+        let event = collect::<E>(&mut components);
+        let view = collect::<V>(&mut components);
+        let score = collect::<S>(&mut components);
+        GameSchemas {
+            options,
+            action,
+            event,
+            view,
+            score,
+            components,
+            action_examples,
+        }
+    }
+}
+
+/// Who must act, with seats by name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct StatusJson {
+    pub phase: String,
+    pub finished: bool,
+    /// Seats whose action the game is waiting for.
+    pub to_act: Vec<String>,
+}
+
+/// The rules of one game, behind JSON.
+pub trait DynGame: Send + Sync {
+    fn id(&self) -> &'static str;
+    fn rules_version(&self) -> u32;
+    /// Validates options (`null` means all defaults) and returns them with
+    /// every default filled in, as they will be stored.
+    fn validate_options(&self, options: &Value) -> Result<Value, GameError>;
+    fn seats(&self, options: &Value) -> Result<Vec<String>, GameError>;
+    /// The state before any event, for options returned by `validate_options`.
+    fn new_match(&self, options: &Value) -> Result<Box<dyn DynMatch>, GameError>;
+    /// The setup events for these options and seed.
+    fn setup(&self, options: &Value, seed: u64) -> Result<Vec<Value>, GameError>;
+    fn schemas(&self) -> GameSchemas;
+}
+
+/// One game's state at one version.
+pub trait DynMatch: Send + Sync {
+    fn game_id(&self) -> &'static str;
+    /// Number of events folded so far.
+    fn version(&self) -> u64;
+    fn apply_json(&mut self, event: &Value) -> Result<(), GameError>;
+    /// Same as `apply_json`, straight from stored text (faster for bulk work).
+    fn apply_str(&mut self, event: &str) -> Result<(), GameError>;
+    fn decide(&self, actor: &Actor<String>, action: &Value) -> Result<Vec<Value>, GameError>;
+    fn status(&self) -> StatusJson;
+    fn view(&self, viewer: &Viewer<String>) -> Result<Value, GameError>;
+    /// The event as the viewer may see it now; `None` when it is hidden.
+    fn redact_event(&self, event: &Value, viewer: &Viewer<String>) -> Result<Option<Value>, GameError>;
+    fn legal_actions(&self, actor: &Actor<String>) -> Result<Vec<Value>, GameError>;
+    fn score(&self, viewer: &Viewer<String>) -> Result<Value, GameError>;
+    fn summary(&self) -> ScoreSummary;
+    fn clone_box(&self) -> Box<dyn DynMatch>;
+}
+
+impl Clone for Box<dyn DynMatch> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
+/// The event's `type` tag, used as the stored event type.
+pub fn event_type(event: &Value) -> &str {
+    event.get("type").and_then(Value::as_str).unwrap_or("unknown")
+}
+
+struct Erased<G>(PhantomData<fn() -> G>);
+
+struct Match<G: Game> {
+    state: G::State,
+    version: u64,
+}
+
+fn malformed<G: Game>(what: &'static str, error: impl std::fmt::Display) -> GameError {
+    GameError::Malformed {
+        game: G::ID,
+        what,
+        message: error.to_string(),
+    }
+}
+
+fn to_json<T: Serialize>(value: &T) -> Value {
+    // Serialising our own derived types into a Value cannot fail: they have
+    // string keys only and no custom serialisers that error.
+    serde_json::to_value(value).expect("game types serialise to JSON")
+}
+
+fn parse_options<G: Game>(options: &Value) -> Result<G::Options, GameError> {
+    if options.is_null() {
+        return Ok(G::Options::default());
+    }
+    serde_json::from_value(options.clone()).map_err(|e| malformed::<G>("options", e))
+}
+
+fn parse_seat<G: Game>(name: &str) -> Result<G::Seat, GameError> {
+    G::Seat::parse(name).ok_or_else(|| GameError::UnknownSeat {
+        game: G::ID,
+        seat: name.to_string(),
+    })
+}
+
+fn parse_actor<G: Game>(actor: &Actor<String>) -> Result<Actor<G::Seat>, GameError> {
+    Ok(match actor {
+        Actor::Seat(name) => Actor::Seat(parse_seat::<G>(name)?),
+        Actor::Umpire => Actor::Umpire,
+    })
+}
+
+fn parse_viewer<G: Game>(viewer: &Viewer<String>) -> Result<Viewer<G::Seat>, GameError> {
+    Ok(match viewer {
+        Viewer::Seat(name) => Viewer::Seat(parse_seat::<G>(name)?),
+        Viewer::Umpire => Viewer::Umpire,
+        Viewer::Spectator => Viewer::Spectator,
+    })
+}
+
+impl<G: Game> DynGame for Erased<G> {
+    fn id(&self) -> &'static str {
+        G::ID
+    }
+    fn rules_version(&self) -> u32 {
+        G::RULES_VERSION
+    }
+    fn validate_options(&self, options: &Value) -> Result<Value, GameError> {
+        let options = G::validate_options(parse_options::<G>(options)?)?;
+        Ok(to_json(&options))
+    }
+    fn seats(&self, options: &Value) -> Result<Vec<String>, GameError> {
+        let options = parse_options::<G>(options)?;
+        Ok(G::seats(&options).iter().map(Seat::name).collect())
+    }
+    fn new_match(&self, options: &Value) -> Result<Box<dyn DynMatch>, GameError> {
+        let options = parse_options::<G>(options)?;
+        Ok(Box::new(Match::<G> {
+            state: G::initial_state(&options),
+            version: 0,
+        }))
+    }
+    fn setup(&self, options: &Value, seed: u64) -> Result<Vec<Value>, GameError> {
+        let options = parse_options::<G>(options)?;
+        let mut rng = rng_from_seed(seed);
+        Ok(G::setup(&options, &mut rng).iter().map(to_json).collect())
+    }
+    fn schemas(&self) -> GameSchemas {
+        G::schemas()
+    }
+}
+
+impl<G: Game> Match<G> {
+    fn apply_typed(&mut self, event: &G::Event) {
+        G::apply(&mut self.state, event);
+        self.version += 1;
+    }
+}
+
+impl<G: Game> DynMatch for Match<G> {
+    fn game_id(&self) -> &'static str {
+        G::ID
+    }
+    fn version(&self) -> u64 {
+        self.version
+    }
+    fn apply_json(&mut self, event: &Value) -> Result<(), GameError> {
+        let event: G::Event =
+            serde_json::from_value(event.clone()).map_err(|e| malformed::<G>("event", e))?;
+        self.apply_typed(&event);
+        Ok(())
+    }
+    fn apply_str(&mut self, event: &str) -> Result<(), GameError> {
+        let event: G::Event = serde_json::from_str(event).map_err(|e| malformed::<G>("event", e))?;
+        self.apply_typed(&event);
+        Ok(())
+    }
+    fn decide(&self, actor: &Actor<String>, action: &Value) -> Result<Vec<Value>, GameError> {
+        let actor = parse_actor::<G>(actor)?;
+        let action: G::Action =
+            serde_json::from_value(action.clone()).map_err(|e| malformed::<G>("action", e))?;
+        let events = G::decide(&self.state, actor, &action)?;
+        Ok(events.iter().map(to_json).collect())
+    }
+    fn status(&self) -> StatusJson {
+        let status = G::status(&self.state);
+        StatusJson {
+            phase: status.phase.to_string(),
+            finished: status.finished,
+            to_act: status.to_act.iter().map(Seat::name).collect(),
+        }
+    }
+    fn view(&self, viewer: &Viewer<String>) -> Result<Value, GameError> {
+        Ok(to_json(&G::view(&self.state, parse_viewer::<G>(viewer)?)))
+    }
+    fn redact_event(&self, event: &Value, viewer: &Viewer<String>) -> Result<Option<Value>, GameError> {
+        let viewer = parse_viewer::<G>(viewer)?;
+        let event: G::Event =
+            serde_json::from_value(event.clone()).map_err(|e| malformed::<G>("event", e))?;
+        Ok(G::redact_event(&self.state, &event, viewer).map(|e| to_json(&e)))
+    }
+    fn legal_actions(&self, actor: &Actor<String>) -> Result<Vec<Value>, GameError> {
+        let actor = parse_actor::<G>(actor)?;
+        Ok(G::legal_actions(&self.state, actor).iter().map(to_json).collect())
+    }
+    fn score(&self, viewer: &Viewer<String>) -> Result<Value, GameError> {
+        Ok(to_json(&G::score(&self.state, parse_viewer::<G>(viewer)?)))
+    }
+    fn summary(&self) -> ScoreSummary {
+        G::summary(&self.state)
+    }
+    fn clone_box(&self) -> Box<dyn DynMatch> {
+        Box::new(Match::<G> {
+            state: self.state.clone(),
+            version: self.version,
+        })
+    }
+}
+
+/// Every game the service knows, by id.
+#[derive(Clone, Default)]
+pub struct Registry {
+    games: BTreeMap<&'static str, Arc<dyn DynGame>>,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.games.keys()).finish()
+    }
+}
+
+impl Registry {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a game. Registering the same id twice is a programming error.
+    pub fn register<G: Game>(mut self) -> Self {
+        let previous = self
+            .games
+            .insert(G::ID, Arc::new(Erased::<G>(PhantomData)));
+        assert!(previous.is_none(), "game `{}` registered twice", G::ID);
+        self
+    }
+
+    pub fn get(&self, id: &str) -> Result<&Arc<dyn DynGame>, GameError> {
+        self.games
+            .get(id)
+            .ok_or_else(|| GameError::UnknownGame(id.to_string()))
+    }
+
+    pub fn ids(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.games.keys().copied()
+    }
+
+    pub fn games(&self) -> impl Iterator<Item = &Arc<dyn DynGame>> + '_ {
+        self.games.values()
+    }
+
+    /// Folds a whole stream of stored events into a match.
+    pub fn replay<'a>(
+        &self,
+        game_id: &str,
+        options: &Value,
+        events: impl IntoIterator<Item = &'a Value>,
+    ) -> Result<Box<dyn DynMatch>, GameError> {
+        let mut state = self.get(game_id)?.new_match(options)?;
+        for event in events {
+            state.apply_json(event)?;
+        }
+        Ok(state)
+    }
+}
+

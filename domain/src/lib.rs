@@ -1,0 +1,20 @@
+//! The pure core of Umpire: what a game is, how its rulings are reported, and
+//! how the service handles any game without knowing its types.
+//!
+//! Nothing in this crate performs IO, reads a clock or owns a random number
+//! generator: randomness enters as a seed handed to [`Game::setup`], whose
+//! draws are recorded as events, so a replay never re-rolls.
+
+pub mod chain;
+pub mod erased;
+pub mod game;
+pub mod rng;
+pub mod seat;
+pub mod testing;
+pub mod violation;
+
+pub use erased::{DynGame, DynMatch, GameError, GameSchemas, Registry, StatusJson};
+pub use game::{Game, ScoreSummary, Status};
+pub use rng::GameRng;
+pub use seat::{Actor, Seat, SeatIndex, Viewer};
+pub use violation::Violation;

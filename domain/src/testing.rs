@@ -1,0 +1,197 @@
+//! Test support shared by every game crate: a given/when/then table and
+//! random legal play. Pure like the rest of the crate; used from tests only.
+
+use rand::seq::IndexedRandom;
+use rand::Rng;
+use serde::Serialize;
+
+use crate::game::Game;
+use crate::rng::rng_from_seed;
+use crate::{Actor, GameRng, Viewer, Violation};
+
+/// A game in progress for rule tests: events so far and the folded state.
+pub struct Table<G: Game> {
+    pub options: G::Options,
+    pub state: G::State,
+    pub events: Vec<G::Event>,
+}
+
+impl<G: Game> Table<G> {
+    /// Given a game set up with these options and seed.
+    pub fn new(options: G::Options, seed: u64) -> Self {
+        let options = G::validate_options(options).expect("test options are valid");
+        let mut table = Table {
+            state: G::initial_state(&options),
+            options: options.clone(),
+            events: Vec::new(),
+        };
+        let events = G::setup(&options, &mut rng_from_seed(seed));
+        table.apply_all(&events);
+        table
+    }
+
+    /// Given these events (e.g. a hand-made deal) folded from the initial state.
+    pub fn from_events(options: G::Options, events: Vec<G::Event>) -> Self {
+        let options = G::validate_options(options).expect("test options are valid");
+        let mut table = Table {
+            state: G::initial_state(&options),
+            options,
+            events: Vec::new(),
+        };
+        table.apply_all(&events);
+        table
+    }
+
+    pub fn apply_all(&mut self, events: &[G::Event]) {
+        for event in events {
+            G::apply(&mut self.state, event);
+            self.events.push(event.clone());
+        }
+    }
+
+    /// When `actor` plays `action`: the events on success (already applied).
+    pub fn play(
+        &mut self,
+        actor: Actor<G::Seat>,
+        action: G::Action,
+    ) -> Result<Vec<G::Event>, Violation> {
+        let events = G::decide(&self.state, actor, &action)?;
+        self.apply_all(&events);
+        Ok(events)
+    }
+
+    /// Then it is accepted.
+    #[track_caller]
+    pub fn accepts(&mut self, actor: Actor<G::Seat>, action: G::Action) -> Vec<G::Event> {
+        let shown = json_of(&action);
+        match self.play(actor, action) {
+            Ok(events) => events,
+            Err(violation) => panic!("expected {shown} by {actor:?} to be accepted, got {violation}"),
+        }
+    }
+
+    /// Then it is refused with `code`, and the state is unchanged.
+    #[track_caller]
+    pub fn refuses(&mut self, actor: Actor<G::Seat>, action: G::Action, code: &str) -> Violation {
+        let shown = json_of(&action);
+        match G::decide(&self.state, actor, &action) {
+            Ok(events) => panic!(
+                "expected {shown} by {actor:?} to be refused with {code}, got events {}",
+                json_of(&events)
+            ),
+            Err(violation) => {
+                assert_eq!(violation.code, code, "{shown}: {violation}");
+                assert!(!violation.message.is_empty(), "violation without a message");
+                violation
+            }
+        }
+    }
+
+    pub fn view(&self, viewer: Viewer<G::Seat>) -> serde_json::Value {
+        serde_json::to_value(G::view(&self.state, viewer)).expect("view serialises")
+    }
+}
+
+fn json_of<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "<unserialisable>".into())
+}
+
+/// What one random game produced.
+pub struct RandomGame<G: Game> {
+    pub options: G::Options,
+    pub state: G::State,
+    pub events: Vec<G::Event>,
+    /// (actor, action) pairs in the order played.
+    pub actions: Vec<(Actor<G::Seat>, G::Action)>,
+    pub finished: bool,
+}
+
+/// Plays random legal actions until the game ends or `max_actions` is reached.
+/// Every action it picks comes from `legal_actions` and must be accepted:
+/// a refusal panics with the action and the violation, which is exactly the
+/// "every listed legal action is accepted" invariant. When no seat is waiting
+/// and the game is not over, the umpire's legal actions are tried.
+pub fn play_random<G: Game>(options: G::Options, seed: u64, max_actions: usize) -> RandomGame<G> {
+    let options = G::validate_options(options).expect("options are valid");
+    let mut rng: GameRng = rng_from_seed(seed ^ 0x5eed_0f_ac7_10e5);
+    let mut state = G::initial_state(&options);
+    let mut events = G::setup(&options, &mut rng_from_seed(seed));
+    for event in &events {
+        G::apply(&mut state, event);
+    }
+    let mut actions = Vec::new();
+    for _ in 0..max_actions {
+        let status = G::status(&state);
+        if status.finished {
+            break;
+        }
+        let actor = match status.to_act.choose(&mut rng) {
+            Some(seat) => Actor::Seat(*seat),
+            None => Actor::Umpire,
+        };
+        let legal = G::legal_actions(&state, actor);
+        let Some(action) = legal.choose(&mut rng).cloned() else {
+            // Nothing legal for the chosen actor: give the umpire a chance
+            // (timeouts), else the game is stuck, which is a bug.
+            let umpire = G::legal_actions(&state, Actor::Umpire);
+            let action = umpire
+                .choose(&mut rng)
+                .cloned()
+                .unwrap_or_else(|| panic!("no legal action for {actor:?} nor the umpire in phase {}", status.phase));
+            play_checked::<G>(&mut state, &mut events, &mut actions, Actor::Umpire, action);
+            continue;
+        };
+        // Occasionally check a second listed action too, without playing it.
+        if legal.len() > 1 && rng.random_bool(0.2) {
+            let other = legal.choose(&mut rng).expect("non-empty");
+            if let Err(violation) = G::decide(&state, actor, other) {
+                panic!("listed legal action {} was refused: {violation}", json_of(other));
+            }
+        }
+        play_checked::<G>(&mut state, &mut events, &mut actions, actor, action);
+    }
+    let finished = G::status(&state).finished;
+    RandomGame {
+        options,
+        state,
+        events,
+        actions,
+        finished,
+    }
+}
+
+fn play_checked<G: Game>(
+    state: &mut G::State,
+    events: &mut Vec<G::Event>,
+    actions: &mut Vec<(Actor<G::Seat>, G::Action)>,
+    actor: Actor<G::Seat>,
+    action: G::Action,
+) {
+    let produced = G::decide(state, actor, &action).unwrap_or_else(|violation| {
+        panic!("listed legal action {} by {actor:?} was refused: {violation}", json_of(&action))
+    });
+    for event in &produced {
+        G::apply(state, event);
+    }
+    events.extend(produced);
+    actions.push((actor, action));
+}
+
+/// Folds events from the initial state, for replay checks.
+pub fn fold<G: Game>(options: &G::Options, events: &[G::Event]) -> G::State {
+    let mut state = G::initial_state(options);
+    for event in events {
+        G::apply(&mut state, event);
+    }
+    state
+}
+
+/// Serialised umpire view, used to compare states in replay checks.
+pub fn umpire_view_json<G: Game>(state: &G::State) -> serde_json::Value {
+    serde_json::to_value(G::view(state, Viewer::Umpire)).expect("view serialises")
+}
+
+/// A fresh random seed from a test's generator (for proptest-free loops).
+pub fn next_seed(rng: &mut GameRng) -> u64 {
+    rng.random()
+}
