@@ -113,7 +113,7 @@ pub struct RandomGame<G: Game> {
 /// and the game is not over, the umpire's legal actions are tried.
 pub fn play_random<G: Game>(options: G::Options, seed: u64, max_actions: usize) -> RandomGame<G> {
     let options = G::validate_options(options).expect("options are valid");
-    let mut rng: GameRng = rng_from_seed(seed ^ 0x5eed_0f_ac7_10e5);
+    let mut rng: GameRng = rng_from_seed(seed ^ 0x0005_eed0_fac7_10e5);
     let mut state = G::initial_state(&options);
     let mut events = G::setup(&options, &mut rng_from_seed(seed));
     for event in &events {

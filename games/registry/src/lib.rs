@@ -1,0 +1,9 @@
+//! The one place where every game is registered. Adding a game means adding
+//! its crate and one line here; nothing in storage or the API changes.
+
+use umpire_domain::Registry;
+
+/// Every game Umpire plays.
+pub fn registry() -> Registry {
+    Registry::new().register::<umpire_arboretum::Arboretum>()
+}

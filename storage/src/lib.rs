@@ -1,0 +1,65 @@
+//! The PostgreSQL event store: one append-only stream per game, tokens,
+//! idempotency records and rejected actions; plus the private local cluster
+//! the service and the tests start when no database URL is given.
+//!
+//! Storage owns all SQL. Nothing here knows a game's rules: events are JSON
+//! with a type, and the hash chain is computed over their canonical encoding.
+
+pub mod cluster;
+pub mod pool;
+pub mod store;
+pub mod testing;
+
+pub use cluster::{ClusterError, Durability, PrivateCluster};
+pub use pool::{connect, migrate, Pool};
+pub use store::{
+    hash_token, Archive, EventStore, GameRecord, IdempotentRequest, NewEvent, NewGame, NewToken,
+    Rejection, StoredEvent, TokenRole,
+};
+
+/// Every way the store can fail, as the API sees it.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("there is no game {0}")]
+    GameNotFound(uuid::Uuid),
+    #[error("the game is at version {actual}, not the expected {expected}")]
+    Conflict { expected: u64, actual: u64 },
+    #[error("this Idempotency-Key was already used with a different request")]
+    IdempotencyKeyReused,
+    #[error("the database is unavailable: {0}")]
+    Unavailable(String),
+    #[error("database error")]
+    Database(#[source] tokio_postgres::Error),
+    #[error("migration failed: {0}")]
+    Migration(String),
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(String),
+}
+
+impl From<tokio_postgres::Error> for StoreError {
+    fn from(error: tokio_postgres::Error) -> Self {
+        // A closed connection or a refused connect is an outage, not a bug:
+        // the API answers 503 with Retry-After for it.
+        if error.is_closed() || error.code().is_none() && error.as_db_error().is_none() {
+            return StoreError::Unavailable(error.to_string());
+        }
+        if let Some(code) = error.code() {
+            let code = code.code();
+            // 57P01..57P03: admin shutdown, crash shutdown, cannot connect now.
+            // 57014: statement timeout.
+            if code.starts_with("57P") || code == "57014" || code.starts_with("08") {
+                return StoreError::Unavailable(error.to_string());
+            }
+        }
+        StoreError::Database(error)
+    }
+}
+
+impl From<deadpool_postgres::PoolError> for StoreError {
+    fn from(error: deadpool_postgres::PoolError) -> Self {
+        match error {
+            deadpool_postgres::PoolError::Backend(error) => error.into(),
+            other => StoreError::Unavailable(other.to_string()),
+        }
+    }
+}

@@ -1,0 +1,522 @@
+//! The event store API the service calls: create a game, append with an
+//! expected version, read a stream, tokens, idempotency and rejections.
+
+use chrono::{DateTime, SubsecRound, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use tokio_postgres::error::SqlState;
+use umpire_domain::chain::{ChainLink, GENESIS_HASH};
+use uuid::Uuid;
+
+use crate::{Pool, StoreError};
+
+/// An event about to be stored.
+#[derive(Debug, Clone)]
+pub struct NewEvent {
+    pub event_type: String,
+    pub payload: Value,
+    /// `system`, `umpire` or `seat:<name>`.
+    pub actor: String,
+    /// The action that caused it; `Value::Null` for setup events.
+    pub action: Value,
+    pub rules_version: u32,
+}
+
+/// An event as stored, with its place in the hash chain.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredEvent {
+    pub seq: u64,
+    pub event_type: String,
+    pub payload: Value,
+    pub actor: String,
+    pub action: Value,
+    pub rules_version: u32,
+    /// RFC 3339, UTC, microseconds.
+    pub recorded_at: String,
+    pub prev_hash: String,
+    pub hash: String,
+}
+
+impl StoredEvent {
+    /// The fields the hash covers, for recomputing it.
+    pub fn chain_link<'a>(&'a self, game_id: &'a str) -> ChainLink<'a> {
+        ChainLink {
+            game_id,
+            seq: self.seq,
+            event_type: &self.event_type,
+            payload: &self.payload,
+            actor: &self.actor,
+            action: &self.action,
+            rules_version: self.rules_version,
+            recorded_at: &self.recorded_at,
+            prev_hash: &self.prev_hash,
+        }
+    }
+}
+
+/// Verifies a stream's hash chain from its first event; returns the first
+/// sequence number whose link does not hold, with the reason.
+pub fn verify_chain(game_id: &str, events: &[StoredEvent]) -> Result<(), (u64, String)> {
+    let mut expected_prev = GENESIS_HASH.to_string();
+    for (index, event) in events.iter().enumerate() {
+        let expected_seq = index as u64 + 1;
+        if event.seq != expected_seq {
+            return Err((event.seq, format!("expected sequence number {expected_seq}")));
+        }
+        if event.prev_hash != expected_prev {
+            return Err((event.seq, "prev_hash does not match the previous event's hash".into()));
+        }
+        let recomputed = event.chain_link(game_id).hash();
+        if recomputed != event.hash {
+            return Err((event.seq, "hash does not match the event's contents".into()));
+        }
+        expected_prev = event.hash.clone();
+    }
+    Ok(())
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenRole {
+    Umpire,
+    Seat,
+}
+
+#[derive(Debug, Clone)]
+pub struct NewToken {
+    pub token_hash: String,
+    pub role: TokenRole,
+    pub seat: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct NewGame {
+    pub game_id: Uuid,
+    pub game: String,
+    pub options: Value,
+    pub seed: i64,
+    pub rules_version: u32,
+    pub setup_events: Vec<NewEvent>,
+    pub tokens: Vec<NewToken>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct GameRecord {
+    pub game_id: Uuid,
+    pub game: String,
+    pub options: Value,
+    pub seed: i64,
+    pub rules_version: u32,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A whole stored game, for export and audit.
+#[derive(Debug, Clone)]
+pub struct Archive {
+    pub record: GameRecord,
+    pub events: Vec<StoredEvent>,
+}
+
+/// A refused action, kept outside the stream for audit.
+#[derive(Debug, Clone, Serialize)]
+pub struct Rejection {
+    pub at_version: u64,
+    pub actor: String,
+    pub action: Value,
+    pub code: String,
+    pub message: String,
+    pub rule: Option<String>,
+    pub rules_version: u32,
+    pub recorded_at: String,
+}
+
+/// An `Idempotency-Key` with the hash of the request it came with and the
+/// response to store for it.
+#[derive(Debug, Clone)]
+pub struct IdempotentRequest {
+    pub key: String,
+    pub request_hash: String,
+    pub response: Value,
+}
+
+/// SHA-256 of a token, hex: what is stored and looked up.
+pub fn hash_token(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
+}
+
+fn now() -> DateTime<Utc> {
+    // Postgres keeps microseconds; truncating here makes the hashed string
+    // identical to what is read back.
+    Utc::now().trunc_subsecs(6)
+}
+
+fn format_time(time: &DateTime<Utc>) -> String {
+    time.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
+}
+
+fn version_of(seq: i64) -> u64 {
+    u64::try_from(seq).unwrap_or(0)
+}
+
+const EVENT_COLUMNS: &str =
+    "seq, event_type, payload, actor, action, rules_version, recorded_at, prev_hash, hash";
+
+fn event_from_row(row: &tokio_postgres::Row) -> StoredEvent {
+    let recorded_at: DateTime<Utc> = row.get(6);
+    let action: Option<Value> = row.get(4);
+    StoredEvent {
+        seq: version_of(row.get(0)),
+        event_type: row.get(1),
+        payload: row.get(2),
+        actor: row.get(3),
+        action: action.unwrap_or(Value::Null),
+        rules_version: u32::try_from(row.get::<_, i32>(5)).unwrap_or(0),
+        recorded_at: format_time(&recorded_at),
+        prev_hash: row.get(7),
+        hash: row.get(8),
+    }
+}
+
+/// The store, over a pool. Cheap to clone.
+#[derive(Clone)]
+pub struct EventStore {
+    pool: Pool,
+}
+
+/// What an append did.
+#[derive(Debug, Clone)]
+pub enum AppendOutcome {
+    Appended(Vec<StoredEvent>),
+    /// The idempotency key was already used for the same request: here is the
+    /// response stored with it; nothing new was written.
+    Replayed(Value),
+}
+
+impl EventStore {
+    pub fn new(pool: Pool) -> Self {
+        EventStore { pool }
+    }
+
+    pub fn pool(&self) -> &Pool {
+        &self.pool
+    }
+
+    /// True when a connection can be had and answers.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        let client = self.pool.get().await?;
+        client.simple_query("SELECT 1").await?;
+        Ok(())
+    }
+
+    /// Creates a game with its tokens and setup events in one transaction.
+    pub async fn create_game(&self, game: NewGame) -> Result<Vec<StoredEvent>, StoreError> {
+        let mut client = self.pool.get().await?;
+        let transaction = client.transaction().await?;
+        transaction
+            .execute(
+                "INSERT INTO games (game_id, game, options, seed, rules_version)
+                 VALUES ($1, $2, $3, $4, $5)",
+                &[
+                    &game.game_id,
+                    &game.game,
+                    &game.options,
+                    &game.seed,
+                    &(game.rules_version as i32),
+                ],
+            )
+            .await?;
+        for token in &game.tokens {
+            let role = match token.role {
+                TokenRole::Umpire => "umpire",
+                TokenRole::Seat => "seat",
+            };
+            transaction
+                .execute(
+                    "INSERT INTO tokens (game_id, token_hash, role, seat) VALUES ($1, $2, $3, $4)",
+                    &[&game.game_id, &token.token_hash, &role, &token.seat],
+                )
+                .await?;
+        }
+        let stored = insert_events(&transaction, game.game_id, 0, GENESIS_HASH, &game.setup_events).await?;
+        transaction.commit().await?;
+        Ok(stored)
+    }
+
+    pub async fn game(&self, game_id: Uuid) -> Result<GameRecord, StoreError> {
+        let client = self.pool.get().await?;
+        let row = client
+            .query_opt(
+                "SELECT game_id, game, options, seed, rules_version, created_at
+                 FROM games WHERE game_id = $1",
+                &[&game_id],
+            )
+            .await?
+            .ok_or(StoreError::GameNotFound(game_id))?;
+        Ok(GameRecord {
+            game_id: row.get(0),
+            game: row.get(1),
+            options: row.get(2),
+            seed: row.get(3),
+            rules_version: u32::try_from(row.get::<_, i32>(4)).unwrap_or(0),
+            created_at: row.get(5),
+        })
+    }
+
+    /// Events with `after < seq <= up_to`, in order, at most `limit`.
+    pub async fn read_events(
+        &self,
+        game_id: Uuid,
+        after: u64,
+        up_to: Option<u64>,
+        limit: Option<u64>,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        let client = self.pool.get().await?;
+        let up_to = up_to.map(|v| v as i64).unwrap_or(i64::MAX);
+        let limit = limit.map(|v| v as i64).unwrap_or(i64::MAX);
+        let rows = client
+            .query(
+                &format!(
+                    "SELECT {EVENT_COLUMNS} FROM events
+                     WHERE game_id = $1 AND seq > $2 AND seq <= $3
+                     ORDER BY seq LIMIT $4"
+                ),
+                &[&game_id, &(after as i64), &up_to, &limit],
+            )
+            .await?;
+        Ok(rows.iter().map(event_from_row).collect())
+    }
+
+    /// The number of events in the stream.
+    pub async fn version(&self, game_id: Uuid) -> Result<u64, StoreError> {
+        let client = self.pool.get().await?;
+        let row = client
+            .query_one(
+                "SELECT COALESCE(max(seq), 0) FROM events WHERE game_id = $1",
+                &[&game_id],
+            )
+            .await?;
+        Ok(version_of(row.get(0)))
+    }
+
+    /// Appends `events` after exactly `expected_version` events, in one
+    /// transaction. A lost race is a [`StoreError::Conflict`], never a gap or
+    /// a duplicate: the `(game_id, seq)` primary key decides the winner.
+    pub async fn append(
+        &self,
+        game_id: Uuid,
+        expected_version: u64,
+        events: &[NewEvent],
+        idempotency: Option<&IdempotentRequest>,
+    ) -> Result<AppendOutcome, StoreError> {
+        let mut client = self.pool.get().await?;
+        let transaction = client.transaction().await?;
+        let head = transaction
+            .query_opt(
+                "SELECT seq, hash FROM events WHERE game_id = $1 ORDER BY seq DESC LIMIT 1",
+                &[&game_id],
+            )
+            .await?;
+        let (actual, prev_hash) = match &head {
+            Some(row) => (version_of(row.get(0)), row.get::<_, String>(1)),
+            None => (0, GENESIS_HASH.to_string()),
+        };
+        if actual != expected_version {
+            return Err(StoreError::Conflict {
+                expected: expected_version,
+                actual,
+            });
+        }
+        if let Some(request) = idempotency {
+            let inserted = transaction
+                .execute(
+                    "INSERT INTO idempotency_keys (game_id, idempotency_key, request_hash, response)
+                     VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                    &[&game_id, &request.key, &request.request_hash, &request.response],
+                )
+                .await?;
+            if inserted == 0 {
+                drop(transaction);
+                return match self.idempotent_response(game_id, &request.key).await? {
+                    Some((hash, response)) if hash == request.request_hash => {
+                        Ok(AppendOutcome::Replayed(response))
+                    }
+                    _ => Err(StoreError::IdempotencyKeyReused),
+                };
+            }
+        }
+        let stored = match insert_events(&transaction, game_id, expected_version, &prev_hash, events).await {
+            Ok(stored) => stored,
+            Err(StoreError::Database(error)) if error.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
+                drop(transaction);
+                return Err(StoreError::Conflict {
+                    expected: expected_version,
+                    actual: self.version(game_id).await?,
+                });
+            }
+            Err(other) => return Err(other),
+        };
+        match transaction.commit().await {
+            Ok(()) => Ok(AppendOutcome::Appended(stored)),
+            Err(error) if error.code() == Some(&SqlState::UNIQUE_VIOLATION) => Err(StoreError::Conflict {
+                expected: expected_version,
+                actual: self.version(game_id).await?,
+            }),
+            Err(error) => Err(error.into()),
+        }
+    }
+
+    /// The stored request hash and response for an idempotency key.
+    pub async fn idempotent_response(
+        &self,
+        game_id: Uuid,
+        key: &str,
+    ) -> Result<Option<(String, Value)>, StoreError> {
+        let client = self.pool.get().await?;
+        let row = client
+            .query_opt(
+                "SELECT request_hash, response FROM idempotency_keys
+                 WHERE game_id = $1 AND idempotency_key = $2",
+                &[&game_id, &key],
+            )
+            .await?;
+        Ok(row.map(|row| (row.get(0), row.get(1))))
+    }
+
+    /// The role and seat a token grants in a game, if any.
+    pub async fn token_role(
+        &self,
+        game_id: Uuid,
+        token: &str,
+    ) -> Result<Option<(TokenRole, Option<String>)>, StoreError> {
+        let client = self.pool.get().await?;
+        let row = client
+            .query_opt(
+                "SELECT role, seat FROM tokens WHERE game_id = $1 AND token_hash = $2",
+                &[&game_id, &hash_token(token)],
+            )
+            .await?;
+        Ok(row.map(|row| {
+            let role = if row.get::<_, String>(0) == "umpire" {
+                TokenRole::Umpire
+            } else {
+                TokenRole::Seat
+            };
+            (role, row.get(1))
+        }))
+    }
+
+    pub async fn record_rejection(&self, game_id: Uuid, rejection: &Rejection) -> Result<(), StoreError> {
+        let client = self.pool.get().await?;
+        client
+            .execute(
+                "INSERT INTO rejected_actions
+                   (game_id, rejection_id, at_version, actor, action, code, message, rule, rules_version)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                &[
+                    &game_id,
+                    &Uuid::new_v4(),
+                    &(rejection.at_version as i64),
+                    &rejection.actor,
+                    &rejection.action,
+                    &rejection.code,
+                    &rejection.message,
+                    &rejection.rule,
+                    &(rejection.rules_version as i32),
+                ],
+            )
+            .await?;
+        Ok(())
+    }
+
+    pub async fn rejections(&self, game_id: Uuid) -> Result<Vec<Rejection>, StoreError> {
+        let client = self.pool.get().await?;
+        let rows = client
+            .query(
+                "SELECT at_version, actor, action, code, message, rule, rules_version, recorded_at
+                 FROM rejected_actions WHERE game_id = $1 ORDER BY at_version, recorded_at",
+                &[&game_id],
+            )
+            .await?;
+        Ok(rows
+            .iter()
+            .map(|row| Rejection {
+                at_version: version_of(row.get(0)),
+                actor: row.get(1),
+                action: row.get(2),
+                code: row.get(3),
+                message: row.get(4),
+                rule: row.get(5),
+                rules_version: u32::try_from(row.get::<_, i32>(6)).unwrap_or(0),
+                recorded_at: format_time(&row.get(7)),
+            })
+            .collect())
+    }
+
+    /// A whole game: its record and every event.
+    pub async fn archive(&self, game_id: Uuid) -> Result<Archive, StoreError> {
+        let record = self.game(game_id).await?;
+        let events = self.read_events(game_id, 0, None, None).await?;
+        Ok(Archive { record, events })
+    }
+}
+
+async fn insert_events(
+    transaction: &tokio_postgres::Transaction<'_>,
+    game_id: Uuid,
+    expected_version: u64,
+    prev_hash: &str,
+    events: &[NewEvent],
+) -> Result<Vec<StoredEvent>, StoreError> {
+    let game_id_text = game_id.to_string();
+    let recorded_at = now();
+    let recorded_at_text = format_time(&recorded_at);
+    let mut prev_hash = prev_hash.to_string();
+    let mut stored = Vec::with_capacity(events.len());
+    for (offset, event) in events.iter().enumerate() {
+        let mut record = StoredEvent {
+            seq: expected_version + offset as u64 + 1,
+            event_type: event.event_type.clone(),
+            payload: event.payload.clone(),
+            actor: event.actor.clone(),
+            action: event.action.clone(),
+            rules_version: event.rules_version,
+            recorded_at: recorded_at_text.clone(),
+            prev_hash: prev_hash.clone(),
+            hash: String::new(),
+        };
+        record.hash = record.chain_link(&game_id_text).hash();
+        prev_hash = record.hash.clone();
+        stored.push(record);
+    }
+    if stored.is_empty() {
+        return Ok(stored);
+    }
+    // One statement for the whole batch: fewer round trips on the hot path.
+    let seqs: Vec<i64> = stored.iter().map(|e| e.seq as i64).collect();
+    let types: Vec<&str> = stored.iter().map(|e| e.event_type.as_str()).collect();
+    let payloads: Vec<&Value> = stored.iter().map(|e| &e.payload).collect();
+    let actors: Vec<&str> = stored.iter().map(|e| e.actor.as_str()).collect();
+    let actions: Vec<Option<&Value>> = stored
+        .iter()
+        .map(|e| if e.action.is_null() { None } else { Some(&e.action) })
+        .collect();
+    let versions: Vec<i32> = stored.iter().map(|e| e.rules_version as i32).collect();
+    let prevs: Vec<&str> = stored.iter().map(|e| e.prev_hash.as_str()).collect();
+    let hashes: Vec<&str> = stored.iter().map(|e| e.hash.as_str()).collect();
+    transaction
+        .execute(
+            "INSERT INTO events (game_id, seq, event_type, payload, actor, action, rules_version,
+                                 recorded_at, prev_hash, hash)
+             SELECT $1, u.seq, u.event_type, u.payload, u.actor, u.action, u.rules_version,
+                    $8, u.prev_hash, u.hash
+             FROM unnest($2::bigint[], $3::text[], $4::jsonb[], $5::text[], $6::jsonb[],
+                         $7::int[], $9::text[], $10::text[])
+               AS u(seq, event_type, payload, actor, action, rules_version, prev_hash, hash)",
+            &[
+                &game_id, &seqs, &types, &payloads, &actors, &actions, &versions, &recorded_at, &prevs, &hashes,
+            ],
+        )
+        .await?;
+    Ok(stored)
+}

@@ -1,0 +1,71 @@
+//! Real PostgreSQL for tests: one private cluster per test binary (or the
+//! server named by `TEST_DATABASE_URL`), a template database migrated once,
+//! and a fresh database cloned from it for every test.
+
+use std::sync::OnceLock;
+
+use crate::cluster::{ensure_database, with_database, Durability, PrivateCluster};
+use crate::StoreError;
+
+const TEMPLATE: &str = "umpire_test_template";
+
+struct TestServer {
+    /// A connection string to any database of the server.
+    admin_url: String,
+    // Kept so the cluster's handle lives as long as the process.
+    _cluster: Option<PrivateCluster>,
+}
+
+static SERVER: OnceLock<Result<TestServer, String>> = OnceLock::new();
+
+fn start_server() -> Result<TestServer, String> {
+    let (admin_url, cluster) = match std::env::var("TEST_DATABASE_URL") {
+        Ok(url) if !url.is_empty() => (url, None),
+        _ => {
+            let dir = tempfile::Builder::new()
+                .prefix("umpire-test-pg")
+                .tempdir()
+                .map_err(|e| e.to_string())?
+                .keep();
+            let cluster = PrivateCluster::start(&dir, Durability::Throwaway).map_err(|e| e.to_string())?;
+            cluster.stop_when_process_exits(std::process::id(), &dir);
+            (cluster.url("postgres"), Some(cluster))
+        }
+    };
+    // Migrate the template on a runtime of its own: this runs once, from
+    // whichever test's runtime gets here first.
+    let template_url = with_database(&admin_url, TEMPLATE).map_err(|e| e.to_string())?;
+    let admin = admin_url.clone();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        runtime.block_on(async {
+            // A template left by an earlier run against TEST_DATABASE_URL may
+            // be stale; it is recreated per process under a unique name below.
+            ensure_database(&admin, TEMPLATE, None).await?;
+            crate::migrate(&template_url).await
+        })
+        .map_err(|e: StoreError| e.to_string())
+    })
+    .join()
+    .map_err(|_| "template migration panicked".to_string())??;
+    Ok(TestServer {
+        admin_url,
+        _cluster: cluster,
+    })
+}
+
+/// A connection string to a new, migrated, empty database for one test.
+pub async fn fresh_database_url() -> String {
+    let server = SERVER
+        .get_or_init(start_server)
+        .as_ref()
+        .unwrap_or_else(|e| panic!("could not start test PostgreSQL: {e}"));
+    let name = format!("umpire_test_{}", uuid::Uuid::new_v4().simple());
+    ensure_database(&server.admin_url, &name, Some(TEMPLATE))
+        .await
+        .unwrap_or_else(|e| panic!("could not create test database {name}: {e:?}"));
+    with_database(&server.admin_url, &name).expect("connection string")
+}

@@ -1,0 +1,238 @@
+//! The event store against real PostgreSQL: one private cluster for this test
+//! binary, a fresh database per test.
+
+use serde_json::json;
+use umpire_storage::store::{verify_chain, AppendOutcome};
+use umpire_storage::{
+    connect, hash_token, EventStore, IdempotentRequest, NewEvent, NewGame, NewToken, Rejection, StoreError,
+    TokenRole,
+};
+use uuid::Uuid;
+
+async fn fresh_store() -> (EventStore, String) {
+    let url = umpire_storage::testing::fresh_database_url().await;
+    let pool = connect(&url, 8).expect("pool");
+    (EventStore::new(pool), url)
+}
+
+fn event(n: u32) -> NewEvent {
+    NewEvent {
+        event_type: "thing_happened".into(),
+        payload: json!({"type": "thing_happened", "n": n}),
+        actor: "seat:red".into(),
+        action: json!({"type": "do", "n": n}),
+        rules_version: 1,
+    }
+}
+
+async fn new_game(store: &EventStore) -> Uuid {
+    let game_id = Uuid::new_v4();
+    store
+        .create_game(NewGame {
+            game_id,
+            game: "arboretum".into(),
+            options: json!({"dm_advantage": "red"}),
+            seed: 42,
+            rules_version: 1,
+            setup_events: vec![NewEvent {
+                action: serde_json::Value::Null,
+                actor: "system".into(),
+                ..event(0)
+            }],
+            tokens: vec![
+                NewToken {
+                    token_hash: hash_token("umpire-secret"),
+                    role: TokenRole::Umpire,
+                    seat: None,
+                },
+                NewToken {
+                    token_hash: hash_token("red-secret"),
+                    role: TokenRole::Seat,
+                    seat: Some("red".into()),
+                },
+            ],
+        })
+        .await
+        .expect("create game");
+    game_id
+}
+
+fn db_message(error: &tokio_postgres::Error) -> String {
+    error.as_db_error().map(|e| e.message().to_string()).unwrap_or_else(|| error.to_string())
+}
+
+fn appended(outcome: AppendOutcome) -> Vec<umpire_storage::StoredEvent> {
+    match outcome {
+        AppendOutcome::Appended(events) => events,
+        AppendOutcome::Replayed(_) => panic!("expected a fresh append"),
+    }
+}
+
+#[tokio::test]
+async fn appended_events_read_back_in_order_with_a_valid_chain() {
+    let (store, _) = fresh_store().await;
+    let game_id = new_game(&store).await;
+    let stored = appended(store.append(game_id, 1, &[event(1), event(2)], None).await.unwrap());
+    assert_eq!(stored.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![2, 3]);
+    let read = store.read_events(game_id, 0, None, None).await.unwrap();
+    assert_eq!(read.len(), 3);
+    assert_eq!(read[1..], stored[..]);
+    assert_eq!(verify_chain(&game_id.to_string(), &read), Ok(()));
+    assert_eq!(store.version(game_id).await.unwrap(), 3);
+    let page = store.read_events(game_id, 1, None, Some(1)).await.unwrap();
+    assert_eq!(page.len(), 1);
+    assert_eq!(page[0].seq, 2);
+}
+
+#[tokio::test]
+async fn a_stale_expected_version_is_a_conflict_and_writes_nothing() {
+    let (store, _) = fresh_store().await;
+    let game_id = new_game(&store).await;
+    appended(store.append(game_id, 1, &[event(1)], None).await.unwrap());
+    let error = store.append(game_id, 1, &[event(2)], None).await.unwrap_err();
+    assert!(matches!(error, StoreError::Conflict { expected: 1, actual: 2 }), "{error:?}");
+    assert_eq!(store.version(game_id).await.unwrap(), 2);
+}
+
+#[tokio::test]
+async fn racing_appends_never_lose_or_duplicate_an_event() {
+    let (store, _) = fresh_store().await;
+    let game_id = new_game(&store).await;
+    let mut handles = Vec::new();
+    for writer in 0..8u32 {
+        let store = store.clone();
+        handles.push(tokio::spawn(async move {
+            let mut won = 0;
+            for attempt in 0..10u32 {
+                loop {
+                    let version = store.version(game_id).await.unwrap();
+                    match store.append(game_id, version, &[event(writer * 100 + attempt)], None).await {
+                        Ok(_) => {
+                            won += 1;
+                            break;
+                        }
+                        Err(StoreError::Conflict { .. }) => continue,
+                        Err(other) => panic!("{other:?}"),
+                    }
+                }
+            }
+            won
+        }));
+    }
+    let mut total = 0;
+    for handle in handles {
+        total += handle.await.unwrap();
+    }
+    assert_eq!(total, 80);
+    let events = store.read_events(game_id, 0, None, None).await.unwrap();
+    assert_eq!(events.len(), 81);
+    assert_eq!(verify_chain(&game_id.to_string(), &events), Ok(()));
+    let mut payloads: Vec<u64> = events[1..].iter().map(|e| e.payload["n"].as_u64().unwrap()).collect();
+    payloads.sort();
+    payloads.dedup();
+    assert_eq!(payloads.len(), 80, "every acknowledged event exactly once");
+}
+
+#[tokio::test]
+async fn the_database_refuses_to_update_delete_or_truncate_events() {
+    let (store, url) = fresh_store().await;
+    let game_id = new_game(&store).await;
+    // Even the owner, connected directly, cannot rewrite history.
+    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    for statement in [
+        format!("UPDATE events SET payload = '{{}}' WHERE game_id = '{game_id}'"),
+        format!("DELETE FROM events WHERE game_id = '{game_id}'"),
+        "TRUNCATE events CASCADE".to_string(),
+    ] {
+        let error = client.batch_execute(&statement).await.unwrap_err();
+        let message = db_message(&error);
+        assert!(message.contains("append-only"), "{statement}: {message}");
+    }
+    // And the pool's role has no UPDATE privilege at all.
+    let pooled = store.pool().get().await.unwrap();
+    let error = pooled
+        .batch_execute(&format!("UPDATE events SET actor = 'x' WHERE game_id = '{game_id}'"))
+        .await
+        .unwrap_err();
+    let message = db_message(&error);
+    assert!(message.contains("permission denied"), "{message}");
+    assert_eq!(store.version(game_id).await.unwrap(), 1);
+}
+
+#[tokio::test]
+async fn an_idempotency_key_returns_the_first_response_and_refuses_a_different_body() {
+    let (store, _) = fresh_store().await;
+    let game_id = new_game(&store).await;
+    let request = IdempotentRequest {
+        key: "k1".into(),
+        request_hash: "hash-a".into(),
+        response: json!({"version": 2}),
+    };
+    appended(store.append(game_id, 1, &[event(1)], Some(&request)).await.unwrap());
+    match store.append(game_id, 2, &[event(1)], Some(&request)).await.unwrap() {
+        AppendOutcome::Replayed(response) => assert_eq!(response, json!({"version": 2})),
+        AppendOutcome::Appended(_) => panic!("the key was seen before"),
+    }
+    let different = IdempotentRequest {
+        request_hash: "hash-b".into(),
+        ..request
+    };
+    let error = store.append(game_id, 2, &[event(9)], Some(&different)).await.unwrap_err();
+    assert!(matches!(error, StoreError::IdempotencyKeyReused), "{error:?}");
+    assert_eq!(store.version(game_id).await.unwrap(), 2);
+}
+
+#[tokio::test]
+async fn tokens_are_stored_hashed_and_resolve_to_their_role() {
+    let (store, url) = fresh_store().await;
+    let game_id = new_game(&store).await;
+    assert_eq!(
+        store.token_role(game_id, "red-secret").await.unwrap(),
+        Some((TokenRole::Seat, Some("red".into())))
+    );
+    assert_eq!(store.token_role(game_id, "umpire-secret").await.unwrap(), Some((TokenRole::Umpire, None)));
+    assert_eq!(store.token_role(game_id, "nope").await.unwrap(), None);
+    assert_eq!(store.token_role(Uuid::new_v4(), "red-secret").await.unwrap(), None);
+    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    let dump: String = client
+        .query_one("SELECT string_agg(token_hash, ',') FROM tokens", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert!(!dump.contains("red-secret"));
+}
+
+#[tokio::test]
+async fn rejections_are_recorded_outside_the_stream() {
+    let (store, _) = fresh_store().await;
+    let game_id = new_game(&store).await;
+    store
+        .record_rejection(
+            game_id,
+            &Rejection {
+                at_version: 1,
+                actor: "seat:red".into(),
+                action: json!({"type": "plant"}),
+                code: "arboretum.cell_occupied".into(),
+                message: "D5 is taken.".into(),
+                rule: Some("arboretum §4".into()),
+                rules_version: 1,
+                recorded_at: String::new(),
+            },
+        )
+        .await
+        .unwrap();
+    let rejections = store.rejections(game_id).await.unwrap();
+    assert_eq!(rejections.len(), 1);
+    assert_eq!(rejections[0].code, "arboretum.cell_occupied");
+    assert_eq!(store.version(game_id).await.unwrap(), 1);
+}
+
+#[tokio::test]
+async fn an_unknown_game_is_not_found() {
+    let (store, _) = fresh_store().await;
+    let error = store.game(Uuid::new_v4()).await.unwrap_err();
+    assert!(matches!(error, StoreError::GameNotFound(_)));
+}
