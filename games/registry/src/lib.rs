@@ -5,5 +5,8 @@ use umpire_domain::Registry;
 
 /// Every game Umpire plays.
 pub fn registry() -> Registry {
-    Registry::new().register::<umpire_arboretum::Arboretum>()
+    Registry::new()
+        .register::<umpire_arboretum::Arboretum>()
+        .register::<umpire_treeblox::Treeblox>()
+        .register::<umpire_draft_cider::DraftCider>()
 }
