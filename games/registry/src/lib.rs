@@ -9,4 +9,5 @@ pub fn registry() -> Registry {
         .register::<umpire_arboretum::Arboretum>()
         .register::<umpire_treeblox::Treeblox>()
         .register::<umpire_draft_cider::DraftCider>()
+        .register::<umpire_flower_fields::FlowerFields>()
 }

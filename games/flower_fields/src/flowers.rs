@@ -1,0 +1,383 @@
+//! Flowers, pieces (dominoes of two flowers), cells `A1`..`E5`, and the ring
+//! arithmetic of seats and fields (§1, §2).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use umpire_domain::SeatIndex;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+use utoipa::openapi::RefOr;
+use utoipa::{PartialSchema, ToSchema};
+
+/// Number of seats (and of fields) in the ring.
+pub const SEAT_COUNT: u8 = 5;
+/// Side length of a field.
+pub const FIELD_SIZE: u8 = 5;
+/// The last round; rounds run 0..=12.
+pub const LAST_ROUND: u8 = 12;
+/// A piece received in round `k` must be played by round `k + HOLD_LIMIT` (§2).
+pub const HOLD_LIMIT: u8 = 3;
+/// Garnets or points one break costs each manager (§3).
+pub const BREAK_GARNETS: i64 = 3;
+pub const BREAK_POINTS: i64 = 10;
+/// Points a missed submission costs the absent seat (§5).
+pub const MISSED_SUBMISSION_POINTS: i64 = 10;
+/// Garnets a piece replacement costs (§6), and the last deal round it allows.
+pub const REPLACEMENT_GARNETS: i64 = 3;
+pub const LAST_REPLACEABLE_DEAL_ROUND: u8 = 3;
+
+/// A flower type. `black` is only the end-of-game filler (§2, §7).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = FlowerFieldsFlower)]
+pub enum Flower {
+    White,
+    Red,
+    Yellow,
+    Blue,
+    Purple,
+    Orange,
+    Black,
+}
+
+impl Flower {
+    /// The six types a piece can carry, in a fixed order.
+    pub const PLANTABLE: [Flower; 6] = [
+        Flower::White,
+        Flower::Red,
+        Flower::Yellow,
+        Flower::Blue,
+        Flower::Purple,
+        Flower::Orange,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Flower::White => "white",
+            Flower::Red => "red",
+            Flower::Yellow => "yellow",
+            Flower::Blue => "blue",
+            Flower::Purple => "purple",
+            Flower::Orange => "orange",
+            Flower::Black => "black",
+        }
+    }
+
+    /// Parses a plantable flower name; `black` is not one.
+    pub fn parse_plantable(name: &str) -> Option<Flower> {
+        Flower::PLANTABLE
+            .into_iter()
+            .find(|flower| flower.name() == name)
+    }
+}
+
+impl fmt::Display for Flower {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A domino of two flowers, written `"red-blue"`. Bag pieces have two
+/// different flowers; a replacement piece (§6) may have two equal ones. The
+/// order as written matters only for placement: the first flower goes on the
+/// first cell named. Two pieces are the same piece whatever their order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Piece {
+    pub first: Flower,
+    pub second: Flower,
+}
+
+impl Piece {
+    pub fn new(first: Flower, second: Flower) -> Self {
+        Piece { first, second }
+    }
+
+    /// The same piece, whatever the order its flowers are written in.
+    pub fn same_piece_as(&self, other: &Piece) -> bool {
+        (self.first == other.first && self.second == other.second)
+            || (self.first == other.second && self.second == other.first)
+    }
+
+    pub fn flowers(&self) -> [Flower; 2] {
+        [self.first, self.second]
+    }
+
+    /// The 15 pieces of a bag: every pair of two different types (§2).
+    pub fn full_bag() -> Vec<Piece> {
+        let mut bag = Vec::with_capacity(15);
+        for (index, first) in Flower::PLANTABLE.iter().enumerate() {
+            for second in Flower::PLANTABLE.iter().skip(index + 1) {
+                bag.push(Piece::new(*first, *second));
+            }
+        }
+        bag
+    }
+}
+
+impl fmt::Display for Piece {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}", self.first, self.second)
+    }
+}
+
+impl std::str::FromStr for Piece {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let (first, second) = text
+            .split_once('-')
+            .ok_or_else(|| format!("`{text}` is not a piece like `red-blue`"))?;
+        let parse = |name: &str| {
+            Flower::parse_plantable(name)
+                .ok_or_else(|| format!("`{name}` is not a flower type of a piece"))
+        };
+        Ok(Piece::new(parse(first)?, parse(second)?))
+    }
+}
+
+impl Serialize for Piece {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Piece {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// A cell of a field, `A1`..`E5`: column letter, row number (§1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Cell {
+    /// 0..4 for A..E.
+    pub column: u8,
+    /// 0..4 for rows 1..5.
+    pub row: u8,
+}
+
+impl Cell {
+    /// Every cell, row by row.
+    pub fn all() -> impl Iterator<Item = Cell> {
+        (0..FIELD_SIZE).flat_map(|row| (0..FIELD_SIZE).map(move |column| Cell { column, row }))
+    }
+
+    pub fn index(self) -> usize {
+        usize::from(self.row) * usize::from(FIELD_SIZE) + usize::from(self.column)
+    }
+
+    pub fn is_adjacent_to(self, other: Cell) -> bool {
+        self.column.abs_diff(other.column) + self.row.abs_diff(other.row) == 1
+    }
+
+    /// The orthogonal neighbours inside the field.
+    pub fn neighbours(self) -> Vec<Cell> {
+        let mut neighbours = Vec::with_capacity(4);
+        if self.column > 0 {
+            neighbours.push(Cell {
+                column: self.column - 1,
+                row: self.row,
+            });
+        }
+        if self.column + 1 < FIELD_SIZE {
+            neighbours.push(Cell {
+                column: self.column + 1,
+                row: self.row,
+            });
+        }
+        if self.row > 0 {
+            neighbours.push(Cell {
+                column: self.column,
+                row: self.row - 1,
+            });
+        }
+        if self.row + 1 < FIELD_SIZE {
+            neighbours.push(Cell {
+                column: self.column,
+                row: self.row + 1,
+            });
+        }
+        neighbours
+    }
+
+    /// How many sides of the field this cell touches: 0 inside, 1 on an
+    /// edge, 2 in a corner.
+    pub fn border_sides(self) -> u8 {
+        let last = FIELD_SIZE - 1;
+        u8::from(self.column == 0 || self.column == last)
+            + u8::from(self.row == 0 || self.row == last)
+    }
+}
+
+impl fmt::Display for Cell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", char::from(b'A' + self.column), self.row + 1)
+    }
+}
+
+impl std::str::FromStr for Cell {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let bytes = text.as_bytes();
+        let error = || format!("`{text}` is not a cell A1..E5");
+        if bytes.len() != 2 {
+            return Err(error());
+        }
+        let column = bytes[0].wrapping_sub(b'A');
+        let row = bytes[1].wrapping_sub(b'1');
+        if column >= FIELD_SIZE || row >= FIELD_SIZE {
+            return Err(error());
+        }
+        Ok(Cell { column, row })
+    }
+}
+
+impl Serialize for Cell {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Cell {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// A string schema with a pattern and an example, for the string newtypes.
+fn string_schema(description: &str, pattern: &str, example: &str) -> RefOr<Schema> {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .description(Some(description))
+        .pattern(Some(pattern))
+        .examples([serde_json::Value::from(example)])
+        .into()
+}
+
+impl PartialSchema for Piece {
+    fn schema() -> RefOr<Schema> {
+        string_schema(
+            "A domino of two flowers, `first-second`; the first goes on the first cell named.",
+            "^(white|red|yellow|blue|purple|orange)-(white|red|yellow|blue|purple|orange)$",
+            "red-blue",
+        )
+    }
+}
+
+impl ToSchema for Piece {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("FlowerFieldsPiece")
+    }
+}
+
+impl PartialSchema for Cell {
+    fn schema() -> RefOr<Schema> {
+        string_schema(
+            "A cell of a field: column letter A-E, row 1-5.",
+            "^[A-E][1-5]$",
+            "C3",
+        )
+    }
+}
+
+impl ToSchema for Cell {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("FlowerFieldsCell")
+    }
+}
+
+/// A field number 0..4; field `i` lies between seats `i` and `i+1` (§1).
+pub type FieldIndex = u8;
+
+/// The clockwise field of a seat: its own number (§1).
+pub fn clockwise_field(seat: SeatIndex) -> FieldIndex {
+    seat.0 % SEAT_COUNT
+}
+
+/// The counterclockwise field of a seat: `s − 1 (mod 5)` (§1).
+pub fn counterclockwise_field(seat: SeatIndex) -> FieldIndex {
+    (seat.0 % SEAT_COUNT + SEAT_COUNT - 1) % SEAT_COUNT
+}
+
+/// The two seats that manage a field: `i` and `i+1 (mod 5)` (§1).
+pub fn managers(field: FieldIndex) -> [SeatIndex; 2] {
+    [
+        SeatIndex(field % SEAT_COUNT),
+        SeatIndex((field + 1) % SEAT_COUNT),
+    ]
+}
+
+pub fn manages(seat: SeatIndex, field: FieldIndex) -> bool {
+    managers(field).contains(&seat)
+}
+
+/// The field a seat plays into in `round`: odd rounds clockwise, even rounds
+/// counterclockwise (§1).
+pub fn field_due(seat: SeatIndex, round: u8) -> FieldIndex {
+    if round % 2 == 1 {
+        clockwise_field(seat)
+    } else {
+        counterclockwise_field(seat)
+    }
+}
+
+/// The seat that plays into `field` in `round`.
+pub fn placer_of(field: FieldIndex, round: u8) -> SeatIndex {
+    if round % 2 == 1 {
+        SeatIndex(field % SEAT_COUNT)
+    } else {
+        SeatIndex((field + 1) % SEAT_COUNT)
+    }
+}
+
+/// The manager of `field` that is not `seat`.
+pub fn other_manager(field: FieldIndex, seat: SeatIndex) -> SeatIndex {
+    let [first, second] = managers(field);
+    if first == seat {
+        second
+    } else {
+        first
+    }
+}
+
+pub fn all_seats() -> impl Iterator<Item = SeatIndex> {
+    (0..SEAT_COUNT).map(SeatIndex)
+}
+
+pub fn all_fields() -> impl Iterator<Item = FieldIndex> {
+    0..SEAT_COUNT
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_and_pieces_round_trip_through_their_names() {
+        for cell in Cell::all() {
+            assert_eq!(cell.to_string().parse::<Cell>(), Ok(cell));
+        }
+        assert!("F1".parse::<Cell>().is_err());
+        assert!("A0".parse::<Cell>().is_err());
+        assert_eq!(Piece::full_bag().len(), 15);
+        let piece: Piece = "blue-red".parse().expect("a piece");
+        assert!(piece.same_piece_as(&Piece::new(Flower::Red, Flower::Blue)));
+        assert!("black-red".parse::<Piece>().is_err());
+    }
+
+    #[test]
+    fn each_field_receives_one_placer_per_round_alternating_managers() {
+        for round in 1..=LAST_ROUND {
+            for field in all_fields() {
+                let placer = placer_of(field, round);
+                assert_eq!(field_due(placer, round), field);
+                assert!(manages(placer, field));
+            }
+        }
+        assert_eq!(counterclockwise_field(SeatIndex(0)), 4);
+    }
+}

@@ -1,0 +1,290 @@
+//! The complete state of a game, as only the umpire sees it. Changed only by
+//! `apply`; read by every other module.
+
+use serde::{Deserialize, Serialize};
+use umpire_domain::SeatIndex;
+use utoipa::ToSchema;
+
+use crate::flowers::{Cell, FieldIndex, Flower, Piece, FIELD_SIZE, HOLD_LIMIT, SEAT_COUNT};
+use crate::messages::{Penalty, Submission};
+use crate::options::{Options, ScoringMapping};
+
+/// A piece in a seat's hand and the round it was dealt (§2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = FlowerFieldsHandPiece)]
+pub struct HandPiece {
+    pub piece: Piece,
+    pub dealt_round: u8,
+    /// The last round it may be played in (§2 hold limit).
+    pub play_by_round: u8,
+}
+
+impl HandPiece {
+    pub fn new(piece: Piece, dealt_round: u8) -> Self {
+        HandPiece {
+            piece,
+            dealt_round,
+            play_by_round: dealt_round.saturating_add(HOLD_LIMIT),
+        }
+    }
+}
+
+/// Why a seat lost points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+#[schema(as = FlowerFieldsPenaltyReason)]
+pub enum PenaltyReason {
+    /// A piece was broken in a field the seat manages and it took points (§3).
+    Break { break_field: u8 },
+    /// The seat missed its submission (§5).
+    MissedSubmission,
+}
+
+/// One point penalty.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = FlowerFieldsPointPenalty)]
+pub struct PointPenalty {
+    pub round: u8,
+    #[serde(flatten)]
+    pub reason: PenaltyReason,
+    pub points: i64,
+}
+
+/// One break a seat paid for, and how (its private penalty choice, §8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = FlowerFieldsBreakPayment)]
+pub struct BreakPayment {
+    pub round: u8,
+    pub break_field: u8,
+    pub penalty: Penalty,
+}
+
+/// A seat's garnet account (§4, §6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[schema(as = FlowerFieldsGarnets)]
+pub struct GarnetAccount {
+    pub starting: i64,
+    pub spent_on_breaks: i64,
+    pub spent_on_replacements: i64,
+    /// From white flowers (garnets rule), set at the end.
+    pub earned: i64,
+    pub balance: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SeatState {
+    pub hand: Vec<HandPiece>,
+    pub garnets: GarnetAccount,
+    pub penalties: Vec<PointPenalty>,
+    pub break_payments: Vec<BreakPayment>,
+    /// This round's pending submission.
+    pub submission: Option<Submission>,
+    /// True when the seat missed this round's submission.
+    pub missed_this_round: bool,
+    /// The oldest piece taken from the hand by this round's miss (§5).
+    pub missed_piece: Option<Piece>,
+    /// Pieces that left the game unplaced (missed in round 12, the 13th).
+    pub discarded: Vec<Piece>,
+    /// Replacements made (§6), for the audit.
+    pub replacements: Vec<(u8, Piece, Piece)>,
+}
+
+impl SeatState {
+    /// Index of the piece a seat plays when it names `piece`: the oldest
+    /// held piece with those flowers, so a duplicate never dodges the hold
+    /// limit.
+    pub fn hand_position_of(&self, piece: &Piece) -> Option<usize> {
+        self.hand
+            .iter()
+            .enumerate()
+            .filter(|(_, held)| held.piece.same_piece_as(piece))
+            .min_by_key(|(_, held)| held.dealt_round)
+            .map(|(position, _)| position)
+    }
+
+    /// Index of the oldest held piece.
+    pub fn oldest_position(&self) -> Option<usize> {
+        self.hand
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, held)| held.dealt_round)
+            .map(|(position, _)| position)
+    }
+}
+
+/// A piece revealed by a missed submission, waiting in its field (§5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = FlowerFieldsRevealedPiece)]
+pub struct RevealedPiece {
+    pub piece: Piece,
+    pub from_seat: SeatIndex,
+    /// The round it must be placed in.
+    pub due_round: u8,
+}
+
+/// The last piece placed in a field (§8: its managers see it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = FlowerFieldsLastPiece)]
+pub struct LastPiece {
+    pub round: u8,
+    /// The manager who placed it (named so because the field, not this
+    /// seat, decides who may see it).
+    pub placed_by: SeatIndex,
+    pub piece: Piece,
+    pub cells: [Cell; 2],
+    pub broken: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FieldState {
+    /// Row by row, `None` for an empty cell.
+    pub cells: Vec<Option<Flower>>,
+    pub last_piece: Option<LastPiece>,
+    pub revealed: Option<RevealedPiece>,
+}
+
+impl FieldState {
+    pub fn empty() -> Self {
+        FieldState {
+            cells: vec![None; usize::from(FIELD_SIZE) * usize::from(FIELD_SIZE)],
+            last_piece: None,
+            revealed: None,
+        }
+    }
+
+    pub fn flower_at(&self, cell: Cell) -> Option<Flower> {
+        self.cells.get(cell.index()).copied().flatten()
+    }
+
+    pub fn is_empty_at(&self, cell: Cell) -> bool {
+        self.flower_at(cell).is_none()
+    }
+
+    /// Every pair of orthogonally adjacent empty cells, each once (§3).
+    pub fn adjacent_empty_pairs(&self) -> Vec<[Cell; 2]> {
+        let mut pairs = Vec::new();
+        for cell in Cell::all().filter(|cell| self.is_empty_at(*cell)) {
+            for neighbour in cell.neighbours() {
+                if neighbour > cell && self.is_empty_at(neighbour) {
+                    pairs.push([cell, neighbour]);
+                }
+            }
+        }
+        pairs
+    }
+
+    /// §3: a piece must be broken only when no domino placement exists.
+    pub fn must_break(&self) -> bool {
+        self.adjacent_empty_pairs().is_empty()
+    }
+
+    pub fn empty_cells(&self) -> Vec<Cell> {
+        Cell::all().filter(|cell| self.is_empty_at(*cell)).collect()
+    }
+
+    pub fn set(&mut self, cell: Cell, flower: Flower) {
+        if let Some(slot) = self.cells.get_mut(cell.index()) {
+            *slot = Some(flower);
+        }
+    }
+}
+
+/// Where the game is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = FlowerFieldsPhase)]
+pub enum Phase {
+    /// Before the setup events.
+    Setup,
+    /// Seats submit secretly for the current round.
+    Submitting,
+    /// The game ended with a tie for the Elimination Candidate; the umpire
+    /// must choose (§7).
+    ChoosingCandidate,
+    Finished,
+}
+
+/// One switch of a ruling, for the audit (§6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = FlowerFieldsRulingChange)]
+pub struct RulingChange {
+    /// The round in which it was switched (`0` with `at_setup`).
+    pub round: u8,
+    pub enabled: bool,
+    /// True for the setting at setup.
+    pub at_setup: bool,
+}
+
+/// The result once the game ended (§7).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[schema(as = FlowerFieldsResult)]
+pub struct GameResult {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub winner: Option<SeatIndex>,
+    /// The seats named as possible Elimination Candidate.
+    pub candidates: Vec<SeatIndex>,
+    /// The Elimination Candidate once settled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elimination_candidate: Option<SeatIndex>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct State {
+    pub options: Options,
+    /// The mapping in effect, as recorded by the setup event.
+    pub scoring: ScoringMapping,
+    /// The piece-replacement ruling in force now (§6).
+    pub piece_replacement: bool,
+    pub ruling_history: Vec<RulingChange>,
+    /// Each seat's bag in deal order (umpire only).
+    pub bags: Vec<Vec<Piece>>,
+    pub round: u8,
+    pub phase: Phase,
+    pub seats: Vec<SeatState>,
+    pub fields: Vec<FieldState>,
+    /// True after round 12 resolved: every field is revealed (§7, §8).
+    pub ended: bool,
+    pub result: Option<GameResult>,
+}
+
+impl State {
+    pub fn new(options: &Options) -> Self {
+        State {
+            options: options.clone(),
+            scoring: options.scoring,
+            piece_replacement: options.piece_replacement,
+            ruling_history: Vec::new(),
+            bags: Vec::new(),
+            round: 0,
+            phase: Phase::Setup,
+            seats: (0..SEAT_COUNT).map(|_| SeatState::default()).collect(),
+            fields: (0..SEAT_COUNT).map(|_| FieldState::empty()).collect(),
+            ended: false,
+            result: None,
+        }
+    }
+
+    pub fn seat(&self, seat: SeatIndex) -> Option<&SeatState> {
+        self.seats.get(usize::from(seat.0))
+    }
+
+    pub fn seat_mut(&mut self, seat: SeatIndex) -> Option<&mut SeatState> {
+        self.seats.get_mut(usize::from(seat.0))
+    }
+
+    pub fn field(&self, field: FieldIndex) -> Option<&FieldState> {
+        self.fields.get(usize::from(field))
+    }
+
+    pub fn field_mut(&mut self, field: FieldIndex) -> Option<&mut FieldState> {
+        self.fields.get_mut(usize::from(field))
+    }
+
+    /// A seat still owes a submission this round.
+    pub fn is_pending(&self, seat: SeatIndex) -> bool {
+        self.phase == Phase::Submitting
+            && self
+                .seat(seat)
+                .is_some_and(|state| state.submission.is_none() && !state.missed_this_round)
+    }
+}

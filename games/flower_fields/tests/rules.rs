@@ -1,0 +1,1226 @@
+//! Given/when/then tests: every rule of the rule book and every violation
+//! code, refused and the neighbouring legal move accepted.
+
+mod common;
+
+use common::*;
+use umpire_domain::testing::Table;
+use umpire_domain::{Actor, Game, SeatIndex, Viewer};
+use umpire_flower_fields::flowers::field_due;
+use umpire_flower_fields::messages::DiscardReason;
+use umpire_flower_fields::score::{flower_score, garnets_earned, result_for, seat_score};
+use umpire_flower_fields::state::{FieldState, PenaltyReason, Phase};
+use umpire_flower_fields::*;
+
+const UMPIRE: Actor<SeatIndex> = Actor::Umpire;
+
+fn with_revealed(action: Action, revealed: Placement) -> Action {
+    match action {
+        Action::Submit {
+            field,
+            piece,
+            cells,
+            broken,
+            penalties,
+            replaces_previous,
+            ..
+        } => Action::Submit {
+            field,
+            piece,
+            cells,
+            broken,
+            revealed: Some(revealed),
+            penalties,
+            replaces_previous,
+        },
+        other => other,
+    }
+}
+
+fn with_penalties(action: Action, choices: PenaltyChoices) -> Action {
+    match action {
+        Action::Submit {
+            field,
+            piece,
+            cells,
+            broken,
+            revealed,
+            replaces_previous,
+            ..
+        } => Action::Submit {
+            field,
+            piece,
+            cells,
+            broken,
+            revealed,
+            penalties: choices,
+            replaces_previous,
+        },
+        other => other,
+    }
+}
+
+fn broken(field: u8, piece_text: &str, cells: [&str; 2]) -> Action {
+    match submit(field, piece_text, cells) {
+        Action::Submit {
+            field,
+            piece,
+            cells,
+            ..
+        } => Action::Submit {
+            field,
+            piece,
+            cells,
+            broken: true,
+            revealed: None,
+            penalties: PenaltyChoices::default(),
+            replaces_previous: false,
+        },
+        other => other,
+    }
+}
+
+fn hand_of(table: &FlowerTable, seat_number: u8) -> Vec<String> {
+    table
+        .state
+        .seat(SeatIndex(seat_number))
+        .expect("a seat")
+        .hand
+        .iter()
+        .map(|held| held.piece.to_string())
+        .collect()
+}
+
+// §1, §2 — setup and turns
+
+#[test]
+fn setup_deals_rounds_zero_and_one_and_records_the_mapping_in_effect() {
+    let options = Options {
+        scoring: ScoringMapping {
+            red: ScoringRule::PerFlower { points: 4 },
+            ..ScoringMapping::default()
+        },
+        ..Options::default()
+    };
+    let table = table_with(options);
+    assert_eq!(table.state.round, 1);
+    for number in 0..5 {
+        assert_eq!(hand_of(&table, number), ["white-red", "white-yellow"]);
+    }
+    let Event::GameSetUp { scoring, .. } = &table.events[0] else {
+        panic!("the first event is the setup");
+    };
+    assert_eq!(scoring.red, ScoringRule::PerFlower { points: 4 });
+    assert_eq!(FlowerFields::status(&table.state).to_act.len(), 5);
+}
+
+#[test]
+fn random_setup_deals_thirteen_different_pieces_per_seat_over_the_game() {
+    let mut table = Table::<FlowerFields>::new(Options::default(), 42);
+    play_until_round(&mut table, 12);
+    finish_round(&mut table);
+    for seat_number in 0..5u8 {
+        let dealt: Vec<Piece> = table
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                Event::PieceDealt { seat, piece, .. } if seat.0 == seat_number => Some(*piece),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(dealt.len(), 13);
+        for (index, piece) in dealt.iter().enumerate() {
+            assert_ne!(piece.first, piece.second);
+            assert!(dealt[index + 1..]
+                .iter()
+                .all(|other| !other.same_piece_as(piece)));
+        }
+    }
+}
+
+#[test]
+fn a_submission_into_the_field_not_due_is_refused() {
+    let mut table = table();
+    // Round 1 is odd: seat 0 plays into its clockwise field 0, not field 4.
+    table.refuses(seat(0), submit(4, "white-red", ["A1", "A2"]), WRONG_FIELD);
+    table.accepts(seat(0), submit(0, "white-red", ["A1", "A2"]));
+}
+
+#[test]
+fn even_rounds_play_into_the_counterclockwise_field() {
+    let mut table = table();
+    finish_round(&mut table);
+    assert_eq!(table.state.round, 2);
+    table.refuses(seat(2), submit(2, "white-blue", ["E4", "E5"]), WRONG_FIELD);
+    table.accepts(seat(2), submit(1, "white-blue", ["E4", "E5"]));
+}
+
+#[test]
+fn a_piece_not_held_is_refused() {
+    let mut table = table();
+    table.refuses(seat(0), submit(0, "red-blue", ["A1", "A2"]), NOT_IN_HAND);
+    // The order of the flowers does not matter: yellow-white is white-yellow.
+    table.accepts(seat(0), submit(0, "yellow-white", ["A1", "A2"]));
+}
+
+#[test]
+fn the_round_resolves_when_all_five_are_in_and_places_every_piece() {
+    let mut table = table();
+    for number in 0..4 {
+        table.accepts(seat(number), submit(number, "white-red", ["B2", "B3"]));
+    }
+    assert_eq!(table.state.round, 1, "the round waits for the fifth seat");
+    let events = table.accepts(seat(4), submit(4, "red-white", ["B2", "C2"]));
+    assert!(events
+        .iter()
+        .any(|event| matches!(event, Event::RoundResolved { round: 1 })));
+    assert_eq!(table.state.round, 2);
+    let field_four = table.state.field(4).expect("field 4");
+    assert_eq!(field_four.flower_at(cell("B2")), Some(Flower::Red));
+    assert_eq!(field_four.flower_at(cell("C2")), Some(Flower::White));
+    assert_eq!(hand_of(&table, 4), ["white-yellow", "white-blue"]);
+}
+
+// §2 — hold limit
+
+#[test]
+fn a_piece_held_three_rounds_must_be_played_in_the_fourth() {
+    // Worked case: the round-0 piece must be used by round 3.
+    let mut table = table();
+    for _ in 1..=2 {
+        let round = table.state.round;
+        let newest = Piece::full_bag()[usize::from(round)].to_string();
+        for number in 0..5 {
+            let action = submit_anywhere(&table, number, &newest);
+            table.accepts(seat(number), action);
+        }
+    }
+    assert_eq!(table.state.round, 3);
+    assert_eq!(hand_of(&table, 0), ["white-red", "white-purple"]);
+    let refused = submit_anywhere(&table, 0, "white-purple");
+    table.refuses(seat(0), refused, PIECE_OVERDUE);
+    let accepted = submit_anywhere(&table, 0, "white-red");
+    table.accepts(seat(0), accepted);
+}
+
+#[test]
+fn legal_actions_offer_only_the_overdue_piece() {
+    let mut table = table();
+    for _ in 1..=2 {
+        let round = table.state.round;
+        let newest = Piece::full_bag()[usize::from(round)].to_string();
+        for number in 0..5 {
+            let action = submit_anywhere(&table, number, &newest);
+            table.accepts(seat(number), action);
+        }
+    }
+    let listed = FlowerFields::legal_actions(&table.state, seat(1));
+    assert!(!listed.is_empty());
+    assert!(listed
+        .iter()
+        .all(|action| matches!(action, Action::Submit { piece, .. } if piece.same_piece_as(&piece_of("white-red")))));
+}
+
+fn piece_of(text: &str) -> Piece {
+    piece(text)
+}
+
+// §3 — placement
+
+#[test]
+fn cells_that_are_not_orthogonally_adjacent_are_refused() {
+    let mut table = table();
+    table.refuses(
+        seat(0),
+        submit(0, "white-red", ["A1", "B2"]),
+        CELLS_NOT_ADJACENT,
+    );
+    table.accepts(seat(0), submit(0, "white-red", ["A1", "B1"]));
+}
+
+#[test]
+fn the_same_cell_twice_is_refused() {
+    let mut table = table();
+    table.refuses(seat(0), submit(0, "white-red", ["C3", "C3"]), SAME_CELL);
+    table.accepts(seat(0), submit(0, "white-red", ["C3", "C4"]));
+}
+
+#[test]
+fn an_occupied_cell_is_refused() {
+    let mut table = table();
+    table.accepts(seat(0), submit(0, "white-red", ["A1", "A2"]));
+    finish_round(&mut table);
+    // Round 2: seat 1 plays into its counterclockwise field 0.
+    table.refuses(
+        seat(1),
+        submit(0, "white-blue", ["A2", "A3"]),
+        CELL_OCCUPIED,
+    );
+    table.accepts(seat(1), submit(0, "white-blue", ["A3", "A4"]));
+}
+
+#[test]
+fn breaking_while_a_domino_placement_exists_is_refused() {
+    let mut table = table();
+    table.refuses(
+        seat(0),
+        broken(0, "white-red", ["A1", "C3"]),
+        BREAK_NOT_NEEDED,
+    );
+    table.accepts(seat(0), submit(0, "white-red", ["A1", "A2"]));
+}
+
+#[test]
+fn breaking_is_allowed_when_no_two_adjacent_cells_are_empty() {
+    let mut events = setup_with_bags(&Options::default(), ordered_bags());
+    events.extend(plant(0, &fill_except("purple", &["A1", "C1", "E5"])));
+    let mut table = Table::<FlowerFields>::from_events(Options::default(), events);
+    assert!(table.view(Viewer::Seat(SeatIndex(0)))["fields"][0]["next_must_break"] == true);
+    // Without `broken` the cells are not adjacent.
+    table.refuses(
+        seat(0),
+        submit(0, "white-red", ["A1", "C1"]),
+        CELLS_NOT_ADJACENT,
+    );
+    table.refuses(seat(0), broken(0, "white-red", ["A1", "B1"]), CELL_OCCUPIED);
+    table.accepts(seat(0), broken(0, "white-red", ["A1", "E5"]));
+}
+
+#[test]
+fn both_managers_pay_for_a_break_by_their_own_choice() {
+    let options = Options {
+        starting_garnets: 3,
+        ..Options::default()
+    };
+    let mut events = setup_with_bags(&options, ordered_bags());
+    events.extend(plant(0, &fill_except("purple", &["A1", "C1", "E5"])));
+    let mut table = Table::<FlowerFields>::from_events(options, events);
+    // Seat 0 places into field 0 (its clockwise field) and pays garnets;
+    // seat 1 manages field 0 as its counterclockwise field and chose points.
+    table.accepts(
+        seat(0),
+        with_penalties(
+            broken(0, "white-red", ["A1", "E5"]),
+            PenaltyChoices {
+                clockwise: Some(Penalty::Garnets),
+                counterclockwise: None,
+            },
+        ),
+    );
+    let seat_one = with_penalties(
+        first_legal(&table, 1),
+        PenaltyChoices {
+            clockwise: Some(Penalty::Garnets),
+            counterclockwise: Some(Penalty::Points),
+        },
+    );
+    table.accepts(seat(1), seat_one);
+    finish_round(&mut table);
+    let seat_zero = table.state.seat(SeatIndex(0)).expect("seat 0");
+    assert_eq!(seat_zero.garnets.balance, 0);
+    assert_eq!(seat_zero.garnets.spent_on_breaks, 3);
+    assert!(seat_zero.penalties.is_empty());
+    let seat_one = table.state.seat(SeatIndex(1)).expect("seat 1");
+    assert_eq!(seat_one.garnets.balance, 3);
+    assert_eq!(seat_one.penalties.len(), 1);
+    assert_eq!(
+        seat_one.penalties[0].reason,
+        PenaltyReason::Break { break_field: 0 }
+    );
+}
+
+#[test]
+fn choosing_garnets_without_three_garnets_means_points() {
+    let mut events = setup_with_bags(&Options::default(), ordered_bags());
+    events.extend(plant(0, &fill_except("purple", &["A1", "C1", "E5"])));
+    let mut table = Table::<FlowerFields>::from_events(Options::default(), events);
+    table.accepts(
+        seat(0),
+        with_penalties(
+            broken(0, "white-red", ["A1", "E5"]),
+            PenaltyChoices {
+                clockwise: Some(Penalty::Garnets),
+                counterclockwise: None,
+            },
+        ),
+    );
+    finish_round(&mut table);
+    for number in [0, 1] {
+        let seat_state = table.state.seat(SeatIndex(number)).expect("a seat");
+        assert_eq!(seat_state.garnets.balance, 0);
+        assert_eq!(
+            seat_state.penalties.len(),
+            1,
+            "seat {number} takes 10 points"
+        );
+        assert_eq!(seat_state.break_payments[0].penalty, Penalty::Points);
+    }
+}
+
+#[test]
+fn both_managers_are_told_when_the_next_piece_must_break() {
+    let mut events = setup_with_bags(&Options::default(), ordered_bags());
+    events.extend(plant(
+        0,
+        &fill_except("purple", &["A1", "C1", "E5", "E4", "E3"]),
+    ));
+    let mut table = Table::<FlowerFields>::from_events(Options::default(), events);
+    table.accepts(seat(0), submit(0, "white-red", ["E4", "E5"]));
+    finish_round(&mut table);
+    let notices: Vec<(u8, bool)> = table
+        .events
+        .iter()
+        .filter_map(|event| match event {
+            Event::BreakNoticeGiven {
+                field,
+                round: 2,
+                must_break,
+            } => Some((*field, *must_break)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(notices.len(), 5);
+    assert!(notices.contains(&(0, true)));
+    for manager in [0, 1] {
+        let redacted = table
+            .events
+            .iter()
+            .filter(|event| {
+                matches!(
+                    event,
+                    Event::BreakNoticeGiven {
+                        field: 0,
+                        round: 2,
+                        ..
+                    }
+                )
+            })
+            .filter_map(|event| {
+                FlowerFields::redact_event(&table.state, event, Viewer::Seat(SeatIndex(manager)))
+            })
+            .count();
+        assert_eq!(redacted, 1);
+    }
+    let stranger = table
+        .events
+        .iter()
+        .filter(|event| matches!(event, Event::BreakNoticeGiven { field: 0, .. }))
+        .filter_map(|event| {
+            FlowerFields::redact_event(&table.state, event, Viewer::Seat(SeatIndex(3)))
+        })
+        .count();
+    assert_eq!(stranger, 0);
+}
+
+// §1 — simultaneous submissions and their replacement
+
+#[test]
+fn a_second_submission_is_refused_unless_it_replaces_the_first() {
+    let mut table = table();
+    table.accepts(seat(0), submit(0, "white-red", ["A1", "A2"]));
+    table.refuses(
+        seat(0),
+        submit(0, "white-red", ["B1", "B2"]),
+        ALREADY_SUBMITTED,
+    );
+    let replacement = match submit(0, "white-yellow", ["B1", "B2"]) {
+        Action::Submit {
+            field,
+            piece,
+            cells,
+            ..
+        } => Action::Submit {
+            field,
+            piece,
+            cells,
+            broken: false,
+            revealed: None,
+            penalties: PenaltyChoices::default(),
+            replaces_previous: true,
+        },
+        other => other,
+    };
+    table.accepts(seat(0), replacement);
+    finish_round(&mut table);
+    let field_zero = table.state.field(0).expect("field 0");
+    assert_eq!(field_zero.flower_at(cell("B1")), Some(Flower::White));
+    assert_eq!(field_zero.flower_at(cell("A1")), None);
+    assert_eq!(hand_of(&table, 0), ["white-red", "white-blue"]);
+}
+
+// §5 — missed submissions
+
+#[test]
+fn a_timeout_reveals_the_oldest_piece_to_the_other_manager_who_must_place_it_first() {
+    let mut table = table();
+    table.accepts(UMPIRE, Action::Timeout { seat: SeatIndex(0) });
+    assert_eq!(hand_of(&table, 0), ["white-yellow"]);
+    table.refuses(
+        seat(0),
+        submit(0, "white-yellow", ["A1", "A2"]),
+        SUBMISSION_MISSED,
+    );
+    finish_round(&mut table);
+    assert_eq!(table.state.round, 2);
+    let revealed = table
+        .events
+        .iter()
+        .find_map(|event| match event {
+            Event::PieceRevealed {
+                field,
+                to_seat,
+                piece,
+                ..
+            } => Some((*field, *to_seat, *piece)),
+            _ => None,
+        })
+        .expect("a revealed piece");
+    assert_eq!(revealed, (0, SeatIndex(1), piece("white-red")));
+    let penalties = &table.state.seat(SeatIndex(0)).expect("seat 0").penalties;
+    assert_eq!(penalties[0].reason, PenaltyReason::MissedSubmission);
+    assert_eq!(penalties[0].points, 10);
+    // Round 2: seat 1 plays into field 0 and must place the revealed piece.
+    let own = submit_anywhere(&table, 1, "white-blue");
+    table.refuses(seat(1), own.clone(), MISSING_REVEALED_PIECE);
+    let wrong_revealed = Placement {
+        piece: piece("red-blue"),
+        cells: [cell("E4"), cell("E5")],
+        broken: false,
+    };
+    table.refuses(
+        seat(1),
+        with_revealed(own.clone(), wrong_revealed),
+        MISSING_REVEALED_PIECE,
+    );
+    let revealed_placement = Placement {
+        piece: piece("red-white"),
+        cells: [cell("E4"), cell("E5")],
+        broken: false,
+    };
+    table.accepts(seat(1), with_revealed(own, revealed_placement));
+    finish_round(&mut table);
+    let field_zero = table.state.field(0).expect("field 0");
+    assert_eq!(field_zero.flower_at(cell("E4")), Some(Flower::Red));
+    assert_eq!(field_zero.revealed, None);
+}
+
+#[test]
+fn the_revealed_piece_is_placed_before_the_own_piece_which_then_may_break() {
+    // Worked case: with space for one piece only, the own piece is broken.
+    let mut events = setup_with_bags(&Options::default(), ordered_bags());
+    events.extend(plant(
+        0,
+        &fill_except("purple", &["A1", "C1", "E5", "E4", "C3", "A3"]),
+    ));
+    let mut table = Table::<FlowerFields>::from_events(Options::default(), events);
+    table.accepts(UMPIRE, Action::Timeout { seat: SeatIndex(0) });
+    finish_round(&mut table);
+    let revealed = Placement {
+        piece: piece("white-red"),
+        cells: [cell("E4"), cell("E5")],
+        broken: false,
+    };
+    // The own piece cannot pretend a domino fits; a broken revealed piece is refused.
+    let broken_revealed = Placement {
+        broken: true,
+        cells: [cell("A1"), cell("C1")],
+        ..revealed
+    };
+    table.refuses(
+        seat(1),
+        with_revealed(broken(0, "white-blue", ["A1", "C1"]), broken_revealed),
+        BREAK_NOT_NEEDED,
+    );
+    table.accepts(
+        seat(1),
+        with_revealed(broken(0, "white-blue", ["A1", "C3"]), revealed),
+    );
+}
+
+#[test]
+fn a_revealed_piece_that_is_not_waiting_is_refused() {
+    let mut table = table();
+    let revealed = Placement {
+        piece: piece("red-blue"),
+        cells: [cell("E4"), cell("E5")],
+        broken: false,
+    };
+    table.refuses(
+        seat(0),
+        with_revealed(submit(0, "white-red", ["A1", "A2"]), revealed),
+        NO_REVEALED_PIECE,
+    );
+    table.accepts(seat(0), submit(0, "white-red", ["A1", "A2"]));
+}
+
+#[test]
+fn the_umpire_closing_the_round_times_out_every_pending_seat() {
+    let mut table = table();
+    table.accepts(seat(0), submit(0, "white-red", ["A1", "A2"]));
+    table.accepts(seat(3), submit(3, "white-red", ["A1", "A2"]));
+    let events = table.accepts(UMPIRE, Action::CloseRound);
+    let missed: Vec<u8> = events
+        .iter()
+        .filter_map(|event| match event {
+            Event::SubmissionMissed { seat, .. } => Some(seat.0),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(missed, [1, 2, 4]);
+    assert_eq!(table.state.round, 2);
+}
+
+#[test]
+fn a_timeout_of_a_seat_that_already_submitted_is_refused() {
+    let mut table = table();
+    table.accepts(seat(2), submit(2, "white-red", ["A1", "A2"]));
+    table.refuses(
+        UMPIRE,
+        Action::Timeout { seat: SeatIndex(2) },
+        ALREADY_SUBMITTED,
+    );
+    table.refuses(UMPIRE, Action::Timeout { seat: SeatIndex(7) }, NO_SUCH_SEAT);
+    table.accepts(UMPIRE, Action::Timeout { seat: SeatIndex(3) });
+    table.refuses(
+        UMPIRE,
+        Action::Timeout { seat: SeatIndex(3) },
+        SUBMISSION_MISSED,
+    );
+}
+
+#[test]
+fn a_revealed_piece_is_discarded_when_its_receiver_misses_too() {
+    let mut table = table();
+    table.accepts(UMPIRE, Action::Timeout { seat: SeatIndex(0) });
+    finish_round(&mut table);
+    table.accepts(UMPIRE, Action::Timeout { seat: SeatIndex(1) });
+    let events = {
+        finish_round(&mut table);
+        table.events.clone()
+    };
+    assert!(events.iter().any(|event| matches!(
+        event,
+        Event::PieceDiscarded {
+            owner: SeatIndex(0),
+            reason: DiscardReason::ReceiverMissed,
+            field: Some(0),
+            ..
+        }
+    )));
+    // Seat 1's own missed piece now waits in field 0 for seat 0 in round 3.
+    let waiting = table
+        .state
+        .field(0)
+        .and_then(|field| field.revealed)
+        .expect("a revealed piece");
+    assert_eq!(waiting.from_seat, SeatIndex(1));
+}
+
+#[test]
+fn a_piece_missed_in_round_twelve_is_discarded() {
+    let mut table = table();
+    play_until_round(&mut table, 12);
+    let events = table.accepts(UMPIRE, Action::Timeout { seat: SeatIndex(4) });
+    assert!(events
+        .iter()
+        .any(|event| matches!(event, Event::SubmissionMissed { .. })));
+    finish_round(&mut table);
+    assert!(table.events.iter().any(|event| matches!(
+        event,
+        Event::PieceDiscarded {
+            owner: SeatIndex(4),
+            reason: DiscardReason::MissedInLastRound,
+            ..
+        }
+    )));
+    assert!(!table
+        .events
+        .iter()
+        .any(|event| matches!(event, Event::PieceRevealed { round: 12, .. })));
+    assert!(table.state.ended);
+    // Its cells end black: field 3 (seat 4's counterclockwise field) has 3.
+    let field_three = table.state.field(3).expect("field 3");
+    let black = Cell::all()
+        .filter(|cell| field_three.flower_at(*cell) == Some(Flower::Black))
+        .count();
+    assert_eq!(black, 3);
+}
+
+// Actor checks
+
+#[test]
+fn a_seat_sending_an_umpire_action_is_refused() {
+    let mut table = table();
+    table.refuses(seat(1), Action::Timeout { seat: SeatIndex(2) }, UMPIRE_ONLY);
+    table.refuses(seat(1), Action::CloseRound, UMPIRE_ONLY);
+    table.accepts(UMPIRE, Action::Timeout { seat: SeatIndex(2) });
+}
+
+#[test]
+fn the_umpire_sending_a_seat_action_is_refused() {
+    let mut table = table();
+    table.refuses(
+        UMPIRE,
+        submit(0, "white-red", ["A1", "A2"]),
+        NOT_A_SEAT_ACTION,
+    );
+    table.refuses(seat(9), submit(0, "white-red", ["A1", "A2"]), NO_SUCH_SEAT);
+    table.accepts(seat(0), submit(0, "white-red", ["A1", "A2"]));
+}
+
+// §6 — piece replacement
+
+fn replace(piece_text: &str, with_text: &str) -> Action {
+    Action::ReplacePiece {
+        piece: piece(piece_text),
+        with: piece(with_text),
+    }
+}
+
+fn ruling(enabled: bool) -> Action {
+    Action::SetRuling {
+        rule: Ruling::PieceReplacement,
+        enabled,
+    }
+}
+
+#[test]
+fn replacement_is_refused_while_the_ruling_is_off_and_allowed_once_on() {
+    let options = Options {
+        starting_garnets: 6,
+        ..Options::default()
+    };
+    let mut table = table_with(options);
+    table.refuses(
+        seat(0),
+        replace("white-red", "red-red"),
+        REPLACEMENT_NOT_ALLOWED,
+    );
+    table.accepts(UMPIRE, ruling(true));
+    table.accepts(seat(0), replace("white-red", "red-red"));
+    assert_eq!(hand_of(&table, 0), ["red-red", "white-yellow"]);
+    assert_eq!(
+        table
+            .state
+            .seat(SeatIndex(0))
+            .expect("seat")
+            .garnets
+            .balance,
+        3
+    );
+    // A piece of two equal flowers is placed like any other.
+    table.accepts(seat(0), submit(0, "red-red", ["A1", "A2"]));
+    table.refuses(
+        seat(0),
+        replace("white-yellow", "blue-blue"),
+        ALREADY_SUBMITTED,
+    );
+    // Switched off again: from that event forward replacement is refused.
+    table.accepts(UMPIRE, ruling(false));
+    table.refuses(
+        seat(1),
+        replace("white-red", "red-red"),
+        REPLACEMENT_NOT_ALLOWED,
+    );
+    let history: Vec<bool> = table
+        .state
+        .ruling_history
+        .iter()
+        .map(|change| change.enabled)
+        .collect();
+    assert_eq!(history, [false, true, false]);
+}
+
+#[test]
+fn replacement_needs_three_garnets() {
+    let options = Options {
+        starting_garnets: 2,
+        piece_replacement: true,
+        ..Options::default()
+    };
+    let mut table = table_with(options);
+    table.refuses(
+        seat(0),
+        replace("white-red", "red-red"),
+        REPLACEMENT_NOT_ALLOWED,
+    );
+    let options = Options {
+        starting_garnets: 3,
+        piece_replacement: true,
+        ..Options::default()
+    };
+    let mut table = table_with(options);
+    table.accepts(seat(0), replace("white-red", "red-red"));
+}
+
+#[test]
+fn replacement_of_a_piece_dealt_after_round_three_is_refused() {
+    let options = Options {
+        starting_garnets: 9,
+        piece_replacement: true,
+        ..Options::default()
+    };
+    let mut table = table_with(options);
+    play_until_round(&mut table, 4);
+    // Every seat now holds its round-4 piece white-orange and one older one.
+    let older = table
+        .state
+        .seat(SeatIndex(0))
+        .expect("seat")
+        .hand
+        .iter()
+        .find(|held| held.dealt_round <= 3)
+        .expect("an older piece")
+        .piece
+        .to_string();
+    table.refuses(
+        seat(0),
+        replace("white-orange", "red-red"),
+        REPLACEMENT_NOT_ALLOWED,
+    );
+    table.refuses(seat(0), replace("blue-orange", "red-red"), NOT_IN_HAND);
+    table.accepts(seat(0), replace(&older, "red-red"));
+}
+
+#[test]
+fn replay_honours_the_ruling_in_force_at_each_event() {
+    let options = Options {
+        starting_garnets: 9,
+        ..Options::default()
+    };
+    let mut table = table_with(options.clone());
+    table.accepts(UMPIRE, ruling(true));
+    table.accepts(seat(2), replace("white-red", "blue-blue"));
+    table.accepts(UMPIRE, ruling(false));
+    let replayed = umpire_domain::testing::fold::<FlowerFields>(&options, &table.events);
+    assert_eq!(replayed, table.state);
+    assert!(!replayed.piece_replacement);
+    assert_eq!(
+        replayed.seat(SeatIndex(2)).expect("seat").hand[0].piece,
+        piece("blue-blue")
+    );
+}
+
+// §7 — end, result and Elimination Candidate
+
+#[test]
+fn after_round_twelve_empty_cells_turn_black_and_the_game_is_over() {
+    let mut table = table();
+    play_until_round(&mut table, 12);
+    finish_round(&mut table);
+    assert!(table.state.ended);
+    for field in 0..5 {
+        let state = table.state.field(field).expect("a field");
+        let black = Cell::all()
+            .filter(|cell| state.flower_at(*cell) == Some(Flower::Black))
+            .count();
+        assert_eq!(black, 1, "12 pieces fill 24 of 25 cells");
+    }
+    assert!(table
+        .events
+        .iter()
+        .any(|event| matches!(event, Event::GameEnded)));
+    let status = FlowerFields::status(&table.state);
+    assert!(status.to_act.is_empty());
+    if table.state.phase == Phase::Finished {
+        table.refuses(seat(0), submit(0, "white-red", ["A1", "A2"]), GAME_OVER);
+        table.refuses(UMPIRE, ruling(true), GAME_OVER);
+    }
+}
+
+#[test]
+fn a_finished_game_refuses_every_action() {
+    let mut events = setup_with_bags(&Options::default(), ordered_bags());
+    events.push(Event::GameEnded);
+    events.push(Event::ResultDeclared {
+        winner: Some(SeatIndex(0)),
+        candidates: vec![SeatIndex(2)],
+    });
+    let mut table = Table::<FlowerFields>::from_events(Options::default(), events);
+    table.refuses(seat(0), submit(0, "white-red", ["A1", "A2"]), GAME_OVER);
+    table.refuses(seat(0), replace("white-red", "red-red"), GAME_OVER);
+    table.refuses(UMPIRE, ruling(true), GAME_OVER);
+    table.refuses(UMPIRE, Action::CloseRound, GAME_OVER);
+    table.refuses(
+        UMPIRE,
+        Action::ChooseCandidate { seat: SeatIndex(2) },
+        GAME_OVER,
+    );
+}
+
+#[test]
+fn a_tie_for_the_elimination_candidate_waits_for_the_umpire() {
+    let mut events = setup_with_bags(&Options::default(), ordered_bags());
+    events.push(Event::GameEnded);
+    events.push(Event::ResultDeclared {
+        winner: Some(SeatIndex(0)),
+        candidates: vec![SeatIndex(2), SeatIndex(3)],
+    });
+    let mut table = Table::<FlowerFields>::from_events(Options::default(), events);
+    assert_eq!(
+        FlowerFields::status(&table.state).phase,
+        "choosing_candidate"
+    );
+    table.refuses(seat(0), submit(0, "white-red", ["A1", "A2"]), GAME_OVER);
+    table.refuses(
+        UMPIRE,
+        Action::ChooseCandidate { seat: SeatIndex(1) },
+        NOT_A_CANDIDATE,
+    );
+    table.accepts(UMPIRE, Action::ChooseCandidate { seat: SeatIndex(3) });
+    assert!(FlowerFields::status(&table.state).finished);
+    let score =
+        serde_json::to_value(FlowerFields::score(&table.state, Viewer::Spectator)).expect("json");
+    assert_eq!(score["result"]["elimination_candidate"], 3);
+}
+
+#[test]
+fn choosing_a_candidate_without_a_tie_is_refused() {
+    let mut table = table();
+    table.refuses(
+        UMPIRE,
+        Action::ChooseCandidate { seat: SeatIndex(1) },
+        NO_CANDIDATE_TIE,
+    );
+    table.accepts(UMPIRE, Action::Timeout { seat: SeatIndex(1) });
+}
+
+#[test]
+fn the_winner_is_the_single_highest_and_the_candidate_the_lower_opposite_seat() {
+    let result = result_for(&[30, 10, 5, 7, 20]);
+    assert_eq!(result.winner, Some(SeatIndex(0)));
+    // Opposite seat 0: seats 2 and 3; seat 2 is lower. Seat 1 (lowest) is a
+    // neighbour of the winner and cannot be the candidate.
+    assert_eq!(result.candidates, [SeatIndex(2)]);
+    assert_eq!(result.elimination_candidate, Some(SeatIndex(2)));
+}
+
+#[test]
+fn equal_opposite_seats_are_both_listed() {
+    let result = result_for(&[1, 40, 3, 9, 9]);
+    assert_eq!(result.winner, Some(SeatIndex(1)));
+    assert_eq!(result.candidates, [SeatIndex(3), SeatIndex(4)]);
+    assert_eq!(result.elimination_candidate, None);
+}
+
+#[test]
+fn a_tie_for_highest_means_no_winner_and_the_lowest_is_candidate() {
+    let result = result_for(&[30, 30, 5, 7, 20]);
+    assert_eq!(result.winner, None);
+    assert_eq!(result.candidates, [SeatIndex(2)]);
+    let result = result_for(&[30, 30, 5, 5, 20]);
+    assert_eq!(result.candidates, [SeatIndex(2), SeatIndex(3)]);
+}
+
+// §7 — the scoring library
+
+fn field_of(layout: &str) -> FieldState {
+    let mut field = FieldState::empty();
+    for entry in layout.split(',') {
+        let mut parts = entry.split_whitespace();
+        let cell = cell(parts.next().expect("cell"));
+        let flower = match parts.next().expect("flower") {
+            "black" => Flower::Black,
+            name => Flower::parse_plantable(name).expect("flower"),
+        };
+        field.set(cell, flower);
+    }
+    field
+}
+
+#[test]
+fn largest_group_scores_only_the_biggest_connected_group() {
+    let field = field_of("A1 red, A2 red, B2 red, D4 red, D5 red");
+    let line = flower_score(
+        &field,
+        &FieldState::empty(),
+        1,
+        Flower::Red,
+        ScoringRule::LargestGroup { per_flower: 2 },
+    );
+    assert_eq!((line.count, line.points), (5, 6));
+}
+
+#[test]
+fn neighbour_variety_counts_distinct_non_black_types_around_each_flower() {
+    // B2 yellow sees red, blue, yellow and black: 3 types. A1 yellow sees
+    // white (A2) and nothing else: 1 type... plus B1 red: 2.
+    let field =
+        field_of("B2 yellow, B1 red, A2 white, C2 blue, B3 yellow, A1 yellow, D5 black, B4 black");
+    let line = flower_score(
+        &field,
+        &FieldState::empty(),
+        1,
+        Flower::Yellow,
+        ScoringRule::NeighbourVariety { per_type: 1 },
+    );
+    // B2: red, white, blue, yellow = 4; B3: yellow = 1 (B4 black, A3/C3 empty); A1: red, white = 2.
+    assert_eq!(line.points, 7);
+}
+
+#[test]
+fn the_same_field_scores_differently_for_its_two_managers() {
+    // Worked case: mirror compares with each manager's other field.
+    let shared = field_of("A1 blue, B1 blue, C1 blue");
+    let mirror = ScoringRule::Mirror { points: 3 };
+    let against_one = flower_score(&shared, &field_of("A1 blue"), 4, Flower::Blue, mirror);
+    let against_other = flower_score(
+        &shared,
+        &field_of("A1 blue, B1 blue, C1 red"),
+        1,
+        Flower::Blue,
+        mirror,
+    );
+    assert_eq!(against_one.points, 3);
+    assert_eq!(against_other.points, 6);
+}
+
+#[test]
+fn majority_scores_each_flower_by_the_comparison_with_the_other_field() {
+    let rule = ScoringRule::Majority {
+        more: 2,
+        equal: 1,
+        fewer: 0,
+    };
+    let here = field_of("A1 purple, A2 purple, A3 purple");
+    assert_eq!(
+        flower_score(&here, &field_of("E5 purple"), 1, Flower::Purple, rule).points,
+        6
+    );
+    assert_eq!(
+        flower_score(
+            &here,
+            &field_of("E5 purple, E4 purple, E3 purple"),
+            1,
+            Flower::Purple,
+            rule
+        )
+        .points,
+        3
+    );
+    assert_eq!(
+        flower_score(
+            &here,
+            &field_of(&fill_except("purple", &[])),
+            1,
+            Flower::Purple,
+            rule
+        )
+        .points,
+        0
+    );
+}
+
+#[test]
+fn edges_score_border_flowers_and_corners_once() {
+    let field = field_of("A1 orange, C1 orange, C3 orange, E5 orange, E3 orange");
+    let line = flower_score(
+        &field,
+        &FieldState::empty(),
+        1,
+        Flower::Orange,
+        ScoringRule::Edges { edge: 1, corner: 3 },
+    );
+    assert_eq!(line.points, 3 + 1 + 3 + 1);
+}
+
+#[test]
+fn per_flower_and_garnets_rules_score_as_described() {
+    let field = field_of("A1 white, C1 white, C3 red");
+    let per_flower = flower_score(
+        &field,
+        &FieldState::empty(),
+        1,
+        Flower::White,
+        ScoringRule::PerFlower { points: 5 },
+    );
+    assert_eq!(per_flower.points, 10);
+    let garnets = flower_score(
+        &field,
+        &FieldState::empty(),
+        1,
+        Flower::White,
+        ScoringRule::Garnets,
+    );
+    assert_eq!(garnets.points, 0);
+}
+
+#[test]
+fn the_field_with_most_white_flowers_gives_three_garnets_per_flower_to_each_manager() {
+    let mut events = setup_with_bags(&Options::default(), ordered_bags());
+    events.extend(plant(0, "A1 white, A2 white, A3 white"));
+    events.extend(plant(2, "A1 white"));
+    let table = Table::<FlowerFields>::from_events(Options::default(), events);
+    let earned = garnets_earned(&table.state);
+    // Field 0 (seats 0, 1): 3 × 3 = 9 each; field 2 (seats 2, 3): 1 each.
+    assert_eq!(earned, [9, 9, 1, 1, 0]);
+}
+
+#[test]
+fn a_seat_scores_both_its_fields_against_each_other_minus_penalties() {
+    let mut events = setup_with_bags(&Options::default(), ordered_bags());
+    events.extend(plant(0, "A1 red, A2 red, C3 blue"));
+    events.extend(plant(4, "C3 blue, E5 orange"));
+    events.push(Event::SubmissionMissed {
+        seat: SeatIndex(0),
+        round: 1,
+        due_field: 0,
+        piece: Some(piece("white-red")),
+    });
+    let table = Table::<FlowerFields>::from_events(Options::default(), events);
+    let line = seat_score(&table.state, SeatIndex(0));
+    // Field 0: red group 2 × 2 = 4, blue mirrored 3. Field 4: blue 3, orange corner 3.
+    assert_eq!(line.clockwise.points, 7);
+    assert_eq!(line.counterclockwise.points, 6);
+    assert_eq!(line.penalty_points, 10);
+    assert_eq!(line.total, 3);
+}
+
+// Options
+
+#[test]
+fn negative_starting_garnets_are_refused() {
+    let violation = FlowerFields::validate_options(Options {
+        starting_garnets: -1,
+        ..Options::default()
+    })
+    .expect_err("refused");
+    assert_eq!(violation.code, INVALID_OPTION);
+    assert!(FlowerFields::validate_options(Options::default()).is_ok());
+    let options: Options = serde_json::from_value(serde_json::json!({
+        "starting_garnets": 4,
+        "scoring": {"red": {"rule": "per_flower", "points": 2}}
+    }))
+    .expect("options parse");
+    assert_eq!(options.scoring.red, ScoringRule::PerFlower { points: 2 });
+    assert_eq!(options.scoring.blue, ScoringMapping::default().blue);
+    assert!(serde_json::from_value::<Options>(serde_json::json!({"bogus": 1})).is_err());
+}
+
+// §8 — information
+
+#[test]
+fn a_seat_sees_its_own_hand_and_its_two_fields_only() {
+    let mut table = table();
+    table.accepts(seat(0), submit(0, "white-red", ["A1", "A2"]));
+    finish_round(&mut table);
+    let view = table.view(Viewer::Seat(SeatIndex(1)));
+    assert!(view["seats"][1]["hand"].is_array());
+    assert!(view["seats"][0].get("hand").is_none());
+    assert!(view["seats"][2].get("garnets").is_none());
+    // Seat 1 manages fields 1 and 0.
+    assert!(view["fields"][0]["cells"].is_array());
+    assert!(view["fields"][1]["cells"].is_array());
+    for hidden in [2, 3, 4] {
+        assert!(view["fields"][hidden].get("cells").is_none());
+        assert!(view["fields"][hidden].get("last_piece").is_none());
+        assert!(view["fields"][hidden].get("next_must_break").is_none());
+    }
+    assert!(view.get("bags").is_none());
+    let spectator = table.view(Viewer::Spectator);
+    assert!(spectator["fields"]
+        .as_array()
+        .expect("fields")
+        .iter()
+        .all(|field| field.get("cells").is_none()));
+    assert!(spectator["seats"]
+        .as_array()
+        .expect("seats")
+        .iter()
+        .all(|seat| seat.get("hand").is_none()));
+    assert!(table.view(Viewer::Umpire)["bags"].is_array());
+}
+
+#[test]
+fn before_the_end_a_seat_score_sheet_holds_only_its_own_line() {
+    let table = table();
+    let seat_score = FlowerFields::score(&table.state, Viewer::Seat(SeatIndex(3)));
+    assert_eq!(seat_score.seats.len(), 1);
+    assert_eq!(seat_score.seats[0].seat, SeatIndex(3));
+    assert!(!seat_score.is_final);
+    assert!(FlowerFields::score(&table.state, Viewer::Spectator)
+        .seats
+        .is_empty());
+    assert_eq!(
+        FlowerFields::score(&table.state, Viewer::Umpire)
+            .seats
+            .len(),
+        5
+    );
+}
+
+#[test]
+fn after_the_end_everything_but_the_bag_order_is_public() {
+    let mut table = table();
+    play_until_round(&mut table, 12);
+    finish_round(&mut table);
+    let spectator = table.view(Viewer::Spectator);
+    assert!(spectator["fields"]
+        .as_array()
+        .expect("fields")
+        .iter()
+        .all(|field| field["cells"].is_array()));
+    assert!(spectator["seats"][3]["garnets"].is_object());
+    assert!(spectator.get("bags").is_none());
+    assert_eq!(
+        FlowerFields::score(&table.state, Viewer::Spectator)
+            .seats
+            .len(),
+        5
+    );
+    let hidden = table
+        .events
+        .iter()
+        .filter(|event| {
+            FlowerFields::redact_event(&table.state, event, Viewer::Spectator).is_none()
+        })
+        .count();
+    assert_eq!(hidden, 1, "only the bag order stays hidden");
+}
+
+#[test]
+fn a_submission_is_seen_only_by_its_seat_and_a_deal_only_by_the_dealt_seat() {
+    let mut table = table();
+    table.accepts(seat(0), submit(0, "white-red", ["A1", "A2"]));
+    let submission = table.events.last().expect("an event").clone();
+    assert!(
+        FlowerFields::redact_event(&table.state, &submission, Viewer::Seat(SeatIndex(0))).is_some()
+    );
+    assert!(
+        FlowerFields::redact_event(&table.state, &submission, Viewer::Seat(SeatIndex(1))).is_none()
+    );
+    let deal = table
+        .events
+        .iter()
+        .find(|event| {
+            matches!(
+                event,
+                Event::PieceDealt {
+                    seat: SeatIndex(2),
+                    ..
+                }
+            )
+        })
+        .expect("a deal")
+        .clone();
+    assert!(FlowerFields::redact_event(&table.state, &deal, Viewer::Seat(SeatIndex(2))).is_some());
+    assert!(FlowerFields::redact_event(&table.state, &deal, Viewer::Seat(SeatIndex(3))).is_none());
+    assert!(FlowerFields::redact_event(&table.state, &deal, Viewer::Spectator).is_none());
+    assert!(FlowerFields::redact_event(&table.state, &deal, Viewer::Umpire).is_some());
+}
+
+#[test]
+fn the_due_field_follows_the_round() {
+    assert_eq!(field_due(SeatIndex(0), 1), 0);
+    assert_eq!(field_due(SeatIndex(0), 2), 4);
+    assert_eq!(field_due(SeatIndex(3), 12), 2);
+}
+
+#[test]
+fn a_submission_before_setup_is_refused() {
+    let mut table = Table::<FlowerFields>::from_events(Options::default(), Vec::new());
+    table.refuses(seat(0), submit(0, "white-red", ["A1", "A2"]), NOT_STARTED);
+    table.refuses(UMPIRE, Action::CloseRound, NOT_STARTED);
+    let mut table = table_with(Options::default());
+    table.accepts(seat(0), submit(0, "white-red", ["A1", "A2"]));
+}
