@@ -22,6 +22,9 @@ CREATE TABLE events (
     actor          text        NOT NULL,
     -- The action that caused this event; null for setup events.
     action         jsonb,
+    -- The version the action was decided against: every event of one append
+    -- shares it, so an audit can re-decide each action exactly once.
+    decided_at     bigint      NOT NULL CHECK (decided_at >= 0 AND decided_at < seq),
     rules_version  integer     NOT NULL,
     recorded_at    timestamptz NOT NULL,
     prev_hash      text        NOT NULL,

@@ -22,6 +22,8 @@ pub struct ChainLink<'a> {
     pub actor: &'a str,
     /// The action that caused the event (`null` for setup events).
     pub action: &'a Value,
+    /// The version the action was decided against (0 for setup events).
+    pub decided_at: u64,
     pub rules_version: u32,
     /// RFC 3339 with microseconds, UTC, as stored.
     pub recorded_at: &'a str,
@@ -51,6 +53,7 @@ mod tests {
             payload,
             actor: "seat:red",
             action: &Value::Null,
+            decided_at: 0,
             rules_version: 1,
             recorded_at: "2026-01-01T00:00:00.000000Z",
             prev_hash: prev,

@@ -83,7 +83,7 @@ impl GameSchemas {
 }
 
 /// Who must act, with seats by name.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema)]
 pub struct StatusJson {
     pub phase: String,
     pub finished: bool,
@@ -118,7 +118,11 @@ pub trait DynMatch: Send + Sync {
     fn status(&self) -> StatusJson;
     fn view(&self, viewer: &Viewer<String>) -> Result<Value, GameError>;
     /// The event as the viewer may see it now; `None` when it is hidden.
-    fn redact_event(&self, event: &Value, viewer: &Viewer<String>) -> Result<Option<Value>, GameError>;
+    fn redact_event(
+        &self,
+        event: &Value,
+        viewer: &Viewer<String>,
+    ) -> Result<Option<Value>, GameError>;
     fn legal_actions(&self, actor: &Actor<String>) -> Result<Vec<Value>, GameError>;
     fn score(&self, viewer: &Viewer<String>) -> Result<Value, GameError>;
     fn summary(&self) -> ScoreSummary;
@@ -133,7 +137,10 @@ impl Clone for Box<dyn DynMatch> {
 
 /// The event's `type` tag, used as the stored event type.
 pub fn event_type(event: &Value) -> &str {
-    event.get("type").and_then(Value::as_str).unwrap_or("unknown")
+    event
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("unknown")
 }
 
 struct Erased<G>(PhantomData<fn() -> G>);
@@ -239,7 +246,8 @@ impl<G: Game> DynMatch for Match<G> {
         Ok(())
     }
     fn apply_str(&mut self, event: &str) -> Result<(), GameError> {
-        let event: G::Event = serde_json::from_str(event).map_err(|e| malformed::<G>("event", e))?;
+        let event: G::Event =
+            serde_json::from_str(event).map_err(|e| malformed::<G>("event", e))?;
         self.apply_typed(&event);
         Ok(())
     }
@@ -261,7 +269,11 @@ impl<G: Game> DynMatch for Match<G> {
     fn view(&self, viewer: &Viewer<String>) -> Result<Value, GameError> {
         Ok(to_json(&G::view(&self.state, parse_viewer::<G>(viewer)?)))
     }
-    fn redact_event(&self, event: &Value, viewer: &Viewer<String>) -> Result<Option<Value>, GameError> {
+    fn redact_event(
+        &self,
+        event: &Value,
+        viewer: &Viewer<String>,
+    ) -> Result<Option<Value>, GameError> {
         let viewer = parse_viewer::<G>(viewer)?;
         let event: G::Event =
             serde_json::from_value(event.clone()).map_err(|e| malformed::<G>("event", e))?;
@@ -269,7 +281,10 @@ impl<G: Game> DynMatch for Match<G> {
     }
     fn legal_actions(&self, actor: &Actor<String>) -> Result<Vec<Value>, GameError> {
         let actor = parse_actor::<G>(actor)?;
-        Ok(G::legal_actions(&self.state, actor).iter().map(to_json).collect())
+        Ok(G::legal_actions(&self.state, actor)
+            .iter()
+            .map(to_json)
+            .collect())
     }
     fn score(&self, viewer: &Viewer<String>) -> Result<Value, GameError> {
         Ok(to_json(&G::score(&self.state, parse_viewer::<G>(viewer)?)))
@@ -304,9 +319,7 @@ impl Registry {
 
     /// Adds a game. Registering the same id twice is a programming error.
     pub fn register<G: Game>(mut self) -> Self {
-        let previous = self
-            .games
-            .insert(G::ID, Arc::new(Erased::<G>(PhantomData)));
+        let previous = self.games.insert(G::ID, Arc::new(Erased::<G>(PhantomData)));
         assert!(previous.is_none(), "game `{}` registered twice", G::ID);
         self
     }
@@ -339,4 +352,3 @@ impl Registry {
         Ok(state)
     }
 }
-

@@ -66,7 +66,9 @@ impl<G: Game> Table<G> {
         let shown = json_of(&action);
         match self.play(actor, action) {
             Ok(events) => events,
-            Err(violation) => panic!("expected {shown} by {actor:?} to be accepted, got {violation}"),
+            Err(violation) => {
+                panic!("expected {shown} by {actor:?} to be accepted, got {violation}")
+            }
         }
     }
 
@@ -134,10 +136,12 @@ pub fn play_random<G: Game>(options: G::Options, seed: u64, max_actions: usize) 
             // Nothing legal for the chosen actor: give the umpire a chance
             // (timeouts), else the game is stuck, which is a bug.
             let umpire = G::legal_actions(&state, Actor::Umpire);
-            let action = umpire
-                .choose(&mut rng)
-                .cloned()
-                .unwrap_or_else(|| panic!("no legal action for {actor:?} nor the umpire in phase {}", status.phase));
+            let action = umpire.choose(&mut rng).cloned().unwrap_or_else(|| {
+                panic!(
+                    "no legal action for {actor:?} nor the umpire in phase {}",
+                    status.phase
+                )
+            });
             play_checked::<G>(&mut state, &mut events, &mut actions, Actor::Umpire, action);
             continue;
         };
@@ -145,7 +149,10 @@ pub fn play_random<G: Game>(options: G::Options, seed: u64, max_actions: usize) 
         if legal.len() > 1 && rng.random_bool(0.2) {
             let other = legal.choose(&mut rng).expect("non-empty");
             if let Err(violation) = G::decide(&state, actor, other) {
-                panic!("listed legal action {} was refused: {violation}", json_of(other));
+                panic!(
+                    "listed legal action {} was refused: {violation}",
+                    json_of(other)
+                );
             }
         }
         play_checked::<G>(&mut state, &mut events, &mut actions, actor, action);
@@ -168,7 +175,10 @@ fn play_checked<G: Game>(
     action: G::Action,
 ) {
     let produced = G::decide(state, actor, &action).unwrap_or_else(|violation| {
-        panic!("listed legal action {} by {actor:?} was refused: {violation}", json_of(&action))
+        panic!(
+            "listed legal action {} by {actor:?} was refused: {violation}",
+            json_of(&action)
+        )
     });
     for event in &produced {
         G::apply(state, event);

@@ -103,12 +103,18 @@ fn postgres_ids() -> Result<(u32, u32), ClusterError> {
         .args(["-u", "postgres"])
         .output()
         .map_err(|_| ClusterError::NoPostgresUser)?;
-    let uid = String::from_utf8_lossy(&output.stdout).trim().parse().map_err(|_| ClusterError::NoPostgresUser)?;
+    let uid = String::from_utf8_lossy(&output.stdout)
+        .trim()
+        .parse()
+        .map_err(|_| ClusterError::NoPostgresUser)?;
     let output = Command::new("id")
         .args(["-g", "postgres"])
         .output()
         .map_err(|_| ClusterError::NoPostgresUser)?;
-    let gid = String::from_utf8_lossy(&output.stdout).trim().parse().map_err(|_| ClusterError::NoPostgresUser)?;
+    let gid = String::from_utf8_lossy(&output.stdout)
+        .trim()
+        .parse()
+        .map_err(|_| ClusterError::NoPostgresUser)?;
     Ok((uid, gid))
 }
 
@@ -162,7 +168,8 @@ impl PrivateCluster {
                 cluster.socket_dir.display()
             );
             if durability == Durability::Throwaway {
-                server_options.push_str(" -c fsync=off -c synchronous_commit=off -c full_page_writes=off");
+                server_options
+                    .push_str(" -c fsync=off -c synchronous_commit=off -c full_page_writes=off");
             }
             let log = data_dir.join("postgres.log");
             cluster.run(
@@ -186,12 +193,19 @@ impl PrivateCluster {
     }
 
     fn is_running(&self) -> bool {
-        self.command("pg_ctl", &["status".into(), "-D".into(), self.pgdata.display().to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .map(|status| status.success())
-            .unwrap_or(false)
+        self.command(
+            "pg_ctl",
+            &[
+                "status".into(),
+                "-D".into(),
+                self.pgdata.display().to_string(),
+            ],
+        )
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map(|status| status.success())
+        .unwrap_or(false)
     }
 
     fn command(&self, program: &str, args: &[String]) -> Command {
@@ -259,7 +273,11 @@ impl PrivateCluster {
     /// test binary's cluster never outlives the run, however it ends.
     pub fn stop_when_process_exits(&self, pid: u32, remove_dir: &Path) {
         let pg_ctl = self.bin_dir.join("pg_ctl");
-        let prefix = if self.run_as_postgres { "runuser -u postgres -- " } else { "" };
+        let prefix = if self.run_as_postgres {
+            "runuser -u postgres -- "
+        } else {
+            ""
+        };
         let script = format!(
             "while kill -0 {pid} 2>/dev/null; do sleep 0.5; done; \
              {prefix}'{}' stop -m immediate -D '{}' >/dev/null 2>&1; rm -rf '{}'",
@@ -279,7 +297,11 @@ impl PrivateCluster {
 
 /// Creates `database` unless it exists, connecting to the `postgres` database
 /// through `admin_url` (a URL whose `dbname` is replaced).
-pub async fn ensure_database(admin_url: &str, database: &str, template: Option<&str>) -> Result<(), crate::StoreError> {
+pub async fn ensure_database(
+    admin_url: &str,
+    database: &str,
+    template: Option<&str>,
+) -> Result<(), crate::StoreError> {
     let mut config: tokio_postgres::Config = admin_url
         .parse()
         .map_err(|e: tokio_postgres::Error| crate::StoreError::Unavailable(e.to_string()))?;
@@ -293,7 +315,10 @@ pub async fn ensure_database(admin_url: &str, database: &str, template: Option<&
     if !exists {
         let quoted = database.replace('"', "\"\"");
         let statement = match template {
-            Some(template) => format!("CREATE DATABASE \"{quoted}\" TEMPLATE \"{}\"", template.replace('"', "\"\"")),
+            Some(template) => format!(
+                "CREATE DATABASE \"{quoted}\" TEMPLATE \"{}\"",
+                template.replace('"', "\"\"")
+            ),
             None => format!("CREATE DATABASE \"{quoted}\""),
         };
         client.batch_execute(&statement).await?;
@@ -312,7 +337,10 @@ pub fn with_database(url: &str, database: &str) -> Result<String, crate::StoreEr
             None => (url, None),
         };
         let scheme_end = base.find("://").map(|i| i + 3).unwrap_or(0);
-        let authority_end = base[scheme_end..].find('/').map(|i| scheme_end + i).unwrap_or(base.len());
+        let authority_end = base[scheme_end..]
+            .find('/')
+            .map(|i| scheme_end + i)
+            .unwrap_or(base.len());
         let mut out = format!("{}/{}", &base[..authority_end], database);
         if let Some(query) = query {
             out.push('?');
@@ -320,7 +348,10 @@ pub fn with_database(url: &str, database: &str) -> Result<String, crate::StoreEr
         }
         Ok(out)
     } else {
-        let kept: Vec<&str> = url.split_whitespace().filter(|part| !part.starts_with("dbname=")).collect();
+        let kept: Vec<&str> = url
+            .split_whitespace()
+            .filter(|part| !part.starts_with("dbname="))
+            .collect();
         Ok(format!("{} dbname={database}", kept.join(" ")))
     }
 }

@@ -18,9 +18,10 @@ mod embedded {
 /// change them. Waiting for a connection is bounded too, so an exhausted pool
 /// answers 503 instead of hanging.
 pub fn connect(database_url: &str, max_size: usize) -> Result<Pool, StoreError> {
-    let config: tokio_postgres::Config = database_url
-        .parse()
-        .map_err(|e: tokio_postgres::Error| StoreError::Unavailable(format!("bad database URL: {e}")))?;
+    let config: tokio_postgres::Config =
+        database_url.parse().map_err(|e: tokio_postgres::Error| {
+            StoreError::Unavailable(format!("bad database URL: {e}"))
+        })?;
     let manager = Manager::from_config(
         config,
         NoTls,

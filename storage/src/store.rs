@@ -31,6 +31,9 @@ pub struct StoredEvent {
     pub payload: Value,
     pub actor: String,
     pub action: Value,
+    /// The version the causing action was decided against; shared by every
+    /// event of one append (0 for setup events).
+    pub decided_at: u64,
     pub rules_version: u32,
     /// RFC 3339, UTC, microseconds.
     pub recorded_at: String,
@@ -48,6 +51,7 @@ impl StoredEvent {
             payload: &self.payload,
             actor: &self.actor,
             action: &self.action,
+            decided_at: self.decided_at,
             rules_version: self.rules_version,
             recorded_at: &self.recorded_at,
             prev_hash: &self.prev_hash,
@@ -62,10 +66,16 @@ pub fn verify_chain(game_id: &str, events: &[StoredEvent]) -> Result<(), (u64, S
     for (index, event) in events.iter().enumerate() {
         let expected_seq = index as u64 + 1;
         if event.seq != expected_seq {
-            return Err((event.seq, format!("expected sequence number {expected_seq}")));
+            return Err((
+                event.seq,
+                format!("expected sequence number {expected_seq}"),
+            ));
         }
         if event.prev_hash != expected_prev {
-            return Err((event.seq, "prev_hash does not match the previous event's hash".into()));
+            return Err((
+                event.seq,
+                "prev_hash does not match the previous event's hash".into(),
+            ));
         }
         let recomputed = event.chain_link(game_id).hash();
         if recomputed != event.hash {
@@ -160,7 +170,7 @@ fn version_of(seq: i64) -> u64 {
 }
 
 const EVENT_COLUMNS: &str =
-    "seq, event_type, payload, actor, action, rules_version, recorded_at, prev_hash, hash";
+    "seq, event_type, payload, actor, action, rules_version, recorded_at, prev_hash, hash, decided_at";
 
 fn event_from_row(row: &tokio_postgres::Row) -> StoredEvent {
     let recorded_at: DateTime<Utc> = row.get(6);
@@ -171,6 +181,7 @@ fn event_from_row(row: &tokio_postgres::Row) -> StoredEvent {
         payload: row.get(2),
         actor: row.get(3),
         action: action.unwrap_or(Value::Null),
+        decided_at: version_of(row.get(9)),
         rules_version: u32::try_from(row.get::<_, i32>(5)).unwrap_or(0),
         recorded_at: format_time(&recorded_at),
         prev_hash: row.get(7),
@@ -238,7 +249,14 @@ impl EventStore {
                 )
                 .await?;
         }
-        let stored = insert_events(&transaction, game.game_id, 0, GENESIS_HASH, &game.setup_events).await?;
+        let stored = insert_events(
+            &transaction,
+            game.game_id,
+            0,
+            GENESIS_HASH,
+            &game.setup_events,
+        )
+        .await?;
         transaction.commit().await?;
         Ok(stored)
     }
@@ -345,9 +363,19 @@ impl EventStore {
                 };
             }
         }
-        let stored = match insert_events(&transaction, game_id, expected_version, &prev_hash, events).await {
+        let stored = match insert_events(
+            &transaction,
+            game_id,
+            expected_version,
+            &prev_hash,
+            events,
+        )
+        .await
+        {
             Ok(stored) => stored,
-            Err(StoreError::Database(error)) if error.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
+            Err(StoreError::Database(error))
+                if error.code() == Some(&SqlState::UNIQUE_VIOLATION) =>
+            {
                 drop(transaction);
                 return Err(StoreError::Conflict {
                     expected: expected_version,
@@ -358,10 +386,12 @@ impl EventStore {
         };
         match transaction.commit().await {
             Ok(()) => Ok(AppendOutcome::Appended(stored)),
-            Err(error) if error.code() == Some(&SqlState::UNIQUE_VIOLATION) => Err(StoreError::Conflict {
-                expected: expected_version,
-                actual: self.version(game_id).await?,
-            }),
+            Err(error) if error.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
+                Err(StoreError::Conflict {
+                    expected: expected_version,
+                    actual: self.version(game_id).await?,
+                })
+            }
             Err(error) => Err(error.into()),
         }
     }
@@ -406,7 +436,11 @@ impl EventStore {
         }))
     }
 
-    pub async fn record_rejection(&self, game_id: Uuid, rejection: &Rejection) -> Result<(), StoreError> {
+    pub async fn record_rejection(
+        &self,
+        game_id: Uuid,
+        rejection: &Rejection,
+    ) -> Result<(), StoreError> {
         let client = self.pool.get().await?;
         client
             .execute(
@@ -480,6 +514,7 @@ async fn insert_events(
             payload: event.payload.clone(),
             actor: event.actor.clone(),
             action: event.action.clone(),
+            decided_at: expected_version,
             rules_version: event.rules_version,
             recorded_at: recorded_at_text.clone(),
             prev_hash: prev_hash.clone(),
@@ -499,7 +534,13 @@ async fn insert_events(
     let actors: Vec<&str> = stored.iter().map(|e| e.actor.as_str()).collect();
     let actions: Vec<Option<&Value>> = stored
         .iter()
-        .map(|e| if e.action.is_null() { None } else { Some(&e.action) })
+        .map(|e| {
+            if e.action.is_null() {
+                None
+            } else {
+                Some(&e.action)
+            }
+        })
         .collect();
     let versions: Vec<i32> = stored.iter().map(|e| e.rules_version as i32).collect();
     let prevs: Vec<&str> = stored.iter().map(|e| e.prev_hash.as_str()).collect();
@@ -507,14 +548,24 @@ async fn insert_events(
     transaction
         .execute(
             "INSERT INTO events (game_id, seq, event_type, payload, actor, action, rules_version,
-                                 recorded_at, prev_hash, hash)
+                                 recorded_at, prev_hash, hash, decided_at)
              SELECT $1, u.seq, u.event_type, u.payload, u.actor, u.action, u.rules_version,
-                    $8, u.prev_hash, u.hash
+                    $8, u.prev_hash, u.hash, $11
              FROM unnest($2::bigint[], $3::text[], $4::jsonb[], $5::text[], $6::jsonb[],
                          $7::int[], $9::text[], $10::text[])
                AS u(seq, event_type, payload, actor, action, rules_version, prev_hash, hash)",
             &[
-                &game_id, &seqs, &types, &payloads, &actors, &actions, &versions, &recorded_at, &prevs, &hashes,
+                &game_id,
+                &seqs,
+                &types,
+                &payloads,
+                &actors,
+                &actions,
+                &versions,
+                &recorded_at,
+                &prevs,
+                &hashes,
+                &(expected_version as i64),
             ],
         )
         .await?;

@@ -27,7 +27,8 @@ fn start_server() -> Result<TestServer, String> {
                 .tempdir()
                 .map_err(|e| e.to_string())?
                 .keep();
-            let cluster = PrivateCluster::start(&dir, Durability::Throwaway).map_err(|e| e.to_string())?;
+            let cluster =
+                PrivateCluster::start(&dir, Durability::Throwaway).map_err(|e| e.to_string())?;
             cluster.stop_when_process_exits(std::process::id(), &dir);
             (cluster.url("postgres"), Some(cluster))
         }
@@ -41,13 +42,14 @@ fn start_server() -> Result<TestServer, String> {
             .enable_all()
             .build()
             .map_err(|e| e.to_string())?;
-        runtime.block_on(async {
-            // A template left by an earlier run against TEST_DATABASE_URL may
-            // be stale; it is recreated per process under a unique name below.
-            ensure_database(&admin, TEMPLATE, None).await?;
-            crate::migrate(&template_url).await
-        })
-        .map_err(|e: StoreError| e.to_string())
+        runtime
+            .block_on(async {
+                // A template left by an earlier run against TEST_DATABASE_URL may
+                // be stale; it is recreated per process under a unique name below.
+                ensure_database(&admin, TEMPLATE, None).await?;
+                crate::migrate(&template_url).await
+            })
+            .map_err(|e: StoreError| e.to_string())
     })
     .join()
     .map_err(|_| "template migration panicked".to_string())??;

@@ -1,0 +1,18 @@
+//! The HTTP API and the `umpire` command line: the composition root that wires
+//! the games registry, the event store and actix-web together.
+//!
+//! Only this crate knows HTTP: domain violations and store errors are mapped
+//! to statuses in one place, [`error::ApiError`].
+
+pub mod auth;
+pub mod cli;
+pub mod database;
+pub mod error;
+pub mod model;
+pub mod openapi;
+pub mod routes;
+pub mod schemas;
+pub mod service;
+pub mod startup;
+
+pub use startup::{AppState, Application};

@@ -1,0 +1,162 @@
+//! Request and response bodies of the HTTP API.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use umpire_domain::erased::StatusJson;
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use crate::error::ErrorBody;
+use crate::schemas::{AnyAction, AnyEvent, AnyOptions, AnyScore, AnyView};
+
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"game": "arboretum", "options": {"dm_advantage": "red"}, "seed": 42}))]
+pub struct CreateGameRequest {
+    /// The game id: `arboretum`, `treeblox`, `draft_cider`, `flower_fields`.
+    pub game: String,
+    #[serde(default)]
+    #[schema(value_type = Option<AnyOptions>)]
+    pub options: Value,
+    /// RNG seed for the deals (umpire-only information); random if absent.
+    #[serde(default)]
+    pub seed: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+pub struct CreatedGame {
+    pub id: Uuid,
+    pub game: String,
+    pub version: u64,
+    /// Shown once: authorises umpire actions and sees everything.
+    pub umpire_token: String,
+    /// Shown once: one token per seat.
+    pub seat_tokens: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+pub struct GameSummary {
+    pub id: Uuid,
+    pub game: String,
+    pub version: u64,
+    pub rules_version: u32,
+    pub seats: Vec<String>,
+    pub status: StatusJson,
+    /// RFC 3339.
+    pub created_at: String,
+}
+
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"action": {"type": "plant", "card": "Q7", "cell": "D5"}, "expected_version": 12}))]
+pub struct SubmitActionRequest {
+    #[schema(value_type = AnyAction)]
+    pub action: Value,
+    /// Refuse with 409 unless the game is at exactly this version. Without
+    /// it, the server decides against the latest version and retries a lost
+    /// race itself.
+    #[serde(default)]
+    pub expected_version: Option<u64>,
+}
+
+/// A stored event as the viewer may see it.
+#[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
+pub struct EventEnvelope {
+    pub seq: u64,
+    #[serde(rename = "type")]
+    pub event_type: String,
+    /// `system`, `umpire` or `seat:<name>`.
+    pub actor: String,
+    pub recorded_at: String,
+    pub rules_version: u32,
+    #[schema(value_type = AnyEvent)]
+    pub payload: Value,
+    /// The action that caused the event: shown to the umpire and to the seat
+    /// that sent it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<AnyAction>)]
+    pub action: Option<Value>,
+    /// Hash chain links, umpire only: a hash over a hidden payload could be
+    /// matched against guesses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prev_hash: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
+}
+
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+pub struct ActionAccepted {
+    /// The game's version after the action.
+    pub version: u64,
+    pub events: Vec<EventEnvelope>,
+    pub status: StatusJson,
+}
+
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+pub struct ActionCheck {
+    pub legal: bool,
+    /// The version the action was checked against.
+    pub at: u64,
+    /// What the action would produce, as the caller may see it.
+    #[schema(value_type = Vec<AnyEvent>)]
+    pub events: Vec<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub violation: Option<ErrorBody>,
+}
+
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+pub struct StateResponse {
+    pub id: Uuid,
+    pub game: String,
+    pub version: u64,
+    pub status: StatusJson,
+    #[schema(value_type = AnyView)]
+    pub state: Value,
+}
+
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+pub struct ScoreResponse {
+    pub id: Uuid,
+    pub game: String,
+    pub version: u64,
+    #[serde(rename = "final")]
+    pub is_final: bool,
+    #[schema(value_type = AnyScore)]
+    pub score: Value,
+}
+
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+pub struct EventPage {
+    pub id: Uuid,
+    /// The game's current version.
+    pub version: u64,
+    pub events: Vec<EventEnvelope>,
+    /// Pass as `after` for the next page; absent when this is the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_after: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct AtQuery {
+    /// The version to project (number of events folded); default: now.
+    pub at: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct EventsQuery {
+    /// Only events with a sequence number above this (default 0).
+    pub after: Option<u64>,
+    /// At most this many events (default 100, at most 1000).
+    pub limit: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+pub struct Health {
+    pub status: String,
+}

@@ -1,0 +1,256 @@
+//! The `/v1/games` resource.
+
+use actix_web::http::header;
+use actix_web::{get, post, web, HttpRequest, HttpResponse};
+use serde::Deserialize;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::auth::principal;
+use crate::error::{ApiError, ErrorBody};
+use crate::model::{
+    ActionAccepted, ActionCheck, AtQuery, CreateGameRequest, CreatedGame, EventPage, EventsQuery,
+    GameSummary, ScoreResponse, StateResponse, SubmitActionRequest,
+};
+use crate::schemas::AnyAction;
+use crate::service::{DEFAULT_EVENT_PAGE, MAX_EVENT_PAGE};
+use crate::AppState;
+
+/// Create a game: returns its id, the umpire token and one token per seat.
+#[utoipa::path(
+    operation_id = "create_game",
+    tag = "games",
+    request_body = CreateGameRequest,
+    responses(
+        (status = 201, description = "Created", body = CreatedGame),
+        (status = 400, description = "Malformed JSON or options", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 422, description = "Unknown game or impossible options", body = ErrorBody),
+        (status = 503, description = "Database unavailable", body = ErrorBody),
+    )
+)]
+#[post("/games")]
+pub async fn create_game(
+    state: web::Data<AppState>,
+    body: web::Json<CreateGameRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let created = state.service.create(body.into_inner()).await?;
+    Ok(HttpResponse::Created()
+        .insert_header((header::LOCATION, format!("/v1/games/{}", created.id)))
+        .json(created))
+}
+
+/// A game's summary: game, status, version, who must act.
+#[utoipa::path(
+    operation_id = "get_game",
+    tag = "games",
+    params(("id" = Uuid, Path, description = "Game id")),
+    responses(
+        (status = 200, description = "The game", body = GameSummary),
+        (status = 404, description = "No such game", body = ErrorBody),
+        (status = 503, description = "Database unavailable", body = ErrorBody),
+    )
+)]
+#[get("/games/{id}")]
+pub async fn get_game(
+    state: web::Data<AppState>,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok().json(state.service.summary(id.into_inner()).await?))
+}
+
+const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
+
+fn idempotency_key(request: &HttpRequest) -> Result<Option<String>, ApiError> {
+    let Some(value) = request.headers().get(IDEMPOTENCY_KEY) else {
+        return Ok(None);
+    };
+    let key = value
+        .to_str()
+        .ok()
+        .filter(|key| !key.is_empty() && key.len() <= 200)
+        .ok_or_else(|| {
+            ApiError::bad_request(
+                "invalid_idempotency_key",
+                "Idempotency-Key must be 1 to 200 visible ASCII characters.",
+            )
+        })?;
+    Ok(Some(key.to_string()))
+}
+
+/// Submit an action for the token's seat (or as the umpire).
+#[utoipa::path(
+    operation_id = "submit_action",
+    tag = "games",
+    params(
+        ("id" = Uuid, Path, description = "Game id"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Retry-safe key: the same key and body return the original result"),
+    ),
+    request_body = SubmitActionRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "Accepted: the new version and the events the caller may see", body = ActionAccepted),
+        (status = 400, description = "Malformed JSON or action", body = ErrorBody),
+        (status = 401, description = "Missing or invalid token", body = ErrorBody),
+        (status = 404, description = "No such game", body = ErrorBody),
+        (status = 409, description = "expected_version is stale", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 422, description = "The rules refuse the action (code, message, rule)", body = ErrorBody),
+        (status = 503, description = "Database unavailable", body = ErrorBody),
+    )
+)]
+#[post("/games/{id}/actions")]
+pub async fn submit_action(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    id: web::Path<Uuid>,
+    body: web::Json<SubmitActionRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let game_id = id.into_inner();
+    state.service.store.game(game_id).await?;
+    let principal = principal(&state.service.store, game_id, &request).await?;
+    let key = idempotency_key(&request)?;
+    let (accepted, replayed) = state
+        .service
+        .submit(game_id, &principal, &body, key.as_deref())
+        .await?;
+    let mut response = HttpResponse::Created();
+    if replayed {
+        response.insert_header(("Idempotent-Replayed", "true"));
+    }
+    Ok(response.json(accepted))
+}
+
+/// The body of a dry run: just the action.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"action": {"type": "plant", "card": "Q7", "cell": "D5"}}))]
+pub struct CheckActionRequest {
+    #[schema(value_type = AnyAction)]
+    pub action: serde_json::Value,
+}
+
+/// Dry run: would this action be legal at version `at` (default now), and what would it produce? Nothing is stored.
+#[utoipa::path(
+    operation_id = "check_action",
+    tag = "games",
+    params(("id" = Uuid, Path, description = "Game id"), AtQuery),
+    request_body = CheckActionRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The verdict", body = ActionCheck),
+        (status = 400, description = "Malformed JSON, action or version", body = ErrorBody),
+        (status = 401, description = "Missing or invalid token", body = ErrorBody),
+        (status = 404, description = "No such game", body = ErrorBody),
+        (status = 503, description = "Database unavailable", body = ErrorBody),
+    )
+)]
+#[post("/games/{id}/actions/check")]
+pub async fn check_action(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    id: web::Path<Uuid>,
+    query: web::Query<AtQuery>,
+    body: web::Json<CheckActionRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let game_id = id.into_inner();
+    state.service.store.game(game_id).await?;
+    let principal = principal(&state.service.store, game_id, &request).await?;
+    let check = state
+        .service
+        .check(game_id, &principal, &body.action, query.at)
+        .await?;
+    Ok(HttpResponse::Ok().json(check))
+}
+
+/// The state at version `at` (default now) as the caller may see it.
+#[utoipa::path(
+    operation_id = "get_game_state",
+    tag = "games",
+    params(("id" = Uuid, Path, description = "Game id"), AtQuery),
+    security((), ("bearer" = [])),
+    responses(
+        (status = 200, description = "The state", body = StateResponse),
+        (status = 400, description = "Bad version", body = ErrorBody),
+        (status = 401, description = "Invalid token", body = ErrorBody),
+        (status = 404, description = "No such game", body = ErrorBody),
+        (status = 503, description = "Database unavailable", body = ErrorBody),
+    )
+)]
+#[get("/games/{id}/state")]
+pub async fn get_game_state(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    id: web::Path<Uuid>,
+    query: web::Query<AtQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let game_id = id.into_inner();
+    state.service.store.game(game_id).await?;
+    let principal = principal(&state.service.store, game_id, &request).await?;
+    Ok(HttpResponse::Ok().json(state.service.state(game_id, &principal, query.at).await?))
+}
+
+/// The score sheet at version `at` (default now), final or provisional.
+#[utoipa::path(
+    operation_id = "get_game_score",
+    tag = "games",
+    params(("id" = Uuid, Path, description = "Game id"), AtQuery),
+    security((), ("bearer" = [])),
+    responses(
+        (status = 200, description = "The score sheet", body = ScoreResponse),
+        (status = 400, description = "Bad version", body = ErrorBody),
+        (status = 401, description = "Invalid token", body = ErrorBody),
+        (status = 404, description = "No such game", body = ErrorBody),
+        (status = 503, description = "Database unavailable", body = ErrorBody),
+    )
+)]
+#[get("/games/{id}/score")]
+pub async fn get_game_score(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    id: web::Path<Uuid>,
+    query: web::Query<AtQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let game_id = id.into_inner();
+    state.service.store.game(game_id).await?;
+    let principal = principal(&state.service.store, game_id, &request).await?;
+    Ok(HttpResponse::Ok().json(state.service.score(game_id, &principal, query.at).await?))
+}
+
+/// The event log, redacted for the caller, a page at a time.
+#[utoipa::path(
+    operation_id = "list_game_events",
+    tag = "games",
+    params(("id" = Uuid, Path, description = "Game id"), EventsQuery),
+    security((), ("bearer" = [])),
+    responses(
+        (status = 200, description = "A page of events", body = EventPage),
+        (status = 400, description = "Bad paging parameters", body = ErrorBody),
+        (status = 401, description = "Invalid token", body = ErrorBody),
+        (status = 404, description = "No such game", body = ErrorBody),
+        (status = 503, description = "Database unavailable", body = ErrorBody),
+    )
+)]
+#[get("/games/{id}/events")]
+pub async fn list_game_events(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    id: web::Path<Uuid>,
+    query: web::Query<EventsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let game_id = id.into_inner();
+    let limit = query.limit.unwrap_or(DEFAULT_EVENT_PAGE);
+    if limit == 0 || limit > MAX_EVENT_PAGE {
+        return Err(ApiError::bad_request(
+            "invalid_limit",
+            format!("limit must be between 1 and {MAX_EVENT_PAGE}, not {limit}."),
+        ));
+    }
+    state.service.store.game(game_id).await?;
+    let principal = principal(&state.service.store, game_id, &request).await?;
+    let page = state
+        .service
+        .events(game_id, &principal, query.after.unwrap_or(0), limit)
+        .await?;
+    Ok(HttpResponse::Ok().json(page))
+}

@@ -1,0 +1,4 @@
+//! HTTP handlers: thin adapters from requests to [`crate::service`].
+
+pub mod games;
+pub mod health;

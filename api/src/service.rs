@@ -1,0 +1,437 @@
+//! What the endpoints do, without HTTP: load a game, fold its events, decide
+//! an action, append it, and redact what comes back for the caller.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use umpire_domain::erased::event_type;
+use umpire_domain::{DynMatch, GameError, Registry};
+use umpire_storage::store::AppendOutcome;
+use umpire_storage::{
+    EventStore, GameRecord, IdempotentRequest, NewEvent, NewGame, NewToken, Rejection, StoredEvent,
+    TokenRole,
+};
+use uuid::Uuid;
+
+use crate::auth::{new_seed, new_token, Principal};
+use crate::error::ApiError;
+use crate::model::{
+    ActionAccepted, ActionCheck, CreateGameRequest, CreatedGame, EventEnvelope, EventPage,
+    GameSummary, ScoreResponse, StateResponse, SubmitActionRequest,
+};
+
+/// How often a submission without `expected_version` retries a lost race.
+const MAX_APPEND_ATTEMPTS: usize = 8;
+/// Page size of the event log.
+pub const DEFAULT_EVENT_PAGE: u64 = 100;
+pub const MAX_EVENT_PAGE: u64 = 1000;
+
+#[derive(Clone)]
+pub struct GameService {
+    pub store: EventStore,
+    pub registry: Arc<Registry>,
+}
+
+/// A game read from the store and folded up to some version.
+pub struct LoadedGame {
+    pub record: GameRecord,
+    pub events: Vec<StoredEvent>,
+    pub state: Box<dyn DynMatch>,
+}
+
+fn corrupt(game_id: Uuid, error: GameError) -> ApiError {
+    ApiError::Internal(format!(
+        "stored log of game {game_id} does not fold: {error}"
+    ))
+}
+
+impl GameService {
+    pub fn new(store: EventStore, registry: Arc<Registry>) -> Self {
+        GameService { store, registry }
+    }
+
+    pub async fn create(&self, request: CreateGameRequest) -> Result<CreatedGame, ApiError> {
+        let game = self.registry.get(&request.game)?;
+        let options = game.validate_options(&request.options)?;
+        let seats = game.seats(&options)?;
+        let seed = match request.seed {
+            Some(seed) => seed,
+            None => new_seed()?,
+        };
+        let setup = game.setup(&options, seed)?;
+        let game_id = Uuid::new_v4();
+        let umpire_token = new_token()?;
+        let mut tokens = vec![NewToken {
+            token_hash: umpire_storage::hash_token(&umpire_token),
+            role: TokenRole::Umpire,
+            seat: None,
+        }];
+        let mut seat_tokens = BTreeMap::new();
+        for seat in seats {
+            let token = new_token()?;
+            tokens.push(NewToken {
+                token_hash: umpire_storage::hash_token(&token),
+                role: TokenRole::Seat,
+                seat: Some(seat.clone()),
+            });
+            seat_tokens.insert(seat, token);
+        }
+        let setup_events: Vec<NewEvent> = setup
+            .into_iter()
+            .map(|payload| NewEvent {
+                event_type: event_type(&payload).to_string(),
+                payload,
+                actor: "system".into(),
+                action: Value::Null,
+                rules_version: game.rules_version(),
+            })
+            .collect();
+        let stored = self
+            .store
+            .create_game(NewGame {
+                game_id,
+                game: game.id().to_string(),
+                options,
+                // Seeds are stored as the bits of a u64 in a bigint.
+                seed: seed as i64,
+                rules_version: game.rules_version(),
+                setup_events,
+                tokens,
+            })
+            .await?;
+        Ok(CreatedGame {
+            id: game_id,
+            game: game.id().to_string(),
+            version: stored.len() as u64,
+            umpire_token,
+            seat_tokens,
+        })
+    }
+
+    /// Reads a game and folds its events up to `up_to` (default: all).
+    pub async fn load(&self, game_id: Uuid, up_to: Option<u64>) -> Result<LoadedGame, ApiError> {
+        let record = self.store.game(game_id).await?;
+        let events = self.store.read_events(game_id, 0, None, None).await?;
+        let version = events.len() as u64;
+        if let Some(at) = up_to {
+            if at > version {
+                return Err(ApiError::bad_request(
+                    "version_out_of_range",
+                    format!("Version {at} does not exist yet; the game is at version {version}."),
+                ));
+            }
+        }
+        let up_to = up_to.unwrap_or(version) as usize;
+        let mut state = self
+            .registry
+            .get(&record.game)
+            .map_err(|e| corrupt(game_id, e))?
+            .new_match(&record.options)
+            .map_err(|e| corrupt(game_id, e))?;
+        for event in &events[..up_to] {
+            state
+                .apply_json(&event.payload)
+                .map_err(|e| corrupt(game_id, e))?;
+        }
+        Ok(LoadedGame {
+            record,
+            events,
+            state,
+        })
+    }
+
+    /// The latest state of a loaded game, folding the events after `state`.
+    fn fold_rest(&self, loaded: &LoadedGame) -> Result<Box<dyn DynMatch>, ApiError> {
+        let mut now = loaded.state.clone();
+        for event in &loaded.events[now.version() as usize..] {
+            now.apply_json(&event.payload)
+                .map_err(|e| corrupt(loaded.record.game_id, e))?;
+        }
+        Ok(now)
+    }
+
+    pub async fn summary(&self, game_id: Uuid) -> Result<GameSummary, ApiError> {
+        let loaded = self.load(game_id, None).await?;
+        let game = self
+            .registry
+            .get(&loaded.record.game)
+            .map_err(|e| corrupt(game_id, e))?;
+        Ok(GameSummary {
+            id: game_id,
+            game: loaded.record.game.clone(),
+            version: loaded.state.version(),
+            rules_version: loaded.record.rules_version,
+            seats: game
+                .seats(&loaded.record.options)
+                .map_err(|e| corrupt(game_id, e))?,
+            status: loaded.state.status(),
+            created_at: loaded.record.created_at.to_rfc3339(),
+        })
+    }
+
+    /// An event as `principal` may see it, judged against the latest state.
+    fn envelope(
+        &self,
+        now: &dyn DynMatch,
+        event: &StoredEvent,
+        principal: &Principal,
+    ) -> Result<Option<EventEnvelope>, ApiError> {
+        let Some(payload) = now.redact_event(&event.payload, &principal.viewer())? else {
+            return Ok(None);
+        };
+        let umpire = principal.is_umpire();
+        let own_action = umpire || event.actor == principal.label();
+        Ok(Some(EventEnvelope {
+            seq: event.seq,
+            event_type: event_type(&payload).to_string(),
+            actor: event.actor.clone(),
+            recorded_at: event.recorded_at.clone(),
+            rules_version: event.rules_version,
+            payload,
+            action: (own_action && !event.action.is_null()).then(|| event.action.clone()),
+            prev_hash: umpire.then(|| event.prev_hash.clone()),
+            hash: umpire.then(|| event.hash.clone()),
+        }))
+    }
+
+    fn envelopes(
+        &self,
+        now: &dyn DynMatch,
+        events: &[StoredEvent],
+        principal: &Principal,
+    ) -> Result<Vec<EventEnvelope>, ApiError> {
+        let mut out = Vec::with_capacity(events.len());
+        for event in events {
+            if let Some(envelope) = self.envelope(now, event, principal)? {
+                out.push(envelope);
+            }
+        }
+        Ok(out)
+    }
+
+    pub async fn submit(
+        &self,
+        game_id: Uuid,
+        principal: &Principal,
+        request: &SubmitActionRequest,
+        idempotency_key: Option<&str>,
+    ) -> Result<(ActionAccepted, bool), ApiError> {
+        let actor = principal.actor()?;
+        let request_hash = hex::encode(Sha256::digest(
+            serde_json::to_vec(&json!({
+                "actor": principal.label(),
+                "action": request.action,
+                "expected_version": request.expected_version,
+            }))
+            .unwrap_or_default(),
+        ));
+        if let Some(key) = idempotency_key {
+            if let Some((stored_hash, response)) =
+                self.store.idempotent_response(game_id, key).await?
+            {
+                if stored_hash != request_hash {
+                    return Err(umpire_storage::StoreError::IdempotencyKeyReused.into());
+                }
+                return Ok((self.replayed(game_id, principal, &response).await?, true));
+            }
+        }
+        for _ in 0..MAX_APPEND_ATTEMPTS {
+            let loaded = self.load(game_id, None).await?;
+            let version = loaded.state.version();
+            if let Some(expected) = request.expected_version {
+                if expected != version {
+                    return Err(ApiError::VersionConflict {
+                        expected,
+                        actual: version,
+                    });
+                }
+            }
+            let produced = match loaded.state.decide(&actor, &request.action) {
+                Ok(events) => events,
+                Err(error) => {
+                    let error = ApiError::from(error);
+                    let body = error.body();
+                    self.store
+                        .record_rejection(
+                            game_id,
+                            &Rejection {
+                                at_version: version,
+                                actor: principal.label(),
+                                action: request.action.clone(),
+                                code: body.code,
+                                message: body.message,
+                                rule: body.rule,
+                                rules_version: loaded.record.rules_version,
+                                recorded_at: String::new(),
+                            },
+                        )
+                        .await?;
+                    return Err(error);
+                }
+            };
+            let new_events: Vec<NewEvent> = produced
+                .iter()
+                .map(|payload| NewEvent {
+                    event_type: event_type(payload).to_string(),
+                    payload: payload.clone(),
+                    actor: principal.label(),
+                    action: request.action.clone(),
+                    rules_version: loaded.record.rules_version,
+                })
+                .collect();
+            let idempotency = idempotency_key.map(|key| IdempotentRequest {
+                key: key.to_string(),
+                request_hash: request_hash.clone(),
+                response: json!({"first_seq": version + 1, "version": version + new_events.len() as u64}),
+            });
+            match self
+                .store
+                .append(game_id, version, &new_events, idempotency.as_ref())
+                .await
+            {
+                Ok(AppendOutcome::Appended(stored)) => {
+                    let mut now = loaded.state;
+                    for event in &stored {
+                        now.apply_json(&event.payload)
+                            .map_err(|e| corrupt(game_id, e))?;
+                    }
+                    return Ok((
+                        ActionAccepted {
+                            version: now.version(),
+                            events: self.envelopes(now.as_ref(), &stored, principal)?,
+                            status: now.status(),
+                        },
+                        false,
+                    ));
+                }
+                Ok(AppendOutcome::Replayed(response)) => {
+                    return Ok((self.replayed(game_id, principal, &response).await?, true));
+                }
+                Err(umpire_storage::StoreError::Conflict { expected, actual }) => {
+                    if request.expected_version.is_some() {
+                        return Err(ApiError::VersionConflict { expected, actual });
+                    }
+                    // Someone else appended first: decide again on the new state.
+                    continue;
+                }
+                Err(other) => return Err(other.into()),
+            }
+        }
+        Err(ApiError::Unavailable(format!(
+            "game {game_id} is too contended: {MAX_APPEND_ATTEMPTS} attempts lost the race"
+        )))
+    }
+
+    /// The response of an idempotent replay, rebuilt from the stored events.
+    async fn replayed(
+        &self,
+        game_id: Uuid,
+        principal: &Principal,
+        stored: &Value,
+    ) -> Result<ActionAccepted, ApiError> {
+        let first_seq = stored["first_seq"].as_u64().unwrap_or(1);
+        let version = stored["version"].as_u64().unwrap_or(0);
+        let loaded = self.load(game_id, Some(version)).await?;
+        let now = self.fold_rest(&loaded)?;
+        let events = &loaded.events
+            [(first_seq.saturating_sub(1) as usize).min(loaded.events.len())..version as usize];
+        Ok(ActionAccepted {
+            version,
+            events: self.envelopes(now.as_ref(), events, principal)?,
+            status: loaded.state.status(),
+        })
+    }
+
+    pub async fn check(
+        &self,
+        game_id: Uuid,
+        principal: &Principal,
+        action: &Value,
+        at: Option<u64>,
+    ) -> Result<ActionCheck, ApiError> {
+        let actor = principal.actor()?;
+        let loaded = self.load(game_id, at).await?;
+        let at = loaded.state.version();
+        match loaded.state.decide(&actor, action) {
+            Ok(events) => {
+                let mut after = loaded.state.clone();
+                for event in &events {
+                    after.apply_json(event).map_err(|e| corrupt(game_id, e))?;
+                }
+                let mut visible = Vec::new();
+                for event in &events {
+                    if let Some(event) = after.redact_event(event, &principal.viewer())? {
+                        visible.push(event);
+                    }
+                }
+                Ok(ActionCheck {
+                    legal: true,
+                    at,
+                    events: visible,
+                    violation: None,
+                })
+            }
+            Err(GameError::Violation(violation)) => Ok(ActionCheck {
+                legal: false,
+                at,
+                events: Vec::new(),
+                violation: Some(ApiError::Violation(violation).body()),
+            }),
+            Err(other) => Err(other.into()),
+        }
+    }
+
+    pub async fn state(
+        &self,
+        game_id: Uuid,
+        principal: &Principal,
+        at: Option<u64>,
+    ) -> Result<StateResponse, ApiError> {
+        let loaded = self.load(game_id, at).await?;
+        Ok(StateResponse {
+            id: game_id,
+            game: loaded.record.game.clone(),
+            version: loaded.state.version(),
+            status: loaded.state.status(),
+            state: loaded.state.view(&principal.viewer())?,
+        })
+    }
+
+    pub async fn score(
+        &self,
+        game_id: Uuid,
+        principal: &Principal,
+        at: Option<u64>,
+    ) -> Result<ScoreResponse, ApiError> {
+        let loaded = self.load(game_id, at).await?;
+        Ok(ScoreResponse {
+            id: game_id,
+            game: loaded.record.game.clone(),
+            version: loaded.state.version(),
+            is_final: loaded.state.status().finished,
+            score: loaded.state.score(&principal.viewer())?,
+        })
+    }
+
+    pub async fn events(
+        &self,
+        game_id: Uuid,
+        principal: &Principal,
+        after: u64,
+        limit: u64,
+    ) -> Result<EventPage, ApiError> {
+        let loaded = self.load(game_id, None).await?;
+        let version = loaded.state.version();
+        let start = (after.min(version)) as usize;
+        let end = (after.saturating_add(limit)).min(version) as usize;
+        let page = &loaded.events[start..end];
+        Ok(EventPage {
+            id: game_id,
+            version,
+            events: self.envelopes(loaded.state.as_ref(), page, principal)?,
+            next_after: ((end as u64) < version).then_some(end as u64),
+        })
+    }
+}

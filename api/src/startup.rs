@@ -1,0 +1,90 @@
+//! Building and running the HTTP server.
+
+use std::net::TcpListener;
+use std::sync::Arc;
+
+use actix_web::dev::Server;
+use actix_web::{web, App, HttpResponse, HttpServer};
+use tracing_actix_web::TracingLogger;
+use utoipa_actix_web::{scope, AppExt};
+use utoipa_swagger_ui::SwaggerUi;
+
+use crate::error::{json_error, path_error, query_error, ApiError};
+use crate::openapi;
+use crate::routes::health;
+use crate::service::GameService;
+
+/// Largest accepted JSON body. Actions are small; this bounds memory per request.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// What every handler shares.
+pub struct AppState {
+    pub service: GameService,
+}
+
+pub struct Application {
+    port: u16,
+    server: Server,
+}
+
+async fn not_found() -> Result<HttpResponse, ApiError> {
+    Err(ApiError::NotFound {
+        code: "route_not_found",
+        message: "There is no such endpoint; see /openapi.json.".into(),
+    })
+}
+
+impl Application {
+    /// Binds `address` (port 0 picks a free port) and prepares the server.
+    pub fn build(
+        store: umpire_storage::EventStore,
+        address: &str,
+        workers: Option<usize>,
+    ) -> std::io::Result<Self> {
+        let listener = TcpListener::bind(address)?;
+        let port = listener.local_addr()?.port();
+        let registry = Arc::new(umpire_games::registry());
+        let state = web::Data::new(AppState {
+            service: GameService::new(store, registry),
+        });
+        let document = openapi::document();
+        let mut server = HttpServer::new(move || {
+            let (app, _) = App::new()
+                .into_utoipa_app()
+                .openapi(openapi::base())
+                .app_data(state.clone())
+                .app_data(
+                    web::JsonConfig::default()
+                        .limit(MAX_BODY_BYTES)
+                        .error_handler(json_error),
+                )
+                .app_data(web::QueryConfig::default().error_handler(query_error))
+                .app_data(web::PathConfig::default().error_handler(path_error))
+                .map(|app| app.wrap(TracingLogger::default()))
+                .service(scope::scope("/v1").configure(openapi::v1_routes))
+                .service(health::healthz)
+                .service(health::readyz)
+                .split_for_parts();
+            app.service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", document.clone()))
+                .default_service(web::to(not_found))
+        })
+        .shutdown_timeout(30)
+        .listen(listener)?;
+        if let Some(workers) = workers {
+            server = server.workers(workers);
+        }
+        Ok(Application {
+            port,
+            server: server.run(),
+        })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Runs until SIGINT or SIGTERM; in-flight requests finish first.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        self.server.await
+    }
+}
