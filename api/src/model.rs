@@ -160,3 +160,12 @@ pub struct EventsQuery {
 pub struct Health {
     pub status: String,
 }
+
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+pub struct LegalActions {
+    pub version: u64,
+    /// Legal actions for the caller now: complete where the space is small,
+    /// a varied sample where it is huge (bids, multi-placement turns).
+    #[schema(value_type = Vec<AnyAction>)]
+    pub actions: Vec<Value>,
+}

@@ -50,7 +50,8 @@ pub fn v1_routes(config: &mut ServiceConfig) {
         .service(games::check_action)
         .service(games::get_game_state)
         .service(games::get_game_score)
-        .service(games::list_game_events);
+        .service(games::list_game_events)
+        .service(games::list_legal_actions);
 }
 
 pub fn base() -> utoipa::openapi::OpenApi {

@@ -383,6 +383,19 @@ impl GameService {
         }
     }
 
+    pub async fn legal_actions(
+        &self,
+        game_id: Uuid,
+        principal: &Principal,
+    ) -> Result<LegalActions, ApiError> {
+        let actor = principal.actor()?;
+        let loaded = self.load(game_id, None).await?;
+        Ok(LegalActions {
+            version: loaded.state.version(),
+            actions: loaded.state.legal_actions(&actor)?,
+        })
+    }
+
     pub async fn state(
         &self,
         game_id: Uuid,

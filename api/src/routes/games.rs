@@ -254,3 +254,28 @@ pub async fn list_game_events(
         .await?;
     Ok(HttpResponse::Ok().json(page))
 }
+
+/// The caller's legal actions now (seat or umpire token).
+#[utoipa::path(
+    operation_id = "list_legal_actions",
+    tag = "games",
+    params(("id" = Uuid, Path, description = "Game id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Legal actions for the caller", body = LegalActions),
+        (status = 401, description = "Missing or invalid token", body = ErrorBody),
+        (status = 404, description = "No such game", body = ErrorBody),
+        (status = 503, description = "Database unavailable", body = ErrorBody),
+    )
+)]
+#[get("/games/{id}/legal-actions")]
+pub async fn list_legal_actions(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let game_id = id.into_inner();
+    state.service.store.game(game_id).await?;
+    let principal = principal(&state.service.store, game_id, &request).await?;
+    Ok(HttpResponse::Ok().json(state.service.legal_actions(game_id, &principal).await?))
+}
