@@ -17,6 +17,7 @@ use uuid::Uuid;
 
 use crate::auth::{new_seed, new_token, Principal};
 use crate::error::ApiError;
+use crate::model::LegalActions;
 use crate::model::{
     ActionAccepted, ActionCheck, CreateGameRequest, CreatedGame, EventEnvelope, EventPage,
     GameSummary, ScoreResponse, StateResponse, SubmitActionRequest,

@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use crate::auth::principal;
 use crate::error::{ApiError, ErrorBody};
+use crate::model::LegalActions;
 use crate::model::{
     ActionAccepted, ActionCheck, AtQuery, CreateGameRequest, CreatedGame, EventPage, EventsQuery,
     GameSummary, ScoreResponse, StateResponse, SubmitActionRequest,
