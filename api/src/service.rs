@@ -357,16 +357,20 @@ impl GameService {
         let at = loaded.state.version();
         match loaded.state.decide(&actor, action) {
             Ok(events) => {
-                let mut after = loaded.state.clone();
-                for event in &events {
-                    after.apply_json(event).map_err(|e| corrupt(game_id, e))?;
-                }
-                let mut visible = Vec::new();
-                for event in &events {
-                    if let Some(event) = after.redact_event(event, &principal.viewer())? {
-                        visible.push(event);
-                    }
-                }
+                // The consequences of an action can reveal secrets (the second
+                // bid reveals the first), which a seat must not learn without
+                // committing to it: seats and spectators get the event types
+                // only, the umpire gets the events in full.
+                let visible = events
+                    .iter()
+                    .map(|event| {
+                        if principal.is_umpire() {
+                            event.clone()
+                        } else {
+                            json!({"type": event_type(event)})
+                        }
+                    })
+                    .collect();
                 Ok(ActionCheck {
                     legal: true,
                     at,

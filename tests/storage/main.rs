@@ -4,8 +4,8 @@
 use serde_json::json;
 use umpire_storage::store::{verify_chain, AppendOutcome};
 use umpire_storage::{
-    connect, hash_token, EventStore, IdempotentRequest, NewEvent, NewGame, NewToken, Rejection, StoreError,
-    TokenRole,
+    connect, hash_token, EventStore, IdempotentRequest, NewEvent, NewGame, NewToken, Rejection,
+    StoreError, TokenRole,
 };
 use uuid::Uuid;
 
@@ -58,7 +58,10 @@ async fn new_game(store: &EventStore) -> Uuid {
 }
 
 fn db_message(error: &tokio_postgres::Error) -> String {
-    error.as_db_error().map(|e| e.message().to_string()).unwrap_or_else(|| error.to_string())
+    error
+        .as_db_error()
+        .map(|e| e.message().to_string())
+        .unwrap_or_else(|| error.to_string())
 }
 
 fn appended(outcome: AppendOutcome) -> Vec<umpire_storage::StoredEvent> {
@@ -72,7 +75,12 @@ fn appended(outcome: AppendOutcome) -> Vec<umpire_storage::StoredEvent> {
 async fn appended_events_read_back_in_order_with_a_valid_chain() {
     let (store, _) = fresh_store().await;
     let game_id = new_game(&store).await;
-    let stored = appended(store.append(game_id, 1, &[event(1), event(2)], None).await.unwrap());
+    let stored = appended(
+        store
+            .append(game_id, 1, &[event(1), event(2)], None)
+            .await
+            .unwrap(),
+    );
     assert_eq!(stored.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![2, 3]);
     let read = store.read_events(game_id, 0, None, None).await.unwrap();
     assert_eq!(read.len(), 3);
@@ -89,8 +97,20 @@ async fn a_stale_expected_version_is_a_conflict_and_writes_nothing() {
     let (store, _) = fresh_store().await;
     let game_id = new_game(&store).await;
     appended(store.append(game_id, 1, &[event(1)], None).await.unwrap());
-    let error = store.append(game_id, 1, &[event(2)], None).await.unwrap_err();
-    assert!(matches!(error, StoreError::Conflict { expected: 1, actual: 2 }), "{error:?}");
+    let error = store
+        .append(game_id, 1, &[event(2)], None)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            StoreError::Conflict {
+                expected: 1,
+                actual: 2
+            }
+        ),
+        "{error:?}"
+    );
     assert_eq!(store.version(game_id).await.unwrap(), 2);
 }
 
@@ -106,7 +126,10 @@ async fn racing_appends_never_lose_or_duplicate_an_event() {
             for attempt in 0..10u32 {
                 loop {
                     let version = store.version(game_id).await.unwrap();
-                    match store.append(game_id, version, &[event(writer * 100 + attempt)], None).await {
+                    match store
+                        .append(game_id, version, &[event(writer * 100 + attempt)], None)
+                        .await
+                    {
                         Ok(_) => {
                             won += 1;
                             break;
@@ -127,7 +150,10 @@ async fn racing_appends_never_lose_or_duplicate_an_event() {
     let events = store.read_events(game_id, 0, None, None).await.unwrap();
     assert_eq!(events.len(), 81);
     assert_eq!(verify_chain(&game_id.to_string(), &events), Ok(()));
-    let mut payloads: Vec<u64> = events[1..].iter().map(|e| e.payload["n"].as_u64().unwrap()).collect();
+    let mut payloads: Vec<u64> = events[1..]
+        .iter()
+        .map(|e| e.payload["n"].as_u64().unwrap())
+        .collect();
     payloads.sort();
     payloads.dedup();
     assert_eq!(payloads.len(), 80, "every acknowledged event exactly once");
@@ -138,7 +164,9 @@ async fn the_database_refuses_to_update_delete_or_truncate_events() {
     let (store, url) = fresh_store().await;
     let game_id = new_game(&store).await;
     // Even the owner, connected directly, cannot rewrite history.
-    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
+    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
     tokio::spawn(connection);
     for statement in [
         format!("UPDATE events SET payload = '{{}}' WHERE game_id = '{game_id}'"),
@@ -152,7 +180,9 @@ async fn the_database_refuses_to_update_delete_or_truncate_events() {
     // And the pool's role has no UPDATE privilege at all.
     let pooled = store.pool().get().await.unwrap();
     let error = pooled
-        .batch_execute(&format!("UPDATE events SET actor = 'x' WHERE game_id = '{game_id}'"))
+        .batch_execute(&format!(
+            "UPDATE events SET actor = 'x' WHERE game_id = '{game_id}'"
+        ))
         .await
         .unwrap_err();
     let message = db_message(&error);
@@ -169,8 +199,17 @@ async fn an_idempotency_key_returns_the_first_response_and_refuses_a_different_b
         request_hash: "hash-a".into(),
         response: json!({"version": 2}),
     };
-    appended(store.append(game_id, 1, &[event(1)], Some(&request)).await.unwrap());
-    match store.append(game_id, 2, &[event(1)], Some(&request)).await.unwrap() {
+    appended(
+        store
+            .append(game_id, 1, &[event(1)], Some(&request))
+            .await
+            .unwrap(),
+    );
+    match store
+        .append(game_id, 2, &[event(1)], Some(&request))
+        .await
+        .unwrap()
+    {
         AppendOutcome::Replayed(response) => assert_eq!(response, json!({"version": 2})),
         AppendOutcome::Appended(_) => panic!("the key was seen before"),
     }
@@ -178,8 +217,14 @@ async fn an_idempotency_key_returns_the_first_response_and_refuses_a_different_b
         request_hash: "hash-b".into(),
         ..request
     };
-    let error = store.append(game_id, 2, &[event(9)], Some(&different)).await.unwrap_err();
-    assert!(matches!(error, StoreError::IdempotencyKeyReused), "{error:?}");
+    let error = store
+        .append(game_id, 2, &[event(9)], Some(&different))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, StoreError::IdempotencyKeyReused),
+        "{error:?}"
+    );
     assert_eq!(store.version(game_id).await.unwrap(), 2);
 }
 
@@ -191,10 +236,21 @@ async fn tokens_are_stored_hashed_and_resolve_to_their_role() {
         store.token_role(game_id, "red-secret").await.unwrap(),
         Some((TokenRole::Seat, Some("red".into())))
     );
-    assert_eq!(store.token_role(game_id, "umpire-secret").await.unwrap(), Some((TokenRole::Umpire, None)));
+    assert_eq!(
+        store.token_role(game_id, "umpire-secret").await.unwrap(),
+        Some((TokenRole::Umpire, None))
+    );
     assert_eq!(store.token_role(game_id, "nope").await.unwrap(), None);
-    assert_eq!(store.token_role(Uuid::new_v4(), "red-secret").await.unwrap(), None);
-    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
+    assert_eq!(
+        store
+            .token_role(Uuid::new_v4(), "red-secret")
+            .await
+            .unwrap(),
+        None
+    );
+    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
     tokio::spawn(connection);
     let dump: String = client
         .query_one("SELECT string_agg(token_hash, ',') FROM tokens", &[])

@@ -1,0 +1,261 @@
+//! Bad input gets a clear 4xx with a stable code, and the log is unchanged.
+
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::support::{assert_error, Created, TestApp};
+
+async fn game(app: &TestApp) -> Created {
+    app.create("arboretum", json!({}), 42).await
+}
+
+#[tokio::test]
+async fn malformed_json_is_a_400_and_stores_nothing() {
+    let app = TestApp::spawn().await;
+    let created = game(&app).await;
+    let response = app
+        .client
+        .post(app.url(&format!("/v1/games/{}/actions", created.id)))
+        .bearer_auth(created.token("red"))
+        .header("content-type", "application/json")
+        .body("{\"action\": ")
+        .send()
+        .await
+        .unwrap();
+    assert_error(response, StatusCode::BAD_REQUEST, "malformed_json").await;
+    assert_eq!(app.stored_version(&created.id).await, 1);
+}
+
+#[tokio::test]
+async fn a_body_that_is_not_json_is_a_400() {
+    let app = TestApp::spawn().await;
+    let response = app
+        .client
+        .post(app.url("/v1/games"))
+        .header("content-type", "text/plain")
+        .body("hello")
+        .send()
+        .await
+        .unwrap();
+    assert_error(response, StatusCode::BAD_REQUEST, "unsupported_content_type").await;
+}
+
+#[tokio::test]
+async fn an_unknown_field_in_the_body_is_a_400() {
+    let app = TestApp::spawn().await;
+    let response = app
+        .post_json("/v1/games", None, &json!({"game": "arboretum", "colour": "red"}))
+        .await;
+    assert_error(response, StatusCode::BAD_REQUEST, "malformed_json").await;
+}
+
+#[tokio::test]
+async fn an_unknown_game_is_a_422() {
+    let app = TestApp::spawn().await;
+    let response = app.post_json("/v1/games", None, &json!({"game": "chess"})).await;
+    let body = assert_error(response, StatusCode::UNPROCESSABLE_ENTITY, "unknown_game").await;
+    assert!(body["message"].as_str().unwrap().contains("chess"));
+}
+
+#[tokio::test]
+async fn invalid_options_are_refused() {
+    let app = TestApp::spawn().await;
+    let response = app
+        .post_json("/v1/games", None, &json!({"game": "arboretum", "options": {"dm_advantage": "green"}}))
+        .await;
+    assert_error(response, StatusCode::BAD_REQUEST, "invalid_options").await;
+    let response = app
+        .post_json("/v1/games", None, &json!({"game": "draft_cider", "options": {"players": 7}}))
+        .await;
+    assert_error(response, StatusCode::UNPROCESSABLE_ENTITY, "draft_cider.invalid_option").await;
+}
+
+#[tokio::test]
+async fn an_unknown_game_id_is_a_404() {
+    let app = TestApp::spawn().await;
+    let id = uuid::Uuid::new_v4();
+    for path in [
+        format!("/v1/games/{id}"),
+        format!("/v1/games/{id}/state"),
+        format!("/v1/games/{id}/events"),
+        format!("/v1/games/{id}/score"),
+        "/v1/games/not-a-uuid/state".to_string(),
+    ] {
+        assert_error(app.get(&path, None).await, StatusCode::NOT_FOUND, "game_not_found").await;
+    }
+    let response = app.submit(&id.to_string(), Some("x"), json!({"type": "start"})).await;
+    assert_error(response, StatusCode::NOT_FOUND, "game_not_found").await;
+}
+
+#[tokio::test]
+async fn an_unknown_route_answers_with_the_envelope() {
+    let app = TestApp::spawn().await;
+    assert_error(app.get("/v2/nothing", None).await, StatusCode::NOT_FOUND, "route_not_found").await;
+}
+
+#[tokio::test]
+async fn acting_without_a_token_is_a_401() {
+    let app = TestApp::spawn().await;
+    let created = game(&app).await;
+    let response = app
+        .submit(&created.id, None, json!({"type": "choose_start", "seat": "red"}))
+        .await;
+    assert_eq!(response.headers().get("www-authenticate").unwrap(), "Bearer");
+    assert_error(response, StatusCode::UNAUTHORIZED, "missing_token").await;
+    assert_eq!(app.stored_version(&created.id).await, 1);
+}
+
+#[tokio::test]
+async fn a_wrong_or_foreign_token_is_a_401() {
+    let app = TestApp::spawn().await;
+    let created = game(&app).await;
+    let other = game(&app).await;
+    for token in ["not-a-token", other.token("red"), &other.umpire_token] {
+        let response = app
+            .submit(&created.id, Some(token), json!({"type": "choose_start", "seat": "red"}))
+            .await;
+        assert_error(response, StatusCode::UNAUTHORIZED, "invalid_token").await;
+        let response = app.get(&format!("/v1/games/{}/state", created.id), Some(token)).await;
+        assert_error(response, StatusCode::UNAUTHORIZED, "invalid_token").await;
+    }
+    let response = app
+        .client
+        .get(app.url(&format!("/v1/games/{}/state", created.id)))
+        .header("authorization", "Basic abc")
+        .send()
+        .await
+        .unwrap();
+    assert_error(response, StatusCode::UNAUTHORIZED, "invalid_token").await;
+    assert_eq!(app.stored_version(&created.id).await, 1);
+}
+
+#[tokio::test]
+async fn an_action_for_the_wrong_seat_is_a_422_with_the_rule() {
+    let app = TestApp::spawn().await;
+    let created = game(&app).await;
+    // Red holds the DM Advantage: blue may not choose the starting player.
+    let response = app
+        .submit(&created.id, Some(created.token("blue")), json!({"type": "choose_start", "seat": "blue"}))
+        .await;
+    let body = assert_error(response, StatusCode::UNPROCESSABLE_ENTITY, "arboretum.not_your_turn").await;
+    assert!(body["rule"].as_str().unwrap().starts_with("arboretum §"));
+    assert_eq!(app.stored_version(&created.id).await, 1);
+    // The refusal is kept for audit, outside the stream.
+    let rejections = app
+        .store
+        .rejections(uuid::Uuid::parse_str(&created.id).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(rejections.len(), 1);
+    assert_eq!(rejections[0].code, "arboretum.not_your_turn");
+    assert_eq!(rejections[0].actor, "seat:blue");
+    assert_eq!(rejections[0].at_version, 1);
+}
+
+#[tokio::test]
+async fn an_illegal_action_is_a_422_and_a_malformed_one_a_400() {
+    let app = TestApp::spawn().await;
+    let created = game(&app).await;
+    let red = created.token("red").to_string();
+    app.submit(&created.id, Some(&red), json!({"type": "choose_start", "seat": "red"}))
+        .await;
+    let version = app.stored_version(&created.id).await;
+    let response = app
+        .submit(
+            &created.id,
+            Some(&red),
+            json!({"type": "bid", "groups": [{"size": 1, "plan": "garden"}, {"size": 2, "plan": "garden"}]}),
+        )
+        .await;
+    assert_error(response, StatusCode::UNPROCESSABLE_ENTITY, "arboretum.bid_not_non_increasing").await;
+    let response = app.submit(&created.id, Some(&red), json!({"type": "fly"})).await;
+    assert_error(response, StatusCode::BAD_REQUEST, "invalid_action").await;
+    let response = app
+        .submit(&created.id, Some(&red), json!({"type": "plant", "card": "Z9", "cell": "D5"}))
+        .await;
+    assert_error(response, StatusCode::BAD_REQUEST, "invalid_action").await;
+    assert_eq!(app.stored_version(&created.id).await, version);
+}
+
+#[tokio::test]
+async fn a_stale_expected_version_is_a_409_with_both_versions() {
+    let app = TestApp::spawn().await;
+    let created = game(&app).await;
+    let red = created.token("red").to_string();
+    let response = app
+        .post_json(
+            &format!("/v1/games/{}/actions", created.id),
+            Some(&red),
+            &json!({"action": {"type": "choose_start", "seat": "red"}, "expected_version": 0}),
+        )
+        .await;
+    let body = assert_error(response, StatusCode::CONFLICT, "version_conflict").await;
+    assert_eq!(body["details"], json!({"expected": 0, "actual": 1}));
+    assert_eq!(app.stored_version(&created.id).await, 1);
+    let response = app
+        .post_json(
+            &format!("/v1/games/{}/actions", created.id),
+            Some(&red),
+            &json!({"action": {"type": "choose_start", "seat": "red"}, "expected_version": 1}),
+        )
+        .await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+}
+
+#[tokio::test]
+async fn a_huge_body_is_a_413_and_stores_nothing() {
+    let app = TestApp::spawn().await;
+    let created = game(&app).await;
+    let huge = "x".repeat(200_000);
+    let response = app
+        .submit(&created.id, Some(created.token("red")), json!({"type": "choose_start", "seat": huge}))
+        .await;
+    assert_error(response, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large").await;
+    assert_eq!(app.stored_version(&created.id).await, 1);
+}
+
+#[tokio::test]
+async fn bad_query_parameters_are_400s() {
+    let app = TestApp::spawn().await;
+    let created = game(&app).await;
+    for (path, code) in [
+        (format!("/v1/games/{}/state?at=abc", created.id), "invalid_query"),
+        (format!("/v1/games/{}/state?at=99", created.id), "version_out_of_range"),
+        (format!("/v1/games/{}/score?at=-1", created.id), "invalid_query"),
+        (format!("/v1/games/{}/events?limit=0", created.id), "invalid_limit"),
+        (format!("/v1/games/{}/events?limit=5000", created.id), "invalid_limit"),
+        (format!("/v1/games/{}/state?version=1", created.id), "invalid_query"),
+    ] {
+        assert_error(app.get(&path, None).await, StatusCode::BAD_REQUEST, code).await;
+    }
+}
+
+#[tokio::test]
+async fn an_idempotency_key_replays_the_first_result_and_refuses_another_body() {
+    let app = TestApp::spawn().await;
+    let created = game(&app).await;
+    let path = format!("/v1/games/{}/actions", created.id);
+    let send = |body: serde_json::Value| {
+        app.client
+            .post(app.url(&path))
+            .bearer_auth(created.token("red"))
+            .header("Idempotency-Key", "retry-1")
+            .json(&body)
+            .send()
+    };
+    let body = json!({"action": {"type": "choose_start", "seat": "red"}});
+    let first = send(body.clone()).await.unwrap();
+    assert_eq!(first.status(), StatusCode::CREATED);
+    let first: serde_json::Value = first.json().await.unwrap();
+    let version = app.stored_version(&created.id).await;
+    let second = send(body).await.unwrap();
+    assert_eq!(second.status(), StatusCode::CREATED);
+    assert_eq!(second.headers().get("idempotent-replayed").unwrap(), "true");
+    let second: serde_json::Value = second.json().await.unwrap();
+    assert_eq!(second["version"], first["version"]);
+    assert_eq!(second["events"], first["events"]);
+    assert_eq!(app.stored_version(&created.id).await, version);
+    let other = send(json!({"action": {"type": "choose_start", "seat": "blue"}})).await.unwrap();
+    assert_error(other, StatusCode::UNPROCESSABLE_ENTITY, "idempotency_key_reused").await;
+    assert_eq!(app.stored_version(&created.id).await, version);
+}

@@ -1,0 +1,71 @@
+//! The OpenAPI document: generated from the code, committed, and locked.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+fn committed_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../openapi/openapi.json")
+}
+
+/// `UPDATE_OPENAPI=1 cargo test -p umpire-api --test http documents` rewrites it.
+#[test]
+fn the_committed_openapi_document_matches_the_code() {
+    let generated = umpire_api::openapi::document_json();
+    if std::env::var("UPDATE_OPENAPI").is_ok_and(|v| v == "1") {
+        std::fs::write(committed_path(), &generated).expect("write openapi.json");
+    }
+    let committed = std::fs::read_to_string(committed_path()).expect("openapi/openapi.json exists");
+    assert!(
+        committed == generated,
+        "openapi/openapi.json is stale: run `UPDATE_OPENAPI=1 cargo test -p umpire-api --test http documents` and review the diff"
+    );
+}
+
+#[test]
+fn every_operation_declares_the_error_envelope_and_a_good_operation_id() {
+    let document: Value = serde_json::from_str(&umpire_api::openapi::document_json()).unwrap();
+    assert_eq!(document["openapi"], "3.1.0");
+    let paths = document["paths"].as_object().unwrap();
+    assert!(paths.len() >= 8);
+    for (path, operations) in paths {
+        for (method, operation) in operations.as_object().unwrap() {
+            let id = operation["operationId"].as_str().unwrap();
+            assert!(
+                id.split('_').count() >= 2 && id.chars().all(|c| c.is_ascii_lowercase() || c == '_'),
+                "{method} {path}: operationId {id} is not <verb>_<resource>"
+            );
+            let responses = operation["responses"].as_object().unwrap();
+            let declares_envelope = responses.iter().any(|(status, response)| {
+                status.starts_with('4') || status.starts_with('5') && {
+                    response.to_string().contains("#/components/schemas/ErrorBody")
+                }
+            });
+            if path.starts_with("/v1") {
+                assert!(declares_envelope, "{method} {path} declares no error envelope");
+                for (status, response) in responses {
+                    if status.starts_with('4') || status.starts_with('5') {
+                        assert!(
+                            response.to_string().contains("#/components/schemas/ErrorBody"),
+                            "{method} {path} {status} is not the error envelope"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_game_contributes_its_action_event_state_and_score_shapes() {
+    let document: Value = serde_json::from_str(&umpire_api::openapi::document_json()).unwrap();
+    let schemas = document["components"]["schemas"].as_object().unwrap();
+    for game in umpire_games::registry().games() {
+        let shapes = game.schemas();
+        for name in [&shapes.action, &shapes.event, &shapes.view, &shapes.score, &shapes.options] {
+            assert!(schemas.contains_key(name.as_str()), "{} is missing {name}", game.id());
+        }
+    }
+    let any_action = &schemas["AnyAction"]["oneOf"];
+    assert_eq!(any_action.as_array().unwrap().len(), umpire_games::registry().ids().count());
+}

@@ -1,0 +1,159 @@
+//! One real server per test: a fresh database, the actix app on a free port,
+//! and a client with a method per endpoint.
+
+use rand::seq::IndexedRandom;
+use rand::SeedableRng;
+use reqwest::{Response, StatusCode};
+use serde_json::{json, Value};
+use umpire_api::Application;
+use umpire_storage::{connect, EventStore};
+use uuid::Uuid;
+
+pub struct TestApp {
+    pub address: String,
+    pub client: reqwest::Client,
+    pub store: EventStore,
+}
+
+/// What `create_game` answered, parsed.
+#[derive(Debug, Clone)]
+pub struct Created {
+    pub id: String,
+    pub umpire_token: String,
+    pub seat_tokens: Vec<(String, String)>,
+}
+
+impl Created {
+    pub fn token(&self, seat: &str) -> &str {
+        &self
+            .seat_tokens
+            .iter()
+            .find(|(name, _)| name == seat)
+            .unwrap_or_else(|| panic!("no seat {seat}"))
+            .1
+    }
+}
+
+impl TestApp {
+    pub async fn spawn() -> TestApp {
+        let url = umpire_storage::testing::fresh_database_url().await;
+        let store = EventStore::new(connect(&url, 8).expect("pool"));
+        let application = Application::build(store.clone(), "127.0.0.1:0", Some(1)).expect("bind");
+        let address = format!("http://127.0.0.1:{}", application.port());
+        tokio::spawn(application.run_until_stopped());
+        TestApp {
+            address,
+            client: reqwest::Client::new(),
+            store,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.address, path)
+    }
+
+    pub async fn post_json(&self, path: &str, token: Option<&str>, body: &Value) -> Response {
+        let mut request = self.client.post(self.url(path)).json(body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send().await.expect("request")
+    }
+
+    pub async fn get(&self, path: &str, token: Option<&str>) -> Response {
+        let mut request = self.client.get(self.url(path));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send().await.expect("request")
+    }
+
+    pub async fn create(&self, game: &str, options: Value, seed: u64) -> Created {
+        let response = self
+            .post_json("/v1/games", None, &json!({"game": game, "options": options, "seed": seed}))
+            .await;
+        assert_eq!(response.status(), StatusCode::CREATED);
+        let body: Value = response.json().await.unwrap();
+        Created {
+            id: body["id"].as_str().unwrap().to_string(),
+            umpire_token: body["umpire_token"].as_str().unwrap().to_string(),
+            seat_tokens: body["seat_tokens"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(seat, token)| (seat.clone(), token.as_str().unwrap().to_string()))
+                .collect(),
+        }
+    }
+
+    pub async fn submit(&self, id: &str, token: Option<&str>, action: Value) -> Response {
+        self.post_json(&format!("/v1/games/{id}/actions"), token, &json!({"action": action}))
+            .await
+    }
+
+    pub async fn summary(&self, id: &str) -> Value {
+        self.get(&format!("/v1/games/{id}"), None).await.json().await.unwrap()
+    }
+
+    /// The number of events stored, read straight from the database.
+    pub async fn stored_version(&self, id: &str) -> u64 {
+        self.store.version(Uuid::parse_str(id).unwrap()).await.unwrap()
+    }
+
+    /// Plays random legal actions, each seat with its own token (the umpire
+    /// when no seat is waiting), until the game ends. Returns the number of
+    /// actions played.
+    pub async fn play_to_the_end(&self, game: &Created, seed: u64, max_actions: usize) -> usize {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        for played in 0..max_actions {
+            let summary = self.summary(&game.id).await;
+            if summary["status"]["finished"].as_bool().unwrap() {
+                return played;
+            }
+            let to_act: Vec<String> = summary["status"]["to_act"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|seat| seat.as_str().unwrap().to_string())
+                .collect();
+            let token = match to_act.choose(&mut rng) {
+                Some(seat) => game.token(seat).to_string(),
+                None => game.umpire_token.clone(),
+            };
+            let legal: Value = self
+                .get(&format!("/v1/games/{}/legal-actions", game.id), Some(&token))
+                .await
+                .json()
+                .await
+                .unwrap();
+            let actions = legal["actions"].as_array().unwrap();
+            let action = actions
+                .choose(&mut rng)
+                .unwrap_or_else(|| panic!("no legal action offered in {summary}"))
+                .clone();
+            let response = self.submit(&game.id, Some(&token), action.clone()).await;
+            let status = response.status();
+            let body: Value = response.json().await.unwrap();
+            assert_eq!(status, StatusCode::CREATED, "{action} was listed as legal but got {body}");
+        }
+        panic!("game {} did not end within {max_actions} actions", game.id);
+    }
+}
+
+/// Asserts an error response: status, envelope shape and code.
+pub async fn assert_error(response: Response, status: StatusCode, code: &str) -> Value {
+    assert_eq!(response.status(), status);
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default();
+    assert!(content_type.starts_with("application/json"), "content type {content_type}");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["code"], code, "{body}");
+    assert!(
+        body["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "a person-readable message: {body}"
+    );
+    body
+}
