@@ -2,7 +2,10 @@
 //! an action, append it, and redact what comes back for the caller.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::num::NonZeroUsize;
+use std::sync::{Arc, Mutex};
+
+use lru::LruCache;
 
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -29,16 +32,32 @@ const MAX_APPEND_ATTEMPTS: usize = 8;
 pub const DEFAULT_EVENT_PAGE: u64 = 100;
 pub const MAX_EVENT_PAGE: u64 = 1000;
 
+/// How many games' folded states the service keeps in memory.
+const CACHED_GAMES: usize = 2048;
+
 #[derive(Clone)]
 pub struct GameService {
     pub store: EventStore,
     pub registry: Arc<Registry>,
+    /// Latest folded state per game. Events are immutable, so a cached fold is
+    /// never wrong, only possibly behind: every load still asks the store for
+    /// events after the cached version (one indexed query), which keeps several
+    /// service instances on one database correct.
+    cache: Arc<Mutex<LruCache<Uuid, CachedGame>>>,
+}
+
+#[derive(Clone)]
+struct CachedGame {
+    record: GameRecord,
+    events: Vec<Arc<StoredEvent>>,
+    state: Box<dyn DynMatch>,
 }
 
 /// A game read from the store and folded up to some version.
 pub struct LoadedGame {
     pub record: GameRecord,
-    pub events: Vec<StoredEvent>,
+    /// Every stored event (not only those folded into `state`).
+    pub events: Vec<Arc<StoredEvent>>,
     pub state: Box<dyn DynMatch>,
 }
 
@@ -50,7 +69,71 @@ fn corrupt(game_id: Uuid, error: GameError) -> ApiError {
 
 impl GameService {
     pub fn new(store: EventStore, registry: Arc<Registry>) -> Self {
-        GameService { store, registry }
+        GameService {
+            store,
+            registry,
+            cache: Arc::new(Mutex::new(LruCache::new(
+                NonZeroUsize::new(CACHED_GAMES).expect("non-zero"),
+            ))),
+        }
+    }
+
+    fn cached(&self, game_id: Uuid) -> Option<CachedGame> {
+        self.cache.lock().ok()?.get(&game_id).cloned()
+    }
+
+    fn remember(&self, game_id: Uuid, game: CachedGame) {
+        if let Ok(mut cache) = self.cache.lock() {
+            // Never replace a fresher entry written by a concurrent request.
+            let stale = cache
+                .peek(&game_id)
+                .is_none_or(|existing| existing.state.version() <= game.state.version());
+            if stale {
+                cache.put(game_id, game);
+            }
+        }
+    }
+
+    /// The game's record (immutable, so served from the cache when possible):
+    /// a 404 for an unknown game before any token is looked at.
+    pub async fn record(&self, game_id: Uuid) -> Result<GameRecord, ApiError> {
+        match self.cached(game_id) {
+            Some(cached) => Ok(cached.record),
+            None => Ok(self.store.game(game_id).await?),
+        }
+    }
+
+    /// The latest state of a game: the cached fold brought up to date.
+    async fn latest(&self, game_id: Uuid) -> Result<CachedGame, ApiError> {
+        let mut game = match self.cached(game_id) {
+            Some(cached) => cached,
+            None => {
+                let record = self.store.game(game_id).await?;
+                let state = self
+                    .registry
+                    .get(&record.game)
+                    .map_err(|e| corrupt(game_id, e))?
+                    .new_match(&record.options)
+                    .map_err(|e| corrupt(game_id, e))?;
+                CachedGame {
+                    record,
+                    events: Vec::new(),
+                    state,
+                }
+            }
+        };
+        let version = game.state.version();
+        let newer = self.store.read_events(game_id, version, None, None).await?;
+        if !newer.is_empty() || version == 0 {
+            for event in newer {
+                game.state
+                    .apply_json(&event.payload)
+                    .map_err(|e| corrupt(game_id, e))?;
+                game.events.push(Arc::new(event));
+            }
+            self.remember(game_id, game.clone());
+        }
+        Ok(game)
     }
 
     pub async fn create(&self, request: CreateGameRequest) -> Result<CreatedGame, ApiError> {
@@ -113,32 +196,35 @@ impl GameService {
 
     /// Reads a game and folds its events up to `up_to` (default: all).
     pub async fn load(&self, game_id: Uuid, up_to: Option<u64>) -> Result<LoadedGame, ApiError> {
-        let record = self.store.game(game_id).await?;
-        let events = self.store.read_events(game_id, 0, None, None).await?;
-        let version = events.len() as u64;
-        if let Some(at) = up_to {
-            if at > version {
+        let latest = self.latest(game_id).await?;
+        let version = latest.state.version();
+        let state = match up_to {
+            None => latest.state,
+            Some(at) if at == version => latest.state,
+            Some(at) if at > version => {
                 return Err(ApiError::bad_request(
                     "version_out_of_range",
                     format!("Version {at} does not exist yet; the game is at version {version}."),
-                ));
+                ))
             }
-        }
-        let up_to = up_to.unwrap_or(version) as usize;
-        let mut state = self
-            .registry
-            .get(&record.game)
-            .map_err(|e| corrupt(game_id, e))?
-            .new_match(&record.options)
-            .map_err(|e| corrupt(game_id, e))?;
-        for event in &events[..up_to] {
-            state
-                .apply_json(&event.payload)
-                .map_err(|e| corrupt(game_id, e))?;
-        }
+            Some(at) => {
+                let mut state = self
+                    .registry
+                    .get(&latest.record.game)
+                    .map_err(|e| corrupt(game_id, e))?
+                    .new_match(&latest.record.options)
+                    .map_err(|e| corrupt(game_id, e))?;
+                for event in &latest.events[..at as usize] {
+                    state
+                        .apply_json(&event.payload)
+                        .map_err(|e| corrupt(game_id, e))?;
+                }
+                state
+            }
+        };
         Ok(LoadedGame {
-            record,
-            events,
+            record: latest.record,
+            events: latest.events,
             state,
         })
     }
@@ -197,13 +283,13 @@ impl GameService {
         }))
     }
 
-    fn envelopes(
+    fn envelopes<'a>(
         &self,
         now: &dyn DynMatch,
-        events: &[StoredEvent],
+        events: impl IntoIterator<Item = &'a StoredEvent>,
         principal: &Principal,
     ) -> Result<Vec<EventEnvelope>, ApiError> {
-        let mut out = Vec::with_capacity(events.len());
+        let mut out = Vec::new();
         for event in events {
             if let Some(envelope) = self.envelope(now, event, principal)? {
                 out.push(envelope);
@@ -340,7 +426,7 @@ impl GameService {
             [(first_seq.saturating_sub(1) as usize).min(loaded.events.len())..version as usize];
         Ok(ActionAccepted {
             version,
-            events: self.envelopes(now.as_ref(), events, principal)?,
+            events: self.envelopes(now.as_ref(), events.iter().map(|e| e.as_ref()), principal)?,
             status: loaded.state.status(),
         })
     }
@@ -448,7 +534,11 @@ impl GameService {
         Ok(EventPage {
             id: game_id,
             version,
-            events: self.envelopes(loaded.state.as_ref(), page, principal)?,
+            events: self.envelopes(
+                loaded.state.as_ref(),
+                page.iter().map(|e| e.as_ref()),
+                principal,
+            )?,
             next_after: ((end as u64) < version).then_some(end as u64),
         })
     }

@@ -396,6 +396,60 @@ impl EventStore {
         }
     }
 
+    /// The hot path: appends after a head the caller has just read
+    /// (`expected_version` events, the last with hash `head_hash`) in one
+    /// statement and one round trip. If anyone appended in between, the
+    /// `(game_id, seq)` key refuses the batch and the answer is a conflict;
+    /// a stale head can therefore never produce a wrong hash link.
+    pub async fn append_at_head(
+        &self,
+        game_id: Uuid,
+        expected_version: u64,
+        head_hash: &str,
+        events: &[NewEvent],
+        idempotency: Option<&IdempotentRequest>,
+    ) -> Result<AppendOutcome, StoreError> {
+        let (recorded_at, stored) = link_events(game_id, expected_version, head_hash, events);
+        if stored.is_empty() && idempotency.is_none() {
+            return Ok(AppendOutcome::Appended(stored));
+        }
+        let client = self.pool.get().await?;
+        match execute_insert(
+            &**client,
+            game_id,
+            expected_version,
+            &recorded_at,
+            &stored,
+            idempotency,
+        )
+        .await
+        {
+            Ok(()) => Ok(AppendOutcome::Appended(stored)),
+            Err(error) if error.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
+                let constraint = error
+                    .as_db_error()
+                    .and_then(|e| e.constraint())
+                    .unwrap_or_default()
+                    .to_string();
+                drop(client);
+                if constraint.starts_with("idempotency_keys") {
+                    let request = idempotency.expect("only an idempotent append inserts a key");
+                    return match self.idempotent_response(game_id, &request.key).await? {
+                        Some((hash, response)) if hash == request.request_hash => {
+                            Ok(AppendOutcome::Replayed(response))
+                        }
+                        _ => Err(StoreError::IdempotencyKeyReused),
+                    };
+                }
+                Err(StoreError::Conflict {
+                    expected: expected_version,
+                    actual: self.version(game_id).await?,
+                })
+            }
+            Err(error) => Err(error.into()),
+        }
+    }
+
     /// The stored request hash and response for an idempotency key.
     pub async fn idempotent_response(
         &self,
@@ -495,13 +549,14 @@ impl EventStore {
     }
 }
 
-async fn insert_events(
-    transaction: &tokio_postgres::Transaction<'_>,
+/// Computes the stored form of `events` appended after `expected_version`
+/// whose last hash is `prev_hash`: sequence numbers, times and hash links.
+fn link_events(
     game_id: Uuid,
     expected_version: u64,
     prev_hash: &str,
     events: &[NewEvent],
-) -> Result<Vec<StoredEvent>, StoreError> {
+) -> (DateTime<Utc>, Vec<StoredEvent>) {
     let game_id_text = game_id.to_string();
     let recorded_at = now();
     let recorded_at_text = format_time(&recorded_at);
@@ -524,10 +579,32 @@ async fn insert_events(
         prev_hash = record.hash.clone();
         stored.push(record);
     }
-    if stored.is_empty() {
-        return Ok(stored);
-    }
-    // One statement for the whole batch: fewer round trips on the hot path.
+    (recorded_at, stored)
+}
+
+/// One statement inserting a linked batch and, optionally, its idempotency
+/// key: atomic on its own, so the hot path needs no explicit transaction.
+const INSERT_EVENTS: &str = "
+    WITH idempotency AS (
+        INSERT INTO idempotency_keys (game_id, idempotency_key, request_hash, response)
+        SELECT $1, $12, $13, $14 WHERE $12::text IS NOT NULL
+    )
+    INSERT INTO events (game_id, seq, event_type, payload, actor, action, rules_version,
+                        recorded_at, prev_hash, hash, decided_at)
+    SELECT $1, u.seq, u.event_type, u.payload, u.actor, u.action, u.rules_version,
+           $8, u.prev_hash, u.hash, $11
+    FROM unnest($2::bigint[], $3::text[], $4::jsonb[], $5::text[], $6::jsonb[],
+                $7::int[], $9::text[], $10::text[])
+      AS u(seq, event_type, payload, actor, action, rules_version, prev_hash, hash)";
+
+async fn execute_insert(
+    client: &impl tokio_postgres::GenericClient,
+    game_id: Uuid,
+    expected_version: u64,
+    recorded_at: &DateTime<Utc>,
+    stored: &[StoredEvent],
+    idempotency: Option<&IdempotentRequest>,
+) -> Result<(), tokio_postgres::Error> {
     let seqs: Vec<i64> = stored.iter().map(|e| e.seq as i64).collect();
     let types: Vec<&str> = stored.iter().map(|e| e.event_type.as_str()).collect();
     let payloads: Vec<&Value> = stored.iter().map(|e| &e.payload).collect();
@@ -545,15 +622,12 @@ async fn insert_events(
     let versions: Vec<i32> = stored.iter().map(|e| e.rules_version as i32).collect();
     let prevs: Vec<&str> = stored.iter().map(|e| e.prev_hash.as_str()).collect();
     let hashes: Vec<&str> = stored.iter().map(|e| e.hash.as_str()).collect();
-    transaction
+    let key = idempotency.map(|i| i.key.as_str());
+    let request_hash = idempotency.map(|i| i.request_hash.as_str());
+    let response = idempotency.map(|i| &i.response);
+    client
         .execute(
-            "INSERT INTO events (game_id, seq, event_type, payload, actor, action, rules_version,
-                                 recorded_at, prev_hash, hash, decided_at)
-             SELECT $1, u.seq, u.event_type, u.payload, u.actor, u.action, u.rules_version,
-                    $8, u.prev_hash, u.hash, $11
-             FROM unnest($2::bigint[], $3::text[], $4::jsonb[], $5::text[], $6::jsonb[],
-                         $7::int[], $9::text[], $10::text[])
-               AS u(seq, event_type, payload, actor, action, rules_version, prev_hash, hash)",
+            INSERT_EVENTS,
             &[
                 &game_id,
                 &seqs,
@@ -562,12 +636,37 @@ async fn insert_events(
                 &actors,
                 &actions,
                 &versions,
-                &recorded_at,
+                recorded_at,
                 &prevs,
                 &hashes,
                 &(expected_version as i64),
+                &key,
+                &request_hash,
+                &response,
             ],
         )
         .await?;
+    Ok(())
+}
+
+async fn insert_events(
+    transaction: &tokio_postgres::Transaction<'_>,
+    game_id: Uuid,
+    expected_version: u64,
+    prev_hash: &str,
+    events: &[NewEvent],
+) -> Result<Vec<StoredEvent>, StoreError> {
+    let (recorded_at, stored) = link_events(game_id, expected_version, prev_hash, events);
+    if !stored.is_empty() {
+        execute_insert(
+            transaction,
+            game_id,
+            expected_version,
+            &recorded_at,
+            &stored,
+            None,
+        )
+        .await?;
+    }
     Ok(stored)
 }

@@ -37,14 +37,23 @@ async fn a_body_that_is_not_json_is_a_400() {
         .send()
         .await
         .unwrap();
-    assert_error(response, StatusCode::BAD_REQUEST, "unsupported_content_type").await;
+    assert_error(
+        response,
+        StatusCode::BAD_REQUEST,
+        "unsupported_content_type",
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn an_unknown_field_in_the_body_is_a_400() {
     let app = TestApp::spawn().await;
     let response = app
-        .post_json("/v1/games", None, &json!({"game": "arboretum", "colour": "red"}))
+        .post_json(
+            "/v1/games",
+            None,
+            &json!({"game": "arboretum", "colour": "red"}),
+        )
         .await;
     assert_error(response, StatusCode::BAD_REQUEST, "malformed_json").await;
 }
@@ -52,7 +61,9 @@ async fn an_unknown_field_in_the_body_is_a_400() {
 #[tokio::test]
 async fn an_unknown_game_is_a_422() {
     let app = TestApp::spawn().await;
-    let response = app.post_json("/v1/games", None, &json!({"game": "chess"})).await;
+    let response = app
+        .post_json("/v1/games", None, &json!({"game": "chess"}))
+        .await;
     let body = assert_error(response, StatusCode::UNPROCESSABLE_ENTITY, "unknown_game").await;
     assert!(body["message"].as_str().unwrap().contains("chess"));
 }
@@ -61,13 +72,26 @@ async fn an_unknown_game_is_a_422() {
 async fn invalid_options_are_refused() {
     let app = TestApp::spawn().await;
     let response = app
-        .post_json("/v1/games", None, &json!({"game": "arboretum", "options": {"dm_advantage": "green"}}))
+        .post_json(
+            "/v1/games",
+            None,
+            &json!({"game": "arboretum", "options": {"dm_advantage": "green"}}),
+        )
         .await;
     assert_error(response, StatusCode::BAD_REQUEST, "invalid_options").await;
     let response = app
-        .post_json("/v1/games", None, &json!({"game": "draft_cider", "options": {"players": 7}}))
+        .post_json(
+            "/v1/games",
+            None,
+            &json!({"game": "draft_cider", "options": {"players": 7}}),
+        )
         .await;
-    assert_error(response, StatusCode::UNPROCESSABLE_ENTITY, "draft_cider.invalid_option").await;
+    assert_error(
+        response,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "draft_cider.invalid_option",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -81,16 +105,28 @@ async fn an_unknown_game_id_is_a_404() {
         format!("/v1/games/{id}/score"),
         "/v1/games/not-a-uuid/state".to_string(),
     ] {
-        assert_error(app.get(&path, None).await, StatusCode::NOT_FOUND, "game_not_found").await;
+        assert_error(
+            app.get(&path, None).await,
+            StatusCode::NOT_FOUND,
+            "game_not_found",
+        )
+        .await;
     }
-    let response = app.submit(&id.to_string(), Some("x"), json!({"type": "start"})).await;
+    let response = app
+        .submit(&id.to_string(), Some("x"), json!({"type": "start"}))
+        .await;
     assert_error(response, StatusCode::NOT_FOUND, "game_not_found").await;
 }
 
 #[tokio::test]
 async fn an_unknown_route_answers_with_the_envelope() {
     let app = TestApp::spawn().await;
-    assert_error(app.get("/v2/nothing", None).await, StatusCode::NOT_FOUND, "route_not_found").await;
+    assert_error(
+        app.get("/v2/nothing", None).await,
+        StatusCode::NOT_FOUND,
+        "route_not_found",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -98,9 +134,16 @@ async fn acting_without_a_token_is_a_401() {
     let app = TestApp::spawn().await;
     let created = game(&app).await;
     let response = app
-        .submit(&created.id, None, json!({"type": "choose_start", "seat": "red"}))
+        .submit(
+            &created.id,
+            None,
+            json!({"type": "choose_start", "seat": "red"}),
+        )
         .await;
-    assert_eq!(response.headers().get("www-authenticate").unwrap(), "Bearer");
+    assert_eq!(
+        response.headers().get("www-authenticate").unwrap(),
+        "Bearer"
+    );
     assert_error(response, StatusCode::UNAUTHORIZED, "missing_token").await;
     assert_eq!(app.stored_version(&created.id).await, 1);
 }
@@ -112,10 +155,16 @@ async fn a_wrong_or_foreign_token_is_a_401() {
     let other = game(&app).await;
     for token in ["not-a-token", other.token("red"), &other.umpire_token] {
         let response = app
-            .submit(&created.id, Some(token), json!({"type": "choose_start", "seat": "red"}))
+            .submit(
+                &created.id,
+                Some(token),
+                json!({"type": "choose_start", "seat": "red"}),
+            )
             .await;
         assert_error(response, StatusCode::UNAUTHORIZED, "invalid_token").await;
-        let response = app.get(&format!("/v1/games/{}/state", created.id), Some(token)).await;
+        let response = app
+            .get(&format!("/v1/games/{}/state", created.id), Some(token))
+            .await;
         assert_error(response, StatusCode::UNAUTHORIZED, "invalid_token").await;
     }
     let response = app
@@ -135,9 +184,18 @@ async fn an_action_for_the_wrong_seat_is_a_422_with_the_rule() {
     let created = game(&app).await;
     // Red holds the DM Advantage: blue may not choose the starting player.
     let response = app
-        .submit(&created.id, Some(created.token("blue")), json!({"type": "choose_start", "seat": "blue"}))
+        .submit(
+            &created.id,
+            Some(created.token("blue")),
+            json!({"type": "choose_start", "seat": "blue"}),
+        )
         .await;
-    let body = assert_error(response, StatusCode::UNPROCESSABLE_ENTITY, "arboretum.not_your_turn").await;
+    let body = assert_error(
+        response,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "arboretum.not_your_turn",
+    )
+    .await;
     assert!(body["rule"].as_str().unwrap().starts_with("arboretum §"));
     assert_eq!(app.stored_version(&created.id).await, 1);
     // The refusal is kept for audit, outside the stream.
@@ -157,8 +215,12 @@ async fn an_illegal_action_is_a_422_and_a_malformed_one_a_400() {
     let app = TestApp::spawn().await;
     let created = game(&app).await;
     let red = created.token("red").to_string();
-    app.submit(&created.id, Some(&red), json!({"type": "choose_start", "seat": "red"}))
-        .await;
+    app.submit(
+        &created.id,
+        Some(&red),
+        json!({"type": "choose_start", "seat": "red"}),
+    )
+    .await;
     let version = app.stored_version(&created.id).await;
     let response = app
         .submit(
@@ -167,11 +229,22 @@ async fn an_illegal_action_is_a_422_and_a_malformed_one_a_400() {
             json!({"type": "bid", "groups": [{"size": 1, "plan": "garden"}, {"size": 2, "plan": "garden"}]}),
         )
         .await;
-    assert_error(response, StatusCode::UNPROCESSABLE_ENTITY, "arboretum.bid_not_non_increasing").await;
-    let response = app.submit(&created.id, Some(&red), json!({"type": "fly"})).await;
+    assert_error(
+        response,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "arboretum.bid_not_non_increasing",
+    )
+    .await;
+    let response = app
+        .submit(&created.id, Some(&red), json!({"type": "fly"}))
+        .await;
     assert_error(response, StatusCode::BAD_REQUEST, "invalid_action").await;
     let response = app
-        .submit(&created.id, Some(&red), json!({"type": "plant", "card": "Z9", "cell": "D5"}))
+        .submit(
+            &created.id,
+            Some(&red),
+            json!({"type": "plant", "card": "Z9", "cell": "D5"}),
+        )
         .await;
     assert_error(response, StatusCode::BAD_REQUEST, "invalid_action").await;
     assert_eq!(app.stored_version(&created.id).await, version);
@@ -208,7 +281,11 @@ async fn a_huge_body_is_a_413_and_stores_nothing() {
     let created = game(&app).await;
     let huge = "x".repeat(200_000);
     let response = app
-        .submit(&created.id, Some(created.token("red")), json!({"type": "choose_start", "seat": huge}))
+        .submit(
+            &created.id,
+            Some(created.token("red")),
+            json!({"type": "choose_start", "seat": huge}),
+        )
         .await;
     assert_error(response, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large").await;
     assert_eq!(app.stored_version(&created.id).await, 1);
@@ -219,12 +296,30 @@ async fn bad_query_parameters_are_400s() {
     let app = TestApp::spawn().await;
     let created = game(&app).await;
     for (path, code) in [
-        (format!("/v1/games/{}/state?at=abc", created.id), "invalid_query"),
-        (format!("/v1/games/{}/state?at=99", created.id), "version_out_of_range"),
-        (format!("/v1/games/{}/score?at=-1", created.id), "invalid_query"),
-        (format!("/v1/games/{}/events?limit=0", created.id), "invalid_limit"),
-        (format!("/v1/games/{}/events?limit=5000", created.id), "invalid_limit"),
-        (format!("/v1/games/{}/state?version=1", created.id), "invalid_query"),
+        (
+            format!("/v1/games/{}/state?at=abc", created.id),
+            "invalid_query",
+        ),
+        (
+            format!("/v1/games/{}/state?at=99", created.id),
+            "version_out_of_range",
+        ),
+        (
+            format!("/v1/games/{}/score?at=-1", created.id),
+            "invalid_query",
+        ),
+        (
+            format!("/v1/games/{}/events?limit=0", created.id),
+            "invalid_limit",
+        ),
+        (
+            format!("/v1/games/{}/events?limit=5000", created.id),
+            "invalid_limit",
+        ),
+        (
+            format!("/v1/games/{}/state?version=1", created.id),
+            "invalid_query",
+        ),
     ] {
         assert_error(app.get(&path, None).await, StatusCode::BAD_REQUEST, code).await;
     }
@@ -255,7 +350,14 @@ async fn an_idempotency_key_replays_the_first_result_and_refuses_another_body() 
     assert_eq!(second["version"], first["version"]);
     assert_eq!(second["events"], first["events"]);
     assert_eq!(app.stored_version(&created.id).await, version);
-    let other = send(json!({"action": {"type": "choose_start", "seat": "blue"}})).await.unwrap();
-    assert_error(other, StatusCode::UNPROCESSABLE_ENTITY, "idempotency_key_reused").await;
+    let other = send(json!({"action": {"type": "choose_start", "seat": "blue"}}))
+        .await
+        .unwrap();
+    assert_error(
+        other,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "idempotency_key_reused",
+    )
+    .await;
     assert_eq!(app.stored_version(&created.id).await, version);
 }

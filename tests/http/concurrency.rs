@@ -16,17 +16,23 @@ async fn racing_submissions_with_the_same_expected_version_have_one_winner() {
     let body = json!({"action": {"type": "choose_start", "seat": "red"}, "expected_version": 1});
     let responses = join_all((0..8).map(|_| app.post_json(&path, Some(&red), &body))).await;
     let statuses: Vec<StatusCode> = responses.iter().map(|r| r.status()).collect();
-    let winners = statuses.iter().filter(|s| **s == StatusCode::CREATED).count();
-    assert_eq!(winners, 1, "{statuses:?}");
-    assert!(statuses
+    let winners = statuses
         .iter()
-        .all(|s| *s == StatusCode::CREATED || *s == StatusCode::CONFLICT || *s == StatusCode::UNPROCESSABLE_ENTITY));
+        .filter(|s| **s == StatusCode::CREATED)
+        .count();
+    assert_eq!(winners, 1, "{statuses:?}");
+    assert!(statuses.iter().all(|s| *s == StatusCode::CREATED
+        || *s == StatusCode::CONFLICT
+        || *s == StatusCode::UNPROCESSABLE_ENTITY));
     let events = app
         .store
         .read_events(uuid::Uuid::parse_str(&created.id).unwrap(), 0, None, None)
         .await
         .unwrap();
-    let chosen = events.iter().filter(|e| e.event_type == "starting_player_chosen").count();
+    let chosen = events
+        .iter()
+        .filter(|e| e.event_type == "starting_player_chosen")
+        .count();
     assert_eq!(chosen, 1);
 }
 
@@ -37,8 +43,12 @@ async fn simultaneous_bids_without_expected_version_are_both_kept() {
         let created = app.create("arboretum", json!({}), round).await;
         let red = created.token("red").to_string();
         let blue = created.token("blue").to_string();
-        app.submit(&created.id, Some(&red), json!({"type": "choose_start", "seat": "red"}))
-            .await;
+        app.submit(
+            &created.id,
+            Some(&red),
+            json!({"type": "choose_start", "seat": "red"}),
+        )
+        .await;
         let bid = json!({"type": "bid", "groups": [{"size": 2, "plan": "garden"}, {"size": 1, "plan": "bulletin"}]});
         let (a, b) = tokio::join!(
             app.submit(&created.id, Some(&red), bid.clone()),
@@ -49,8 +59,20 @@ async fn simultaneous_bids_without_expected_version_are_both_kept() {
         let game_id = uuid::Uuid::parse_str(&created.id).unwrap();
         let events = app.store.read_events(game_id, 0, None, None).await.unwrap();
         assert_eq!(verify_chain(&created.id, &events), Ok(()));
-        assert_eq!(events.iter().filter(|e| e.event_type == "bid_submitted").count(), 2);
-        assert_eq!(events.iter().filter(|e| e.event_type == "bids_revealed").count(), 1);
+        assert_eq!(
+            events
+                .iter()
+                .filter(|e| e.event_type == "bid_submitted")
+                .count(),
+            2
+        );
+        assert_eq!(
+            events
+                .iter()
+                .filter(|e| e.event_type == "bids_revealed")
+                .count(),
+            1
+        );
         let summary: Value = app.summary(&created.id).await;
         assert_eq!(summary["status"]["phase"], "playing");
     }

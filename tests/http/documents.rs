@@ -32,21 +32,30 @@ fn every_operation_declares_the_error_envelope_and_a_good_operation_id() {
         for (method, operation) in operations.as_object().unwrap() {
             let id = operation["operationId"].as_str().unwrap();
             assert!(
-                id.split('_').count() >= 2 && id.chars().all(|c| c.is_ascii_lowercase() || c == '_'),
+                id.split('_').count() >= 2
+                    && id.chars().all(|c| c.is_ascii_lowercase() || c == '_'),
                 "{method} {path}: operationId {id} is not <verb>_<resource>"
             );
             let responses = operation["responses"].as_object().unwrap();
             let declares_envelope = responses.iter().any(|(status, response)| {
-                status.starts_with('4') || status.starts_with('5') && {
-                    response.to_string().contains("#/components/schemas/ErrorBody")
-                }
+                status.starts_with('4')
+                    || status.starts_with('5') && {
+                        response
+                            .to_string()
+                            .contains("#/components/schemas/ErrorBody")
+                    }
             });
             if path.starts_with("/v1") {
-                assert!(declares_envelope, "{method} {path} declares no error envelope");
+                assert!(
+                    declares_envelope,
+                    "{method} {path} declares no error envelope"
+                );
                 for (status, response) in responses {
                     if status.starts_with('4') || status.starts_with('5') {
                         assert!(
-                            response.to_string().contains("#/components/schemas/ErrorBody"),
+                            response
+                                .to_string()
+                                .contains("#/components/schemas/ErrorBody"),
                             "{method} {path} {status} is not the error envelope"
                         );
                     }
@@ -62,10 +71,23 @@ fn every_game_contributes_its_action_event_state_and_score_shapes() {
     let schemas = document["components"]["schemas"].as_object().unwrap();
     for game in umpire_games::registry().games() {
         let shapes = game.schemas();
-        for name in [&shapes.action, &shapes.event, &shapes.view, &shapes.score, &shapes.options] {
-            assert!(schemas.contains_key(name.as_str()), "{} is missing {name}", game.id());
+        for name in [
+            &shapes.action,
+            &shapes.event,
+            &shapes.view,
+            &shapes.score,
+            &shapes.options,
+        ] {
+            assert!(
+                schemas.contains_key(name.as_str()),
+                "{} is missing {name}",
+                game.id()
+            );
         }
     }
     let any_action = &schemas["AnyAction"]["oneOf"];
-    assert_eq!(any_action.as_array().unwrap().len(), umpire_games::registry().ids().count());
+    assert_eq!(
+        any_action.as_array().unwrap().len(),
+        umpire_games::registry().ids().count()
+    );
 }

@@ -25,20 +25,36 @@ async fn a_secret_bid_is_seen_only_by_its_seat_and_the_umpire_until_the_reveal()
     let created = app.create("arboretum", json!({}), 8).await;
     let red = created.token("red").to_string();
     let blue = created.token("blue").to_string();
-    app.submit(&created.id, Some(&red), json!({"type": "choose_start", "seat": "red"}))
-        .await;
+    app.submit(
+        &created.id,
+        Some(&red),
+        json!({"type": "choose_start", "seat": "red"}),
+    )
+    .await;
     // A plan no other part of the state mentions yet: "bulletin" with size 4.
     let response = app
-        .submit(&created.id, Some(&red), json!({"type": "bid", "groups": [{"size": 4, "plan": "bulletin"}]}))
+        .submit(
+            &created.id,
+            Some(&red),
+            json!({"type": "bid", "groups": [{"size": 4, "plan": "bulletin"}]}),
+        )
         .await;
     assert_eq!(response.status(), 201);
     let marker = "\"size\":4";
-    assert!(everything_seen_by(&app, &created.id, Some(&red)).await.contains(marker));
-    assert!(everything_seen_by(&app, &created.id, Some(&created.umpire_token))
+    assert!(everything_seen_by(&app, &created.id, Some(&red))
         .await
         .contains(marker));
-    assert!(!everything_seen_by(&app, &created.id, Some(&blue)).await.contains(marker));
-    assert!(!everything_seen_by(&app, &created.id, None).await.contains(marker));
+    assert!(
+        everything_seen_by(&app, &created.id, Some(&created.umpire_token))
+            .await
+            .contains(marker)
+    );
+    assert!(!everything_seen_by(&app, &created.id, Some(&blue))
+        .await
+        .contains(marker));
+    assert!(!everything_seen_by(&app, &created.id, None)
+        .await
+        .contains(marker));
     // Blue's own dry run does not leak red's bid either.
     let check: Value = app
         .post_json(
@@ -56,8 +72,16 @@ async fn a_secret_bid_is_seen_only_by_its_seat_and_the_umpire_until_the_reveal()
     // red's bid only by actually bidding; a dry run must not show it early.
     assert!(!bid_shown_to_blue, "{check}");
     // After blue bids, both bids are public.
-    app.submit(&created.id, Some(&blue), json!({"type": "bid", "groups": []}))
-        .await;
-    assert!(everything_seen_by(&app, &created.id, Some(&blue)).await.contains(marker));
-    assert!(everything_seen_by(&app, &created.id, None).await.contains(marker));
+    app.submit(
+        &created.id,
+        Some(&blue),
+        json!({"type": "bid", "groups": []}),
+    )
+    .await;
+    assert!(everything_seen_by(&app, &created.id, Some(&blue))
+        .await
+        .contains(marker));
+    assert!(everything_seen_by(&app, &created.id, None)
+        .await
+        .contains(marker));
 }

@@ -23,7 +23,9 @@ async fn a_whole_game_can_be_played(game: &str, options: Value, seed: u64) {
     // Once over, nothing more is accepted.
     let seat = created.seat_tokens[0].1.clone();
     let before = app.stored_version(&created.id).await;
-    let response = app.submit(&created.id, Some(&seat), json!({"type": "skip"})).await;
+    let response = app
+        .submit(&created.id, Some(&seat), json!({"type": "skip"}))
+        .await;
     assert!(response.status().is_client_error());
     assert_eq!(app.stored_version(&created.id).await, before);
 }
@@ -67,7 +69,11 @@ async fn the_state_and_score_can_be_projected_at_any_past_version() {
     assert_eq!(first["version"], 1);
     assert_eq!(first["status"]["phase"], "choosing_start");
     let response = app
-        .submit(&created.id, Some(&red), json!({"type": "choose_start", "seat": "blue"}))
+        .submit(
+            &created.id,
+            Some(&red),
+            json!({"type": "choose_start", "seat": "blue"}),
+        )
         .await;
     assert_eq!(response.status(), StatusCode::CREATED);
     let accepted: Value = response.json().await.unwrap();
@@ -107,7 +113,11 @@ async fn a_dry_run_says_whether_an_action_is_legal_and_stores_nothing() {
     let red = created.token("red").to_string();
     let path = format!("/v1/games/{}/actions/check", created.id);
     let legal: Value = app
-        .post_json(&path, Some(&red), &json!({"action": {"type": "choose_start", "seat": "red"}}))
+        .post_json(
+            &path,
+            Some(&red),
+            &json!({"action": {"type": "choose_start", "seat": "red"}}),
+        )
         .await
         .json()
         .await
@@ -116,7 +126,11 @@ async fn a_dry_run_says_whether_an_action_is_legal_and_stores_nothing() {
     assert_eq!(legal["events"][0]["type"], "starting_player_chosen");
     let blue = created.token("blue").to_string();
     let illegal: Value = app
-        .post_json(&path, Some(&blue), &json!({"action": {"type": "choose_start", "seat": "red"}}))
+        .post_json(
+            &path,
+            Some(&blue),
+            &json!({"action": {"type": "choose_start", "seat": "red"}}),
+        )
         .await
         .json()
         .await
@@ -125,8 +139,12 @@ async fn a_dry_run_says_whether_an_action_is_legal_and_stores_nothing() {
     assert_eq!(illegal["violation"]["code"], "arboretum.not_your_turn");
     assert_eq!(app.stored_version(&created.id).await, 1);
     // At a past version too.
-    app.submit(&created.id, Some(&red), json!({"type": "choose_start", "seat": "red"}))
-        .await;
+    app.submit(
+        &created.id,
+        Some(&red),
+        json!({"type": "choose_start", "seat": "red"}),
+    )
+    .await;
     let past: Value = app
         .post_json(
             &format!("{path}?at=1"),
@@ -146,12 +164,19 @@ async fn the_event_log_pages_with_after_and_limit() {
     let app = TestApp::spawn().await;
     let created = app.create("arboretum", json!({}), 3).await;
     let red = created.token("red").to_string();
-    app.submit(&created.id, Some(&red), json!({"type": "choose_start", "seat": "red"}))
-        .await;
+    app.submit(
+        &created.id,
+        Some(&red),
+        json!({"type": "choose_start", "seat": "red"}),
+    )
+    .await;
     let version = app.stored_version(&created.id).await;
     assert!(version >= 3);
     let page: Value = app
-        .get(&format!("/v1/games/{}/events?after=0&limit=2", created.id), None)
+        .get(
+            &format!("/v1/games/{}/events?after=0&limit=2", created.id),
+            None,
+        )
         .await
         .json()
         .await
@@ -159,7 +184,10 @@ async fn the_event_log_pages_with_after_and_limit() {
     assert_eq!(page["events"].as_array().unwrap().len(), 2);
     assert_eq!(page["next_after"], 2);
     let rest: Value = app
-        .get(&format!("/v1/games/{}/events?after=2&limit=1000", created.id), None)
+        .get(
+            &format!("/v1/games/{}/events?after=2&limit=1000", created.id),
+            None,
+        )
         .await
         .json()
         .await
@@ -169,7 +197,10 @@ async fn the_event_log_pages_with_after_and_limit() {
     // Spectators do not see hash links; the umpire does.
     assert!(rest["events"][0].get("hash").is_none());
     let umpire: Value = app
-        .get(&format!("/v1/games/{}/events", created.id), Some(&created.umpire_token))
+        .get(
+            &format!("/v1/games/{}/events", created.id),
+            Some(&created.umpire_token),
+        )
         .await
         .json()
         .await

@@ -70,7 +70,11 @@ impl TestApp {
 
     pub async fn create(&self, game: &str, options: Value, seed: u64) -> Created {
         let response = self
-            .post_json("/v1/games", None, &json!({"game": game, "options": options, "seed": seed}))
+            .post_json(
+                "/v1/games",
+                None,
+                &json!({"game": game, "options": options, "seed": seed}),
+            )
             .await;
         assert_eq!(response.status(), StatusCode::CREATED);
         let body: Value = response.json().await.unwrap();
@@ -87,17 +91,28 @@ impl TestApp {
     }
 
     pub async fn submit(&self, id: &str, token: Option<&str>, action: Value) -> Response {
-        self.post_json(&format!("/v1/games/{id}/actions"), token, &json!({"action": action}))
-            .await
+        self.post_json(
+            &format!("/v1/games/{id}/actions"),
+            token,
+            &json!({"action": action}),
+        )
+        .await
     }
 
     pub async fn summary(&self, id: &str) -> Value {
-        self.get(&format!("/v1/games/{id}"), None).await.json().await.unwrap()
+        self.get(&format!("/v1/games/{id}"), None)
+            .await
+            .json()
+            .await
+            .unwrap()
     }
 
     /// The number of events stored, read straight from the database.
     pub async fn stored_version(&self, id: &str) -> u64 {
-        self.store.version(Uuid::parse_str(id).unwrap()).await.unwrap()
+        self.store
+            .version(Uuid::parse_str(id).unwrap())
+            .await
+            .unwrap()
     }
 
     /// Plays random legal actions, each seat with its own token (the umpire
@@ -121,7 +136,10 @@ impl TestApp {
                 None => game.umpire_token.clone(),
             };
             let legal: Value = self
-                .get(&format!("/v1/games/{}/legal-actions", game.id), Some(&token))
+                .get(
+                    &format!("/v1/games/{}/legal-actions", game.id),
+                    Some(&token),
+                )
                 .await
                 .json()
                 .await
@@ -134,7 +152,11 @@ impl TestApp {
             let response = self.submit(&game.id, Some(&token), action.clone()).await;
             let status = response.status();
             let body: Value = response.json().await.unwrap();
-            assert_eq!(status, StatusCode::CREATED, "{action} was listed as legal but got {body}");
+            assert_eq!(
+                status,
+                StatusCode::CREATED,
+                "{action} was listed as legal but got {body}"
+            );
         }
         panic!("game {} did not end within {max_actions} actions", game.id);
     }
@@ -148,7 +170,10 @@ pub async fn assert_error(response: Response, status: StatusCode, code: &str) ->
         .get("content-type")
         .map(|v| v.to_str().unwrap().to_string())
         .unwrap_or_default();
-    assert!(content_type.starts_with("application/json"), "content type {content_type}");
+    assert!(
+        content_type.starts_with("application/json"),
+        "content type {content_type}"
+    );
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["code"], code, "{body}");
     assert!(

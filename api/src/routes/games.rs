@@ -108,7 +108,7 @@ pub async fn submit_action(
     body: web::Json<SubmitActionRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    state.service.store.game(game_id).await?;
+    state.service.record(game_id).await?;
     let principal = principal(&state.service.store, game_id, &request).await?;
     let key = idempotency_key(&request)?;
     let (accepted, replayed) = state
@@ -155,7 +155,7 @@ pub async fn check_action(
     body: web::Json<CheckActionRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    state.service.store.game(game_id).await?;
+    state.service.record(game_id).await?;
     let principal = principal(&state.service.store, game_id, &request).await?;
     let check = state
         .service
@@ -186,7 +186,7 @@ pub async fn get_game_state(
     query: web::Query<AtQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    state.service.store.game(game_id).await?;
+    state.service.record(game_id).await?;
     let principal = principal(&state.service.store, game_id, &request).await?;
     Ok(HttpResponse::Ok().json(state.service.state(game_id, &principal, query.at).await?))
 }
@@ -213,7 +213,7 @@ pub async fn get_game_score(
     query: web::Query<AtQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    state.service.store.game(game_id).await?;
+    state.service.record(game_id).await?;
     let principal = principal(&state.service.store, game_id, &request).await?;
     Ok(HttpResponse::Ok().json(state.service.score(game_id, &principal, query.at).await?))
 }
@@ -247,7 +247,7 @@ pub async fn list_game_events(
             format!("limit must be between 1 and {MAX_EVENT_PAGE}, not {limit}."),
         ));
     }
-    state.service.store.game(game_id).await?;
+    state.service.record(game_id).await?;
     let principal = principal(&state.service.store, game_id, &request).await?;
     let page = state
         .service
@@ -276,7 +276,7 @@ pub async fn list_legal_actions(
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    state.service.store.game(game_id).await?;
+    state.service.record(game_id).await?;
     let principal = principal(&state.service.store, game_id, &request).await?;
     Ok(HttpResponse::Ok().json(state.service.legal_actions(game_id, &principal).await?))
 }

@@ -1,0 +1,158 @@
+/**
+ * Plays whole games through the generated TypeScript client: types from
+ * openapi-typescript (generated/schema.d.ts), calls through openapi-fetch.
+ *
+ *     node dist/play.js BASE_URL      (after `tsc -p tsconfig.json`)
+ *
+ * For each game below: creates it, then until the summary reports
+ * `status.finished`, picks a seat from `status.to_act`, lists that seat's
+ * legal actions and submits one (with an Idempotency-Key), every seat with
+ * its own token. Reads the final score and the umpire's event log. Also
+ * submits an action out of turn and reads the 422's `code` and `rule` as
+ * typed fields of `components["schemas"]["ErrorBody"]`. Exits non-zero on
+ * any failure. Run by openapi/test-clients.sh.
+ */
+import { randomUUID } from "node:crypto";
+import createClient from "openapi-fetch";
+import type { components, paths } from "./generated/schema.js";
+
+type ErrorBody = components["schemas"]["ErrorBody"];
+type AnyAction = components["schemas"]["AnyAction"];
+type AnyOptions = components["schemas"]["AnyOptions"];
+
+const GAMES: Array<{ game: string; options: AnyOptions }> = [
+  { game: "draft_cider", options: { players: 1 } },
+  { game: "draft_cider", options: { players: 2 } },
+  { game: "treeblox", options: {} },
+  { game: "flower_fields", options: {} },
+  { game: "arboretum", options: {} },
+];
+const MAX_MOVES = 2000;
+
+const baseUrl = process.argv[2];
+if (!baseUrl) {
+  console.error("usage: node dist/play.js BASE_URL");
+  process.exit(2);
+}
+const api = createClient<paths>({ baseUrl });
+const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+class Failure extends Error {}
+
+function expect(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Failure(message);
+}
+
+/** A small seeded RNG so that runs are repeatable. */
+function rng(seed: number): (n: number) => number {
+  let state = seed >>> 0 || 1;
+  return (n) => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) % n;
+  };
+}
+
+async function createGame(game: string, options: AnyOptions, seed: number) {
+  const { data, error, response } = await api.POST("/v1/games", { body: { game, options, seed } });
+  expect(data, `create_game ${game}: ${response.status} ${JSON.stringify(error)}`);
+  return data;
+}
+
+async function playWholeGame(game: string, options: AnyOptions, seed: number): Promise<void> {
+  const created = await createGame(game, options, seed);
+  const seats = created.seat_tokens;
+  const wanted = (options as { players?: number }).players;
+  if (wanted !== undefined) {
+    expect(Object.keys(seats).length === wanted, `${game}: ${Object.keys(seats).length} seats, not ${wanted}`);
+  }
+  const pick = rng(seed);
+  const id = created.id;
+  let moves = 0;
+  let version = created.version;
+  for (;;) {
+    const summary = await api.GET("/v1/games/{id}", { params: { path: { id } } });
+    expect(summary.data, `${game}: get_game ${summary.response.status}`);
+    version = summary.data.version;
+    if (summary.data.status.finished) break;
+    expect(moves < MAX_MOVES, `${game}: not finished after ${MAX_MOVES} moves`);
+    const toAct = [...summary.data.status.to_act].sort();
+    const seat = toAct.length > 0 ? toAct[pick(toAct.length)] : undefined;
+    const token = seat !== undefined ? seats[seat] : created.umpire_token;
+    expect(token, `${game}: no token for seat ${seat}`);
+    const legal = await api.GET("/v1/games/{id}/legal-actions", {
+      params: { path: { id } },
+      headers: bearer(token),
+    });
+    expect(legal.data, `${game}: list_legal_actions ${legal.response.status} ${JSON.stringify(legal.error)}`);
+    expect(legal.data.actions.length > 0, `${game}: seat ${seat} must act but has no legal action`);
+    const action: AnyAction | undefined = legal.data.actions[pick(legal.data.actions.length)];
+    expect(action, `${game}: no action picked`);
+    const submitted = await api.POST("/v1/games/{id}/actions", {
+      params: { path: { id }, header: { "Idempotency-Key": randomUUID() } },
+      headers: bearer(token),
+      body: { action },
+    });
+    if (!submitted.data) {
+      const refusal: ErrorBody | undefined = submitted.error;
+      throw new Failure(
+        `${game}: seat ${seat}'s legal action ${JSON.stringify(action)} was refused: ` +
+          `${submitted.response.status} ${refusal?.code}: ${refusal?.message}`,
+      );
+    }
+    moves += 1;
+  }
+  const score = await api.GET("/v1/games/{id}/score", { params: { path: { id } } });
+  expect(score.data?.final === true, `${game}: no final score (${score.response.status})`);
+  const events = await api.GET("/v1/games/{id}/events", {
+    params: { path: { id }, query: { limit: 1000 } },
+    headers: bearer(created.umpire_token),
+  });
+  expect(events.data, `${game}: list_game_events ${events.response.status}`);
+  expect(events.data.events.length === version, `${game}: ${events.data.events.length} events, version ${version}`);
+  expect(events.data.events.every((event) => typeof event.hash === "string"), `${game}: umpire sees no hashes`);
+  console.error(`typescript client: ${game} ${JSON.stringify(options)} finished after ${moves} moves, ${version} events`);
+}
+
+async function readTypedViolation(): Promise<void> {
+  const created = await createGame("draft_cider", { players: 2 }, 5);
+  const first = created.seat_tokens["0"];
+  const second = created.seat_tokens["1"];
+  expect(first && second, "draft_cider for two has no seats 0 and 1");
+  const id = created.id;
+  const legal = await api.GET("/v1/games/{id}/legal-actions", { params: { path: { id } }, headers: bearer(first) });
+  const action = legal.data?.actions[0];
+  expect(action, "no legal action for seat 0");
+  const { data, error, response } = await api.POST("/v1/games/{id}/actions", {
+    params: { path: { id } },
+    headers: bearer(second),
+    body: { action },
+  });
+  expect(data === undefined && response.status === 422, `expected 422, got ${response.status}`);
+  expect(error, "a 422 without a body");
+  // `error` is typed from the spec's responses: ErrorBody, so `code` is a string.
+  const code: string = error.code;
+  const rule: string | null | undefined = error.rule;
+  expect(code === "draft_cider.not_your_turn", `unexpected violation code ${code}`);
+  expect(typeof rule === "string" && rule.startsWith("draft_cider"), `unexpected rule ${rule}`);
+  console.error(`typescript client: 422 read as ErrorBody{code: ${code}, rule: ${rule}}`);
+}
+
+let failures = 0;
+for (const [index, { game, options }] of GAMES.entries()) {
+  try {
+    await playWholeGame(game, options, index + 1);
+  } catch (failure) {
+    failures += 1;
+    console.error(`typescript client: FAIL ${game} ${JSON.stringify(options)}: ${String(failure)}`);
+  }
+}
+try {
+  await readTypedViolation();
+} catch (failure) {
+  failures += 1;
+  console.error(`typescript client: FAIL typed violation: ${String(failure)}`);
+}
+console.error(`typescript client: ${GAMES.length + 1 - failures} passed, ${failures} failed`);
+process.exit(failures === 0 ? 0 : 1);

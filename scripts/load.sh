@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Load test: plays many games concurrently through the real API (release
+# build) with wrk, and measures PostgreSQL itself with pgbench on the
+# service's own private cluster (same server, same durability settings:
+# fsync on, synchronous_commit on, one WAL flush per commit).
+#
+# Prints, at 1 and 8 concurrent clients:
+#   * service: accepted actions/s, p50 and p99 latency of POST .../actions
+#     (each client plays whole games, one at a time, in order);
+#   * pgbench: transactions/s and p50/p99 of a single-row INSERT of an
+#     event-sized row (~300-byte jsonb payload, same columns as `events`);
+#   * the ratio service actions/s : pgbench tps (target >= 0.70 at 8 clients,
+#     service p99 < 20 ms);
+# and the p99 of GET .../state on a 500-event game (target < 5 ms).
+#
+# Usage: scripts/load.sh          (LOAD_SECONDS=15 per run by default)
+#   LOAD_SECONDS=30 LOAD_RESULTS=target/load/results.txt scripts/load.sh
+# Traffic goes to 127.0.0.1 only; every run is bounded by LOAD_SECONDS.
+# Exit status is 0 when the runs completed (whether or not targets are met:
+# the figures are printed with PASS/MISS); non-zero when a run failed or an
+# action was refused. Set LOAD_ENFORCE_TARGETS=1 to fail on a missed target.
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+
+SECONDS_PER_RUN="${LOAD_SECONDS:-15}"
+CLIENT_COUNTS=(1 8)
+RESULTS="${LOAD_RESULTS:-$REPO_ROOT/target/load/results.txt}"
+mkdir -p "$(dirname "$RESULTS")"
+
+ensure_apt wrk wrk
+binary="$(umpire_binary release)"
+make_work_dir
+trap cleanup_work_dir EXIT
+start_server "$binary" "$WORK_DIR/data"
+socket_dir="$WORK_DIR/data/socket"
+here="$REPO_ROOT/scripts/load"
+
+: >"$RESULTS"
+result() { printf '%s\n' "$*" | tee -a "$RESULTS"; }
+field() { sed -n "s/.*[[:space:]]$1=\([0-9.]*\).*/\1/p" <<<"$2" | head -n 1; }
+
+result "# load.sh $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(nproc) cores; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+result "# umpire $("$binary" --version | awk '{print $2}'), $("$PG_BIN/postgres" --version), wrk $(wrk -v 2>&1 | head -n 1 | awk '{print $2}'), ${SECONDS_PER_RUN}s per run"
+
+failed=0
+declare -A SERVICE_RATE SERVICE_P99 PGBENCH_TPS
+for clients in "${CLIENT_COUNTS[@]}"; do
+    # Plan enough whole games that no client runs dry within the run: a
+    # generous guess of 400 actions/s per client.
+    per_thread=$((400 * SECONDS_PER_RUN))
+    ((clients > 1)) && per_thread=$((per_thread / 2))
+    log "planning games for $clients client(s)"
+    python3 "$here/driver.py" plan "$BASE_URL" "$WORK_DIR/plan-$clients-" \
+        --threads "$clients" --actions-per-thread "$per_thread"
+    log "wrk: $clients client(s) playing games for ${SECONDS_PER_RUN}s"
+    output="$(PLAN_PREFIX="$WORK_DIR/plan-$clients-" wrk -t"$clients" -c"$clients" \
+        -d"${SECONDS_PER_RUN}s" --timeout 10s -s "$here/play.lua" "$BASE_URL")"
+    line="$(grep '^RESULT' <<<"$output")"
+    grep -q '^FIRST_REFUSAL' <<<"$output" && { grep '^FIRST_REFUSAL' <<<"$output" >&2; failed=1; }
+    accepted="$(field accepted "$line")"; refused="$(field refused "$line")"
+    duration="$(field duration_us "$line")"
+    [[ "$(field exhausted_threads "$line")" == 0 ]] || log "warning: a client ran out of planned games; the rate is a lower bound"
+    rate="$(awk -v a="$accepted" -v d="$duration" 'BEGIN { printf "%.1f", a / (d / 1e6) }')"
+    p50="$(awk -v v="$(field p50_us "$line")" 'BEGIN { printf "%.2f", v / 1000 }')"
+    p99="$(awk -v v="$(field p99_us "$line")" 'BEGIN { printf "%.2f", v / 1000 }')"
+    SERVICE_RATE[$clients]="$rate"; SERVICE_P99[$clients]="$p99"
+    result "service clients=$clients actions_per_s=$rate p50_ms=$p50 p99_ms=$p99 accepted=$accepted refused=$refused"
+    ((refused == 0)) || failed=1
+done
+
+# pgbench on the same cluster, in a database of its own.
+psql_admin() { "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$socket_dir" -U umpire "$@"; }
+psql_admin -d postgres -c "CREATE DATABASE pgbench_events"
+psql_admin -d pgbench_events -f "$here/pgbench-schema.sql"
+result "# durability: $(psql_admin -d pgbench_events -Atc "SELECT string_agg(name || '=' || setting, ' ' ORDER BY name) FROM pg_settings WHERE name IN ('fsync','synchronous_commit','full_page_writes','wal_sync_method','commit_delay')")"
+for clients in "${CLIENT_COUNTS[@]}"; do
+    log "pgbench: $clients client(s), ${SECONDS_PER_RUN}s"
+    log_dir="$WORK_DIR/pgbench-$clients"; mkdir -p "$log_dir"
+    output="$(cd "$log_dir" && "$PG_BIN/pgbench" -n -h "$socket_dir" -U umpire \
+        -c "$clients" -j "$clients" -T "$SECONDS_PER_RUN" -l --log-prefix=txn \
+        -f "$here/pgbench-insert-event.sql" pgbench_events 2>&1)"
+    tps="$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p' <<<"$output")"
+    [[ -n "$tps" ]] || { printf '%s\n' "$output" >&2; die "pgbench printed no tps"; }
+    read -r p50 p99 < <(cat "$log_dir"/txn.* | awk '{print $3}' | sort -n | awk '
+        { v[NR] = $1 } END { printf "%.2f %.2f\n", v[int(NR * 0.50) + 1] / 1000, v[int(NR * 0.99) + 1] / 1000 }')
+    PGBENCH_TPS[$clients]="$tps"
+    result "pgbench clients=$clients tps=$tps p50_ms=$p50 p99_ms=$p99"
+done
+
+verdict() { awk -v ok="$1" 'BEGIN { print (ok ? "PASS" : "MISS") }'; }
+targets_met=1
+for clients in "${CLIENT_COUNTS[@]}"; do
+    ratio="$(awk -v s="${SERVICE_RATE[$clients]}" -v p="${PGBENCH_TPS[$clients]}" 'BEGIN { printf "%.2f", s / p }')"
+    line="ratio clients=$clients service/pgbench=$ratio"
+    if ((clients == 8)); then
+        ok_ratio="$(awk -v r="$ratio" 'BEGIN { print (r >= 0.70) }')"
+        ok_p99="$(awk -v p="${SERVICE_P99[8]}" 'BEGIN { print (p < 20) }')"
+        line="$line target>=0.70 $(verdict "$ok_ratio") p99=${SERVICE_P99[8]}ms target<20ms $(verdict "$ok_p99")"
+        ((ok_ratio && ok_p99)) || targets_met=0
+    fi
+    result "$line"
+done
+
+log "building a 500-event game"
+read -r game_id seat_token version < <(python3 "$here/driver.py" long-game "$BASE_URL" --events 500)
+for clients in "${CLIENT_COUNTS[@]}"; do
+    log "wrk: GET state of a $version-event game, $clients client(s)"
+    output="$(wrk -t"$clients" -c"$clients" -d"${SECONDS_PER_RUN}s" --timeout 10s -s "$here/report.lua" \
+        -H "Authorization: Bearer $seat_token" "$BASE_URL/v1/games/$game_id/state")"
+    line="$(grep '^RESULT' <<<"$output")"
+    [[ "$(field non_2xx "$line")" == 0 ]] || { log "GET state answered non-2xx"; failed=1; }
+    rate="$(awk -v a="$(field requests "$line")" -v d="$(field duration_us "$line")" 'BEGIN { printf "%.1f", a / (d / 1e6) }')"
+    p50="$(awk -v v="$(field p50_us "$line")" 'BEGIN { printf "%.2f", v / 1000 }')"
+    p99="$(awk -v v="$(field p99_us "$line")" 'BEGIN { printf "%.2f", v / 1000 }')"
+    ok="$(awk -v p="$p99" 'BEGIN { print (p < 5) }')"
+    ((clients == 1)) && { ((ok)) || targets_met=0; }
+    result "state500 clients=$clients events=$version requests_per_s=$rate p50_ms=$p50 p99_ms=$p99 target<5ms $(verdict "$ok")"
+done
+result "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+((failed == 0)) || die "a load run failed (see above)"
+if ((targets_met == 0)) && [[ -n "${LOAD_ENFORCE_TARGETS:-}" ]]; then
+    die "a target was missed"
+fi
+log "results in $RESULTS"
