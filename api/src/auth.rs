@@ -109,3 +109,28 @@ pub fn new_seed() -> Result<u64, ApiError> {
     getrandom::fill(&mut bytes).map_err(|e| ApiError::Internal(format!("no randomness: {e}")))?;
     Ok(u64::from_le_bytes(bytes))
 }
+
+/// Checks the admin token for game creation and import, when one is
+/// configured. Compared in constant time: this one is not hashed at rest.
+pub fn require_admin(configured: Option<&str>, request: &HttpRequest) -> Result<(), ApiError> {
+    let Some(expected) = configured else {
+        return Ok(());
+    };
+    let Some(presented) = bearer_token(request)? else {
+        return Err(ApiError::Unauthorized {
+            code: "missing_token",
+            message: "Creating games needs the admin token: Authorization: Bearer <admin token>."
+                .into(),
+        });
+    };
+    let matches: bool =
+        subtle::ConstantTimeEq::ct_eq(presented.as_bytes(), expected.as_bytes()).into();
+    if matches {
+        Ok(())
+    } else {
+        Err(ApiError::Unauthorized {
+            code: "invalid_token",
+            message: "This is not the admin token.".into(),
+        })
+    }
+}

@@ -35,6 +35,10 @@ pub enum Command {
         /// HTTP worker threads (default: one per core).
         #[arg(long, env = "UMPIRE_WORKERS")]
         workers: Option<usize>,
+        /// When set, creating and importing games needs this token as a
+        /// Bearer token; without it game creation is open to anyone.
+        #[arg(long, env = "UMPIRE_ADMIN_TOKEN", hide_env_values = true)]
+        admin_token: Option<String>,
     },
     /// Apply pending database migrations and exit.
     Migrate {
@@ -51,7 +55,9 @@ fn init_tracing() {
     if std::env::var("UMPIRE_LOG_FORMAT").as_deref() == Ok("json") {
         fmt().with_env_filter(filter).json().init();
     } else {
-        fmt().with_env_filter(filter).init();
+        // Colours only on a terminal: a log file gets plain text.
+        let ansi = std::io::IsTerminal::is_terminal(&std::io::stdout());
+        fmt().with_env_filter(filter).with_ansi(ansi).init();
     }
 }
 
@@ -88,9 +94,10 @@ async fn run(command: Command) -> Result<(), String> {
             data_dir,
             pool_size,
             workers,
+            admin_token,
         } => {
             let database = database::open(&data_dir).await?;
-            let outcome = serve(&database.url, &bind, pool_size, workers).await;
+            let outcome = serve(&database.url, &bind, pool_size, workers, admin_token).await;
             if let Some(cluster) = database.cluster.as_ref().filter(|c| c.started_here) {
                 tracing::info!("stopping the private PostgreSQL cluster");
                 if let Err(error) = tokio::task::block_in_place(|| cluster.stop()) {
@@ -119,13 +126,18 @@ async fn serve(
     bind: &str,
     pool_size: usize,
     workers: Option<usize>,
+    admin_token: Option<String>,
 ) -> Result<(), String> {
+    if admin_token.as_deref().is_none_or(str::is_empty) {
+        tracing::warn!("no admin token configured: anyone can create and import games (set UMPIRE_ADMIN_TOKEN to restrict)");
+    }
+    let options = crate::startup::ServiceOptions { admin_token };
     umpire_storage::migrate(url)
         .await
         .map_err(|e| format!("migrations failed: {e}"))?;
     let pool = umpire_storage::connect(url, pool_size).map_err(|e| e.to_string())?;
-    let application =
-        Application::build(EventStore::new(pool), bind, workers).map_err(|error| {
+    let application = Application::build_with(EventStore::new(pool), bind, workers, options)
+        .map_err(|error| {
             if error.kind() == std::io::ErrorKind::AddrInUse {
                 format!("{bind} is already in use: pass another address with --bind")
             } else {

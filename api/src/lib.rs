@@ -8,6 +8,7 @@ pub mod auth;
 pub mod cli;
 pub mod database;
 pub mod error;
+pub mod metrics;
 pub mod model;
 pub mod openapi;
 pub mod routes;
@@ -15,4 +16,4 @@ pub mod schemas;
 pub mod service;
 pub mod startup;
 
-pub use startup::{AppState, Application};
+pub use startup::{AppState, Application, ServiceOptions};

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use umpire_domain::GameSchemas;
-use utoipa::openapi::schema::{OneOfBuilder, Schema};
+use utoipa::openapi::schema::{AnyOfBuilder, Schema};
 use utoipa::openapi::{Ref, RefOr};
 
 fn all_games() -> Vec<GameSchemas> {
@@ -15,12 +15,14 @@ fn all_games() -> Vec<GameSchemas> {
         .collect()
 }
 
-fn one_of(pick: fn(&GameSchemas) -> &String, description: &str) -> RefOr<Schema> {
-    let mut builder = OneOfBuilder::new().description(Some(description.to_string()));
+fn any_of(pick: fn(&GameSchemas) -> &String, description: &str) -> RefOr<Schema> {
+    // anyOf, not oneOf: shapes of different games can coincide (`{"type":
+    // "timeout", "seat": 0}` is an action of two games), which oneOf forbids.
+    let mut builder = AnyOfBuilder::new().description(Some(description.to_string()));
     for game in all_games() {
         builder = builder.item(Ref::from_schema_name(pick(&game).clone()));
     }
-    RefOr::T(Schema::OneOf(builder.build()))
+    RefOr::T(Schema::AnyOf(builder.build()))
 }
 
 fn collect_components(out: &mut Vec<(String, RefOr<Schema>)>) {
@@ -40,7 +42,7 @@ macro_rules! any_game_schema {
 
         impl utoipa::PartialSchema for $name {
             fn schema() -> RefOr<Schema> {
-                one_of(|game| &game.$field, $description)
+                any_of(|game| &game.$field, $description)
             }
         }
 

@@ -20,6 +20,7 @@ use uuid::Uuid;
 
 use crate::auth::{new_seed, new_token, Principal};
 use crate::error::ApiError;
+use crate::metrics::Metrics;
 use crate::model::LegalActions;
 use crate::model::{
     ActionAccepted, ActionCheck, CreateGameRequest, CreatedGame, EventEnvelope, EventPage,
@@ -44,6 +45,7 @@ pub struct GameService {
     /// events after the cached version (one indexed query), which keeps several
     /// service instances on one database correct.
     cache: Arc<Mutex<LruCache<Uuid, CachedGame>>>,
+    pub metrics: Metrics,
 }
 
 #[derive(Clone)]
@@ -75,6 +77,7 @@ impl GameService {
             cache: Arc::new(Mutex::new(LruCache::new(
                 NonZeroUsize::new(CACHED_GAMES).expect("non-zero"),
             ))),
+            metrics: Metrics::unregistered(),
         }
     }
 
@@ -105,6 +108,7 @@ impl GameService {
 
     /// The latest state of a game: the cached fold brought up to date.
     async fn latest(&self, game_id: Uuid) -> Result<CachedGame, ApiError> {
+        self.metrics.observe_pool(self.store.pool());
         let mut game = match self.cached(game_id) {
             Some(cached) => cached,
             None => {
@@ -340,6 +344,10 @@ impl GameService {
                 Err(error) => {
                     let error = ApiError::from(error);
                     let body = error.body();
+                    self.metrics
+                        .rejections
+                        .with_label_values(&[&body.code])
+                        .inc();
                     self.store
                         .record_rejection(
                             game_id,
@@ -379,6 +387,8 @@ impl GameService {
                 .await
             {
                 Ok(AppendOutcome::Appended(stored)) => {
+                    self.metrics.appends.inc();
+                    self.metrics.appended_events.inc_by(stored.len() as u64);
                     let mut now = loaded.state;
                     for event in &stored {
                         now.apply_json(&event.payload)
@@ -397,6 +407,7 @@ impl GameService {
                     return Ok((self.replayed(game_id, principal, &response).await?, true));
                 }
                 Err(umpire_storage::StoreError::Conflict { expected, actual }) => {
+                    self.metrics.conflicts.inc();
                     if request.expected_version.is_some() {
                         return Err(ApiError::VersionConflict { expected, actual });
                     }

@@ -20,6 +20,15 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 /// What every handler shares.
 pub struct AppState {
     pub service: GameService,
+    /// When set, creating or importing a game needs `Authorization: Bearer
+    /// <admin token>`; when unset the service runs open (and says so at start).
+    pub admin_token: Option<String>,
+}
+
+/// Deployment choices beyond the store and the address.
+#[derive(Debug, Clone, Default)]
+pub struct ServiceOptions {
+    pub admin_token: Option<String>,
 }
 
 pub struct Application {
@@ -35,17 +44,30 @@ async fn not_found() -> Result<HttpResponse, ApiError> {
 }
 
 impl Application {
-    /// Binds `address` (port 0 picks a free port) and prepares the server.
+    /// Binds `address` (port 0 picks a free port) and prepares the server,
+    /// open to anyone for game creation.
     pub fn build(
         store: umpire_storage::EventStore,
         address: &str,
         workers: Option<usize>,
     ) -> std::io::Result<Self> {
+        Self::build_with(store, address, workers, ServiceOptions::default())
+    }
+
+    pub fn build_with(
+        store: umpire_storage::EventStore,
+        address: &str,
+        workers: Option<usize>,
+        options: ServiceOptions,
+    ) -> std::io::Result<Self> {
         let listener = TcpListener::bind(address)?;
         let port = listener.local_addr()?.port();
         let registry = Arc::new(umpire_games::registry());
+        let service = GameService::new(store, registry);
+        let prometheus = service.metrics.middleware();
         let state = web::Data::new(AppState {
-            service: GameService::new(store, registry),
+            service,
+            admin_token: options.admin_token.filter(|token| !token.is_empty()),
         });
         let document = openapi::document();
         let mut server = HttpServer::new(move || {
@@ -60,7 +82,7 @@ impl Application {
                 )
                 .app_data(web::QueryConfig::default().error_handler(query_error))
                 .app_data(web::PathConfig::default().error_handler(path_error))
-                .map(|app| app.wrap(TracingLogger::default()))
+                .map(|app| app.wrap(TracingLogger::default()).wrap(prometheus.clone()))
                 .service(scope::scope("/v1").configure(openapi::v1_routes))
                 .service(health::healthz)
                 .service(health::readyz)

@@ -85,7 +85,7 @@ fn every_game_contributes_its_action_event_state_and_score_shapes() {
             );
         }
     }
-    let any_action = &schemas["AnyAction"]["oneOf"];
+    let any_action = &schemas["AnyAction"]["anyOf"];
     assert_eq!(
         any_action.as_array().unwrap().len(),
         umpire_games::registry().ids().count()

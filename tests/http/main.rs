@@ -2,6 +2,7 @@
 //! PostgreSQL (one private cluster for this test binary, a fresh database per
 //! test).
 
+mod authorization;
 mod bad_input;
 mod concurrency;
 mod documents;

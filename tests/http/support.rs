@@ -5,7 +5,7 @@ use rand::seq::IndexedRandom;
 use rand::SeedableRng;
 use reqwest::{Response, StatusCode};
 use serde_json::{json, Value};
-use umpire_api::Application;
+use umpire_api::{Application, ServiceOptions};
 use umpire_storage::{connect, EventStore};
 use uuid::Uuid;
 
@@ -36,9 +36,14 @@ impl Created {
 
 impl TestApp {
     pub async fn spawn() -> TestApp {
+        Self::spawn_with(ServiceOptions::default()).await
+    }
+
+    pub async fn spawn_with(options: ServiceOptions) -> TestApp {
         let url = umpire_storage::testing::fresh_database_url().await;
         let store = EventStore::new(connect(&url, 8).expect("pool"));
-        let application = Application::build(store.clone(), "127.0.0.1:0", Some(1)).expect("bind");
+        let application =
+            Application::build_with(store.clone(), "127.0.0.1:0", Some(1), options).expect("bind");
         let address = format!("http://127.0.0.1:{}", application.port());
         tokio::spawn(application.run_until_stopped());
         TestApp {

@@ -22,9 +22,11 @@ use crate::AppState;
     operation_id = "create_game",
     tag = "games",
     request_body = CreateGameRequest,
+    security((), ("bearer" = [])),
     responses(
         (status = 201, description = "Created", body = CreatedGame),
         (status = 400, description = "Malformed JSON or options", body = ErrorBody),
+        (status = 401, description = "The service requires the admin token to create games", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 422, description = "Unknown game or impossible options", body = ErrorBody),
         (status = 503, description = "Database unavailable", body = ErrorBody),
@@ -33,8 +35,10 @@ use crate::AppState;
 #[post("/games")]
 pub async fn create_game(
     state: web::Data<AppState>,
+    request: HttpRequest,
     body: web::Json<CreateGameRequest>,
 ) -> Result<HttpResponse, ApiError> {
+    crate::auth::require_admin(state.admin_token.as_deref(), &request)?;
     let created = state.service.create(body.into_inner()).await?;
     Ok(HttpResponse::Created()
         .insert_header((header::LOCATION, format!("/v1/games/{}", created.id)))

@@ -31,7 +31,7 @@ impl HandPiece {
 
 /// Why a seat lost points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(tag = "reason", rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case")]
 #[schema(as = FlowerFieldsPenaltyReason)]
 pub enum PenaltyReason {
     /// A piece was broken in a field the seat manages and it took points (§3).
@@ -45,7 +45,8 @@ pub enum PenaltyReason {
 #[schema(as = FlowerFieldsPointPenalty)]
 pub struct PointPenalty {
     pub round: u8,
-    #[serde(flatten)]
+    // Nested rather than flattened: a flattened tagged enum becomes an
+    // `allOf` over a `oneOf`, which client generators cannot model.
     pub reason: PenaltyReason,
     pub points: i64,
 }
