@@ -361,3 +361,22 @@ async fn an_idempotency_key_replays_the_first_result_and_refuses_another_body() 
     .await;
     assert_eq!(app.stored_version(&created.id).await, version);
 }
+
+#[tokio::test]
+async fn deeply_nested_json_is_a_400_not_a_crash() {
+    let app = TestApp::spawn().await;
+    let created = game(&app).await;
+    let nested = format!("{{\"action\": {}1{}}}", "[".repeat(5000), "]".repeat(5000));
+    let response = app
+        .client
+        .post(app.url(&format!("/v1/games/{}/actions", created.id)))
+        .bearer_auth(created.token("red"))
+        .header("content-type", "application/json")
+        .body(nested)
+        .send()
+        .await
+        .unwrap();
+    assert_error(response, StatusCode::BAD_REQUEST, "malformed_json").await;
+    assert_eq!(app.stored_version(&created.id).await, 1);
+    assert_eq!(app.get("/healthz", None).await.status(), StatusCode::OK);
+}

@@ -1,0 +1,142 @@
+//! Arbitrary JSON actions fed to every game's `decide`, at many positions of
+//! random games: never a panic, always events or a refusal (a violation, or
+//! "malformed" for JSON that is not an action at all).
+
+use proptest::prelude::*;
+use rand::seq::IndexedRandom;
+use rand::SeedableRng;
+use serde_json::{json, Map, Value};
+use umpire_domain::{Actor, DynMatch, GameError};
+
+/// Any JSON value, biased towards objects with a `type` (so the fuzzing gets
+/// past the tag) and towards the field names games use.
+fn arbitrary_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| json!(n)),
+        any::<f64>().prop_map(|n| json!(n)),
+        prop_oneof![
+            Just("Q7".to_string()),
+            Just("D5".to_string()),
+            Just("gold h3 s5".to_string()),
+            Just("red".to_string()),
+            Just("garden".to_string()),
+            Just("leaf".to_string()),
+            "[a-z0-9 ]{0,12}".prop_map(String::from),
+        ]
+        .prop_map(Value::String),
+    ];
+    leaf.prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::vec(
+                (
+                    prop_oneof![
+                        Just("type".to_string()),
+                        Just("card".to_string()),
+                        Just("cell".to_string()),
+                        Just("seat".to_string()),
+                        Just("groups".to_string()),
+                        Just("placements".to_string()),
+                        Just("batch".to_string()),
+                        Just("piece".to_string()),
+                        Just("cells".to_string()),
+                        "[a-z_]{1,10}".prop_map(String::from),
+                    ],
+                    inner
+                ),
+                0..5
+            )
+            .prop_map(|pairs| Value::Object(pairs.into_iter().collect::<Map<_, _>>())),
+        ]
+    })
+}
+
+/// Replaces one value inside a legal action by an arbitrary one.
+fn mutate(action: &Value, replacement: Value, pick: usize) -> Value {
+    let mut action = action.clone();
+    if let Value::Object(map) = &mut action {
+        let keys: Vec<String> = map.keys().cloned().collect();
+        if !keys.is_empty() {
+            let key = &keys[pick % keys.len()];
+            map.insert(key.clone(), replacement);
+        }
+    }
+    action
+}
+
+/// A game advanced by `steps` random legal actions.
+fn position(game: &str, seed: u64, steps: usize) -> Box<dyn DynMatch> {
+    let registry = umpire_games::registry();
+    let rules = registry.get(game).unwrap();
+    let options = rules.validate_options(&Value::Null).unwrap();
+    let mut state = rules.new_match(&options).unwrap();
+    for event in rules.setup(&options, seed).unwrap() {
+        state.apply_json(&event).unwrap();
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    for _ in 0..steps {
+        let status = state.status();
+        if status.finished {
+            break;
+        }
+        let actor = match status.to_act.choose(&mut rng) {
+            Some(seat) => Actor::Seat(seat.clone()),
+            None => Actor::Umpire,
+        };
+        let legal = state.legal_actions(&actor).unwrap();
+        let Some(action) = legal.choose(&mut rng) else { break };
+        for event in state.decide(&actor, action).unwrap() {
+            state.apply_json(&event).unwrap();
+        }
+    }
+    state
+}
+
+fn check(state: &dyn DynMatch, actor: &Actor<String>, action: &Value) {
+    match state.decide(actor, action) {
+        Ok(events) => {
+            // Whatever is accepted must fold.
+            let mut after = state.clone_box();
+            for event in &events {
+                after.apply_json(event).expect("accepted events fold");
+            }
+        }
+        Err(GameError::Violation(violation)) => {
+            assert!(violation.code.starts_with(state.game_id()), "{}", violation.code);
+            assert!(!violation.message.is_empty());
+        }
+        Err(GameError::Malformed { .. }) => {}
+        Err(other) => panic!("unexpected error {other:?} for {action}"),
+    }
+}
+
+const GAMES: [&str; 4] = ["arboretum", "treeblox", "draft_cider", "flower_fields"];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_json_never_panics_any_game(
+        game in prop::sample::select(GAMES.to_vec()),
+        seed in 0u64..1_000,
+        steps in 0usize..60,
+        action in arbitrary_json(),
+        pick in 0usize..8,
+        replacement in arbitrary_json(),
+    ) {
+        let state = position(game, seed, steps);
+        let registry = umpire_games::registry();
+        let seats = registry.get(game).unwrap().seats(&Value::Null).unwrap();
+        let mut actors: Vec<Actor<String>> = seats.into_iter().map(Actor::Seat).collect();
+        actors.push(Actor::Umpire);
+        for actor in &actors {
+            check(state.as_ref(), actor, &action);
+            // Near misses: a legal action with one field replaced.
+            for legal in state.legal_actions(actor).unwrap().iter().take(3) {
+                check(state.as_ref(), actor, &mutate(legal, replacement.clone(), pick));
+            }
+        }
+    }
+}
