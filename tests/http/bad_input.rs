@@ -380,3 +380,24 @@ async fn deeply_nested_json_is_a_400_not_a_crash() {
     assert_eq!(app.stored_version(&created.id).await, 1);
     assert_eq!(app.get("/healthz", None).await.status(), StatusCode::OK);
 }
+
+#[tokio::test]
+async fn an_exhausted_pool_answers_503_with_retry_after_instead_of_hanging() {
+    let app = TestApp::spawn().await;
+    let created = game(&app).await;
+    // Hold every connection of the server's pool (the test shares it).
+    let mut held = Vec::new();
+    while held.len() < app.store.pool().status().max_size {
+        held.push(app.store.pool().get().await.unwrap());
+    }
+    let started = std::time::Instant::now();
+    let response = app.get(&format!("/v1/games/{}/state", created.id), None).await;
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "bounded wait");
+    assert_eq!(response.headers().get("retry-after").unwrap(), "1");
+    assert_error(response, StatusCode::SERVICE_UNAVAILABLE, "unavailable").await;
+    let ready = app.get("/readyz", None).await;
+    assert_eq!(ready.status(), StatusCode::SERVICE_UNAVAILABLE);
+    drop(held);
+    let response = app.get(&format!("/v1/games/{}/state", created.id), None).await;
+    assert_eq!(response.status(), StatusCode::OK);
+}
