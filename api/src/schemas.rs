@@ -1,8 +1,15 @@
 //! OpenAPI schemas that stand for "any game's" action, event, state, score and
-//! options: a `oneOf` over every registered game's own schema, built from the
-//! registry so that adding a game adds its shapes to the spec by itself.
+//! options: an `anyOf` over every registered game's own schema, built from the
+//! registry so that adding a game adds its shapes to the spec by itself. The
+//! action and event unions carry examples of every shape: each game's named
+//! action examples, and one event of every type met in a deterministic game.
 
 use std::borrow::Cow;
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+use umpire_domain::erased::event_type;
+use umpire_domain::Actor;
 
 use umpire_domain::GameSchemas;
 use utoipa::openapi::schema::{AnyOfBuilder, Schema};
@@ -15,14 +22,83 @@ fn all_games() -> Vec<GameSchemas> {
         .collect()
 }
 
-fn any_of(pick: fn(&GameSchemas) -> &String, description: &str) -> RefOr<Schema> {
+/// Which examples a union carries.
+#[derive(Clone, Copy)]
+enum Examples {
+    None,
+    Actions,
+    Events,
+}
+
+fn any_of(
+    pick: fn(&GameSchemas) -> &String,
+    description: &str,
+    examples: Examples,
+) -> RefOr<Schema> {
     // anyOf, not oneOf: shapes of different games can coincide (`{"type":
     // "timeout", "seat": 0}` is an action of two games), which oneOf forbids.
     let mut builder = AnyOfBuilder::new().description(Some(description.to_string()));
     for game in all_games() {
         builder = builder.item(Ref::from_schema_name(pick(&game).clone()));
     }
+    builder = match examples {
+        Examples::None => builder,
+        Examples::Actions => builder.examples(
+            all_games()
+                .into_iter()
+                .flat_map(|game| game.action_examples.into_iter().map(|(_, example)| example)),
+        ),
+        Examples::Events => builder.examples(EVENT_EXAMPLES.get_or_init(event_examples).clone()),
+    };
     RefOr::T(Schema::AnyOf(builder.build()))
+}
+
+static EVENT_EXAMPLES: std::sync::OnceLock<Vec<Value>> = std::sync::OnceLock::new();
+
+/// One event of every type each game produces, from a game played with a
+/// fixed seed and a fixed choice of actions (so the spec is reproducible).
+fn event_examples() -> Vec<Value> {
+    let registry = umpire_games::registry();
+    let mut examples = Vec::new();
+    for game in registry.games() {
+        let mut seen = BTreeSet::new();
+        let Ok(options) = game.validate_options(&Value::Null) else {
+            continue;
+        };
+        let (Ok(mut state), Ok(setup)) = (game.new_match(&options), game.setup(&options, 1)) else {
+            continue;
+        };
+        let mut record = |event: &Value, state: &mut Box<dyn umpire_domain::DynMatch>| {
+            if seen.insert(event_type(event).to_string()) {
+                examples.push(event.clone());
+            }
+            let _ = state.apply_json(event);
+        };
+        for event in &setup {
+            record(event, &mut state);
+        }
+        for step in 0..3_000usize {
+            let status = state.status();
+            if status.finished {
+                break;
+            }
+            let actor = match status.to_act.get(step % status.to_act.len().max(1)) {
+                Some(seat) => Actor::Seat(seat.clone()),
+                None => Actor::Umpire,
+            };
+            let legal = state.legal_actions(&actor).unwrap_or_default();
+            let Some(action) = legal.get((step * 7) % legal.len().max(1)) else {
+                break;
+            };
+            let Ok(events) = state.decide(&actor, action) else {
+                break;
+            };
+            for event in &events {
+                record(event, &mut state);
+            }
+        }
+    }
+    examples
 }
 
 fn collect_components(out: &mut Vec<(String, RefOr<Schema>)>) {
@@ -36,13 +112,13 @@ fn collect_components(out: &mut Vec<(String, RefOr<Schema>)>) {
 }
 
 macro_rules! any_game_schema {
-    ($name:ident, $field:ident, $description:expr) => {
+    ($name:ident, $field:ident, $description:expr, $examples:expr) => {
         #[doc = $description]
         pub struct $name;
 
         impl utoipa::PartialSchema for $name {
             fn schema() -> RefOr<Schema> {
-                any_of(|game| &game.$field, $description)
+                any_of(|game| &game.$field, $description, $examples)
             }
         }
 
@@ -60,21 +136,30 @@ macro_rules! any_game_schema {
 any_game_schema!(
     AnyAction,
     action,
-    "An action of one of the games, tagged by `type`."
+    "An action of one of the games, tagged by `type`.",
+    Examples::Actions
 );
 any_game_schema!(
     AnyEvent,
     event,
-    "An event of one of the games, tagged by `type`, as the viewer may see it."
+    "An event of one of the games, tagged by `type`, as the viewer may see it.",
+    Examples::Events
 );
-any_game_schema!(AnyView, view, "A game's state as the viewer may see it.");
+any_game_schema!(
+    AnyView,
+    view,
+    "A game's state as the viewer may see it.",
+    Examples::None
+);
 any_game_schema!(
     AnyScore,
     score,
-    "A game's score sheet as the viewer may see it."
+    "A game's score sheet as the viewer may see it.",
+    Examples::None
 );
 any_game_schema!(
     AnyOptions,
     options,
-    "Setup options of one of the games; every field has a default."
+    "Setup options of one of the games; every field has a default.",
+    Examples::None
 );

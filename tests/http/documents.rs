@@ -91,3 +91,42 @@ fn every_game_contributes_its_action_event_state_and_score_shapes() {
         umpire_games::registry().ids().count()
     );
 }
+
+#[test]
+fn the_spec_has_examples_of_every_games_actions_and_events() {
+    let document: Value = serde_json::from_str(&umpire_api::openapi::document_json()).unwrap();
+    let schemas = &document["components"]["schemas"];
+    let action_examples = schemas["AnyAction"]["examples"].as_array().unwrap();
+    let event_examples = schemas["AnyEvent"]["examples"].as_array().unwrap();
+    for game in umpire_games::registry().games() {
+        let shapes = game.schemas();
+        for (name, example) in &shapes.action_examples {
+            assert!(
+                action_examples.contains(example),
+                "{} action example {name}",
+                game.id()
+            );
+        }
+        assert!(
+            !shapes.action_examples.is_empty(),
+            "{} has action examples",
+            game.id()
+        );
+    }
+    // Every game contributes events, several types each.
+    assert!(
+        event_examples.len() >= 4 * 3,
+        "{} event examples",
+        event_examples.len()
+    );
+    let types: std::collections::BTreeSet<&str> = event_examples
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    for expected in ["card_planted", "cube_placed", "card_picked", "piece_placed"] {
+        assert!(
+            types.contains(expected),
+            "no {expected} example in {types:?}"
+        );
+    }
+}
