@@ -86,7 +86,9 @@ fn position(game: &str, seed: u64, steps: usize) -> Box<dyn DynMatch> {
             None => Actor::Umpire,
         };
         let legal = state.legal_actions(&actor).unwrap();
-        let Some(action) = legal.choose(&mut rng) else { break };
+        let Some(action) = legal.choose(&mut rng) else {
+            break;
+        };
         for event in state.decide(&actor, action).unwrap() {
             state.apply_json(&event).unwrap();
         }
@@ -104,7 +106,11 @@ fn check(state: &dyn DynMatch, actor: &Actor<String>, action: &Value) {
             }
         }
         Err(GameError::Violation(violation)) => {
-            assert!(violation.code.starts_with(state.game_id()), "{}", violation.code);
+            assert!(
+                violation.code.starts_with(state.game_id()),
+                "{}",
+                violation.code
+            );
             assert!(!violation.message.is_empty());
         }
         Err(GameError::Malformed { .. }) => {}
