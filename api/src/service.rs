@@ -63,6 +63,25 @@ pub struct LoadedGame {
     pub state: Box<dyn DynMatch>,
 }
 
+/// The action as it can be stored: PostgreSQL's jsonb cannot hold U+0000, so
+/// NUL characters in strings and keys (which no game's action needs) become
+/// U+FFFD. Without this a hostile action would fail to be recorded (a 500).
+fn storable(value: &Value) -> Value {
+    fn clean(text: &str) -> String {
+        text.replace('\0', "\u{FFFD}")
+    }
+    match value {
+        Value::String(text) if text.contains('\0') => Value::String(clean(text)),
+        Value::Array(items) => Value::Array(items.iter().map(storable).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(key, item)| (clean(key), storable(item)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 fn corrupt(game_id: Uuid, error: GameError) -> ApiError {
     ApiError::Internal(format!(
         "stored log of game {game_id} does not fold: {error}"
@@ -354,7 +373,7 @@ impl GameService {
                             &Rejection {
                                 at_version: version,
                                 actor: principal.label(),
-                                action: request.action.clone(),
+                                action: storable(&request.action),
                                 code: body.code,
                                 message: body.message,
                                 rule: body.rule,
@@ -372,7 +391,7 @@ impl GameService {
                     event_type: event_type(payload).to_string(),
                     payload: payload.clone(),
                     actor: principal.label(),
-                    action: request.action.clone(),
+                    action: storable(&request.action),
                     rules_version: loaded.record.rules_version,
                 })
                 .collect();

@@ -391,13 +391,42 @@ async fn an_exhausted_pool_answers_503_with_retry_after_instead_of_hanging() {
         held.push(app.store.pool().get().await.unwrap());
     }
     let started = std::time::Instant::now();
-    let response = app.get(&format!("/v1/games/{}/state", created.id), None).await;
-    assert!(started.elapsed() < std::time::Duration::from_secs(10), "bounded wait");
+    let response = app
+        .get(&format!("/v1/games/{}/state", created.id), None)
+        .await;
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "bounded wait"
+    );
     assert_eq!(response.headers().get("retry-after").unwrap(), "1");
     assert_error(response, StatusCode::SERVICE_UNAVAILABLE, "unavailable").await;
     let ready = app.get("/readyz", None).await;
     assert_eq!(ready.status(), StatusCode::SERVICE_UNAVAILABLE);
     drop(held);
-    let response = app.get(&format!("/v1/games/{}/state", created.id), None).await;
+    let response = app
+        .get(&format!("/v1/games/{}/state", created.id), None)
+        .await;
     assert_eq!(response.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn an_action_with_nul_characters_is_refused_and_recorded_not_a_500() {
+    let app = TestApp::spawn().await;
+    let created = game(&app).await;
+    let response = app
+        .submit(
+            &created.id,
+            Some(&created.umpire_token),
+            json!({"type": "timeout", "seat": 189, "\u{0}key": ["nul\u{0}inside"]}),
+        )
+        .await;
+    assert!(response.status().is_client_error(), "{}", response.status());
+    let rejections = app
+        .store
+        .rejections(uuid::Uuid::parse_str(&created.id).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(rejections.len(), 1);
+    assert!(!rejections[0].action.to_string().contains("\\u0000"));
+    assert_eq!(app.stored_version(&created.id).await, 1);
 }
