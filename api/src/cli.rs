@@ -6,6 +6,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use umpire_storage::EventStore;
 
+use uuid::Uuid;
+
+use crate::commands;
 use crate::database;
 use crate::startup::Application;
 
@@ -47,6 +50,81 @@ pub enum Command {
     },
     /// Print the OpenAPI document.
     Openapi,
+    /// Audit a game by replay: chain, every action re-decided, rejections.
+    Audit {
+        /// The game id (read from the database), or `--file`.
+        game_id: Option<Uuid>,
+        /// Audit an archive file instead of a stored game.
+        #[arg(long, conflicts_with = "game_id")]
+        file: Option<PathBuf>,
+        #[arg(long, default_value = ".umpire", env = "UMPIRE_DATA_DIR")]
+        data_dir: PathBuf,
+    },
+    /// Re-run a game's actions under other options (a JSON merge patch).
+    WhatIf {
+        game_id: Option<Uuid>,
+        #[arg(long, conflicts_with = "game_id")]
+        file: Option<PathBuf>,
+        /// e.g. '{"broken_tree": "minus_twenty"}'
+        #[arg(long)]
+        options: String,
+        #[arg(long, default_value = ".umpire", env = "UMPIRE_DATA_DIR")]
+        data_dir: PathBuf,
+    },
+    /// Export games as archives (JSON Lines).
+    Export {
+        game_ids: Vec<Uuid>,
+        /// Every stored game, streamed.
+        #[arg(long)]
+        all: bool,
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+        #[arg(long, default_value = ".umpire", env = "UMPIRE_DATA_DIR")]
+        data_dir: PathBuf,
+    },
+    /// Import archives (files, directories, `-`), each validated by replay.
+    Import {
+        #[arg(required = true)]
+        inputs: Vec<String>,
+        #[arg(long, default_value = ".umpire", env = "UMPIRE_DATA_DIR")]
+        data_dir: PathBuf,
+    },
+    /// Write random legal games as archives (JSON Lines).
+    Simulate {
+        /// A game id, or `all`.
+        #[arg(long)]
+        game: String,
+        #[arg(long, default_value_t = 1)]
+        count: u64,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        #[arg(long, default_value = "null")]
+        options: String,
+        #[arg(long, default_value_t = umpire_archive::simulate::DEFAULT_MAX_ACTIONS)]
+        max_actions: usize,
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+    },
+    /// Score archives in bulk (files, directories, `-`) or every stored game.
+    Score {
+        inputs: Vec<String>,
+        /// Score every game in the database instead of files.
+        #[arg(long, conflicts_with = "inputs")]
+        db: bool,
+        /// csv or jsonl
+        #[arg(long, default_value = "csv")]
+        format: umpire_archive::OutputFormat,
+        /// Leave out games that are not finished (error rows stay).
+        #[arg(long)]
+        finished_only: bool,
+        /// Scoring threads (default: one per core).
+        #[arg(long)]
+        threads: Option<usize>,
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+        #[arg(long, default_value = ".umpire", env = "UMPIRE_DATA_DIR")]
+        data_dir: PathBuf,
+    },
 }
 
 fn init_tracing() {
@@ -118,6 +196,117 @@ async fn run(command: Command) -> Result<(), String> {
             Ok(())
         }
         Command::Openapi => Ok(()),
+        Command::Audit {
+            game_id,
+            file,
+            data_dir,
+        } => {
+            let (source, database) = archive_source(game_id, file, &data_dir).await?;
+            let outcome = commands::audit(source).await;
+            stop_private_cluster(database.as_ref());
+            outcome
+        }
+        Command::WhatIf {
+            game_id,
+            file,
+            options,
+            data_dir,
+        } => {
+            let (source, database) = archive_source(game_id, file, &data_dir).await?;
+            let outcome = commands::what_if(source, &options).await;
+            stop_private_cluster(database.as_ref());
+            outcome
+        }
+        Command::Export {
+            game_ids,
+            all,
+            out,
+            data_dir,
+        } => {
+            let database = database::open(&data_dir).await?;
+            let outcome = commands::export(&database.url, &game_ids, all, out.as_deref()).await;
+            stop_private_cluster(Some(&database));
+            outcome
+        }
+        Command::Import { inputs, data_dir } => {
+            let database = database::open(&data_dir).await?;
+            let outcome = match umpire_storage::migrate(&database.url).await {
+                Ok(()) => commands::import(&database.url, &inputs).await,
+                Err(error) => Err(error.to_string()),
+            };
+            stop_private_cluster(Some(&database));
+            outcome
+        }
+        Command::Simulate {
+            game,
+            count,
+            seed,
+            options,
+            max_actions,
+            out,
+        } => tokio::task::block_in_place(|| {
+            commands::simulate(&game, count, seed, &options, max_actions, out.as_deref())
+        }),
+        Command::Score {
+            inputs,
+            db,
+            format,
+            finished_only,
+            threads,
+            out,
+            data_dir,
+        } => {
+            if !db && inputs.is_empty() {
+                return Err("score what? Name files, directories or `-`, or pass --db".into());
+            }
+            let database = if db {
+                Some(database::open(&data_dir).await?)
+            } else {
+                None
+            };
+            let outcome = commands::score(commands::ScoreCommand {
+                inputs,
+                database: database.as_ref().map(|d| d.url.clone()),
+                format,
+                finished_only,
+                threads,
+                out,
+            })
+            .await;
+            stop_private_cluster(database.as_ref());
+            outcome
+        }
+    }
+}
+
+async fn archive_source(
+    game_id: Option<Uuid>,
+    file: Option<PathBuf>,
+    data_dir: &std::path::Path,
+) -> Result<(commands::ArchiveSource, Option<database::Database>), String> {
+    match (game_id, file) {
+        (_, Some(path)) => Ok((commands::ArchiveSource::File(path), None)),
+        (Some(game_id), None) => {
+            let database = database::open(data_dir).await?;
+            let source = commands::ArchiveSource::Database {
+                url: database.url.clone(),
+                game_id,
+            };
+            Ok((source, Some(database)))
+        }
+        (None, None) => Err("name a game id or pass --file".into()),
+    }
+}
+
+/// Stops the private cluster a command started for itself.
+fn stop_private_cluster(database: Option<&database::Database>) {
+    if let Some(cluster) = database
+        .and_then(|d| d.cluster.as_ref())
+        .filter(|c| c.started_here)
+    {
+        if let Err(error) = tokio::task::block_in_place(|| cluster.stop()) {
+            tracing::warn!(%error, "could not stop the private cluster cleanly");
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 
 pub mod auth;
 pub mod cli;
+pub mod commands;
 pub mod database;
 pub mod error;
 pub mod metrics;

@@ -5,7 +5,7 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 use utoipa_actix_web::{scope, service_config::ServiceConfig, AppExt};
 
-use crate::routes::{games, health};
+use crate::routes::{archives, games, health};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -51,7 +51,12 @@ pub fn v1_routes(config: &mut ServiceConfig) {
         .service(games::get_game_state)
         .service(games::get_game_score)
         .service(games::list_game_events)
-        .service(games::list_legal_actions);
+        .service(games::list_legal_actions)
+        .service(archives::get_game_audit)
+        .service(archives::export_game_archive)
+        .service(archives::import_game)
+        .service(archives::score_archives)
+        .service(archives::run_game_what_if);
 }
 
 pub fn base() -> utoipa::openapi::OpenApi {

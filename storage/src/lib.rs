@@ -5,11 +5,13 @@
 //! Storage owns all SQL. Nothing here knows a game's rules: events are JSON
 //! with a type, and the hash chain is computed over their canonical encoding.
 
+pub mod bulk;
 pub mod cluster;
 pub mod pool;
 pub mod store;
 pub mod testing;
 
+pub use bulk::{BulkGame, FullGame, ImportGame, ImportOutcome};
 pub use cluster::{ClusterError, Durability, PrivateCluster};
 pub use pool::{connect, migrate, Pool};
 pub use store::{

@@ -86,6 +86,26 @@ fn cases() -> Vec<Case> {
             body: Some(json!({"action": {"type": "choose_start", "seat": "red"}})),
             expected: [401, 201, 422, 401, 422, 401, 401],
         },
+        // The audit and the export are the umpire's: a seat is known but not
+        // allowed (403), strangers are not known (401).
+        Case {
+            method: Method::GET,
+            path: "/v1/games/{id}/audit",
+            body: None,
+            expected: [401, 403, 403, 401, 200, 401, 401],
+        },
+        Case {
+            method: Method::GET,
+            path: "/v1/games/{id}/export",
+            body: None,
+            expected: [401, 403, 403, 401, 200, 401, 401],
+        },
+        Case {
+            method: Method::POST,
+            path: "/v1/games/import",
+            body: Some(json!({"not": "an archive"})),
+            expected: [401, 401, 401, 401, 401, 400, 401],
+        },
         Case {
             method: Method::POST,
             path: "/v1/games",

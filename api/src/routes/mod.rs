@@ -1,4 +1,5 @@
 //! HTTP handlers: thin adapters from requests to [`crate::service`].
 
+pub mod archives;
 pub mod games;
 pub mod health;

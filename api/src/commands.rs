@@ -1,0 +1,599 @@
+//! The archive commands of `umpire` (`audit`, `export`, `import`, `simulate`,
+//! `score`, `what-if`) and the service functions the archive endpoints share
+//! with them: converting between stored games and archives, and importing a
+//! validated archive.
+
+use std::collections::BTreeMap;
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::Value;
+use umpire_archive::format::{FORMAT, FORMAT_VERSION};
+use umpire_archive::pipeline::{self, Input, Progress, ScoreSettings};
+use umpire_archive::{
+    Archive, ArchivedEvent, ArchivedRejection, Cause, Divergence, OutputFormat, RowWriter,
+};
+use umpire_domain::Registry;
+use umpire_storage::{
+    EventStore, GameRecord, ImportGame, ImportOutcome, NewToken, Rejection, StoredEvent, TokenRole,
+};
+use uuid::Uuid;
+
+use crate::auth::new_token;
+use crate::error::ApiError;
+use crate::model::CreatedGame;
+
+/// A stored game as an archive.
+pub fn archive_of(
+    record: &GameRecord,
+    events: Vec<StoredEvent>,
+    rejections: Vec<Rejection>,
+) -> Archive {
+    Archive {
+        format: FORMAT.to_string(),
+        format_version: FORMAT_VERSION,
+        game_id: record.game_id,
+        game: record.game.clone(),
+        options: record.options.clone(),
+        // Seeds are stored as the bits of a u64 in a bigint.
+        seed: record.seed as u64,
+        rules_version: record.rules_version,
+        created_at: record.created_at.to_rfc3339(),
+        events: events
+            .into_iter()
+            .map(|e| ArchivedEvent {
+                seq: e.seq,
+                event_type: e.event_type,
+                payload: e.payload,
+                actor: e.actor,
+                action: e.action,
+                decided_at: e.decided_at,
+                rules_version: e.rules_version,
+                recorded_at: e.recorded_at,
+                prev_hash: e.prev_hash,
+                hash: e.hash,
+            })
+            .collect(),
+        rejections: rejections
+            .into_iter()
+            .map(|r| ArchivedRejection {
+                at_version: r.at_version,
+                actor: r.actor,
+                action: r.action,
+                code: r.code,
+                message: r.message,
+                rule: r.rule,
+                rules_version: r.rules_version,
+                recorded_at: r.recorded_at,
+            })
+            .collect(),
+    }
+}
+
+/// Reads one stored game whole, as an archive.
+pub async fn export_game(store: &EventStore, game_id: Uuid) -> Result<Archive, ApiError> {
+    let stored = store.archive(game_id).await?;
+    let rejections = store.rejections(game_id).await?;
+    Ok(archive_of(&stored.record, stored.events, rejections))
+}
+
+/// The HTTP error for an archive that does not replay: 422 with the first
+/// failing event and the cause in the code.
+pub fn refused(divergence: &Divergence) -> ApiError {
+    let code = match divergence.cause {
+        Cause::UnknownGame => "unknown_game",
+        Cause::InvalidOptions => "invalid_options",
+        Cause::SequenceGap => "archive_sequence_gap",
+        Cause::ChainBroken => "archive_chain_broken",
+        Cause::HashMismatch => "archive_hash_mismatch",
+        Cause::EventTypeMismatch => "archive_event_type_mismatch",
+        Cause::SetupMismatch => "archive_setup_mismatch",
+        Cause::UnexplainedEvent => "archive_unexplained_event",
+        Cause::MissingEvent => "archive_missing_event",
+        Cause::EventDiffers => "archive_event_differs",
+        Cause::ActionRefused => "archive_action_refused",
+        Cause::MalformedAction => "archive_malformed_action",
+    };
+    ApiError::Unprocessable {
+        code,
+        message: format!(
+            "Event {} (decided at version {}) is refused: {}.",
+            divergence.seq, divergence.version, divergence.message
+        ),
+    }
+}
+
+/// Validates an archive by replay and stores it whole with new tokens.
+/// Nothing is stored unless every check passes.
+pub async fn import_archive(
+    store: &EventStore,
+    registry: &Registry,
+    archive: &Archive,
+) -> Result<CreatedGame, ApiError> {
+    archive
+        .check_format()
+        .map_err(|e| ApiError::Unprocessable {
+            code: "unsupported_archive",
+            message: e.to_string(),
+        })?;
+    umpire_archive::validate_for_import(registry, archive).map_err(|d| refused(&d))?;
+    let game = registry.get(&archive.game)?;
+    let created_at = chrono::DateTime::parse_from_rfc3339(&archive.created_at)
+        .map_err(|e| {
+            ApiError::bad_request(
+                "invalid_archive",
+                format!("created_at `{}` is not RFC 3339: {e}.", archive.created_at),
+            )
+        })?
+        .with_timezone(&chrono::Utc);
+    let umpire_token = new_token()?;
+    let mut tokens = vec![NewToken {
+        token_hash: umpire_storage::hash_token(&umpire_token),
+        role: TokenRole::Umpire,
+        seat: None,
+    }];
+    let mut seat_tokens = BTreeMap::new();
+    for seat in game.seats(&archive.options)? {
+        let token = new_token()?;
+        tokens.push(NewToken {
+            token_hash: umpire_storage::hash_token(&token),
+            role: TokenRole::Seat,
+            seat: Some(seat.clone()),
+        });
+        seat_tokens.insert(seat, token);
+    }
+    let import = ImportGame {
+        record: GameRecord {
+            game_id: archive.game_id,
+            game: archive.game.clone(),
+            options: archive.options.clone(),
+            seed: archive.seed as i64,
+            rules_version: archive.rules_version,
+            created_at,
+        },
+        events: archive
+            .events
+            .iter()
+            .map(|e| StoredEvent {
+                seq: e.seq,
+                event_type: e.event_type.clone(),
+                payload: e.payload.clone(),
+                actor: e.actor.clone(),
+                action: e.action.clone(),
+                decided_at: e.decided_at,
+                rules_version: e.rules_version,
+                recorded_at: e.recorded_at.clone(),
+                prev_hash: e.prev_hash.clone(),
+                hash: e.hash.clone(),
+            })
+            .collect(),
+        rejections: archive
+            .rejections
+            .iter()
+            .map(|r| Rejection {
+                at_version: r.at_version,
+                actor: r.actor.clone(),
+                action: r.action.clone(),
+                code: r.code.clone(),
+                message: r.message.clone(),
+                rule: r.rule.clone(),
+                rules_version: r.rules_version,
+                recorded_at: r.recorded_at.clone(),
+            })
+            .collect(),
+        tokens,
+    };
+    match store.import_game(&import).await? {
+        ImportOutcome::Imported => Ok(CreatedGame {
+            id: archive.game_id,
+            game: archive.game.clone(),
+            version: archive.version(),
+            umpire_token,
+            seat_tokens,
+        }),
+        ImportOutcome::AlreadyExists => Err(ApiError::Unprocessable {
+            code: "game_already_exists",
+            message: format!(
+                "Game {} is already stored; an archive keeps its id, since its hashes cover it.",
+                archive.game_id
+            ),
+        }),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The command line.
+
+fn pretty(value: &impl serde::Serialize) -> Result<String, String> {
+    serde_json::to_string_pretty(value).map_err(|e| e.to_string())
+}
+
+fn read_text(path: &Path) -> Result<String, String> {
+    if path.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .map_err(|e| format!("reading standard input: {e}"))?;
+        Ok(text)
+    } else {
+        std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))
+    }
+}
+
+fn parse_archive(text: &str) -> Result<Archive, String> {
+    Archive::from_json(text).map_err(|e| e.to_string())
+}
+
+/// Where an archive for `audit` and `what-if` comes from.
+pub enum ArchiveSource {
+    Database { url: String, game_id: Uuid },
+    File(PathBuf),
+}
+
+async fn load(source: &ArchiveSource) -> Result<Archive, String> {
+    match source {
+        ArchiveSource::File(path) => parse_archive(&read_text(path)?),
+        ArchiveSource::Database { url, game_id } => {
+            let store =
+                EventStore::new(umpire_storage::connect(url, 2).map_err(|e| e.to_string())?);
+            export_game(&store, *game_id)
+                .await
+                .map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// `umpire audit`: prints the audit report as JSON; fails when the log
+/// diverges or the chain is broken.
+pub async fn audit(source: ArchiveSource) -> Result<(), String> {
+    let archive = load(&source).await?;
+    let registry = umpire_games::registry();
+    let report = umpire_archive::audit(&registry, &archive)
+        .map_err(|d| format!("the game cannot be audited: {d}"))?;
+    println!("{}", pretty(&report)?);
+    match &report.first_failure {
+        Some(failure) => Err(format!("the log does not hold: {failure}")),
+        None => Ok(()),
+    }
+}
+
+/// `umpire what-if`: re-runs a game's actions under patched options.
+pub async fn what_if(source: ArchiveSource, options_patch: &str) -> Result<(), String> {
+    let archive = load(&source).await?;
+    let patch: Value =
+        serde_json::from_str(options_patch).map_err(|e| format!("--options is not JSON: {e}"))?;
+    let registry = umpire_games::registry();
+    let report = umpire_archive::what_if(&registry, &archive, &patch).map_err(|e| e.to_string())?;
+    println!("{}", pretty(&report)?);
+    Ok(())
+}
+
+fn output(path: Option<&Path>) -> Result<Box<dyn Write + Send>, String> {
+    Ok(match path {
+        Some(path) if path.as_os_str() != "-" => Box::new(BufWriter::with_capacity(
+            1 << 20,
+            std::fs::File::create(path).map_err(|e| format!("creating {}: {e}", path.display()))?,
+        )),
+        _ => Box::new(BufWriter::with_capacity(1 << 20, std::io::stdout())),
+    })
+}
+
+/// `umpire export`: the named games (or all, streamed) as JSON Lines.
+pub async fn export(
+    url: &str,
+    game_ids: &[Uuid],
+    all: bool,
+    out: Option<&Path>,
+) -> Result<(), String> {
+    let store = EventStore::new(umpire_storage::connect(url, 4).map_err(|e| e.to_string())?);
+    let mut out = output(out)?;
+    let mut write = |archive: &Archive| -> Result<(), String> {
+        out.write_all(archive.to_json_line().as_bytes())
+            .and_then(|_| out.write_all(b"\n"))
+            .map_err(|e| e.to_string())
+    };
+    if all {
+        let stream = store.stream_archives().await.map_err(|e| e.to_string())?;
+        let mut stream = std::pin::pin!(stream);
+        while let Some(game) = stream.next().await {
+            let game = game.map_err(|e| e.to_string())?;
+            write(&archive_of(&game.record, game.events, game.rejections))?;
+        }
+    }
+    for game_id in game_ids {
+        let archive = export_game(&store, *game_id)
+            .await
+            .map_err(|e| format!("game {game_id}: {e}"))?;
+        write(&archive)?;
+    }
+    out.flush().map_err(|e| e.to_string())
+}
+
+/// `umpire import`: validates and stores every archive of the inputs; prints
+/// one JSON line per game (its new tokens, or why it was refused).
+pub async fn import(url: &str, inputs: &[String]) -> Result<(), String> {
+    let store = EventStore::new(umpire_storage::connect(url, 4).map_err(|e| e.to_string())?);
+    let registry = umpire_games::registry();
+    let mut refused_count = 0usize;
+    let mut imported = 0usize;
+    let inputs: Vec<Input> = inputs.iter().map(|i| Input::parse(i)).collect();
+    let files = pipeline::expand_inputs(&inputs).map_err(|e| e.to_string())?;
+    // A reader thread hands over one document at a time, so importing a
+    // file of any size holds only a chunk of it in memory.
+    let (sender, receiver) = std::sync::mpsc::sync_channel::<std::io::Result<(String, String)>>(64);
+    let reader = std::thread::spawn(move || {
+        for input in &files {
+            let outcome = pipeline::read_chunks(input, &mut |chunk| {
+                let text = String::from_utf8_lossy(&chunk.bytes);
+                let stopped = |_| std::io::Error::other("import stopped");
+                if chunk.whole_document {
+                    return sender
+                        .send(Ok((format!("{}:1", chunk.source), text.into_owned())))
+                        .map_err(stopped);
+                }
+                for (offset, line) in text.split('\n').enumerate() {
+                    if !line.trim().is_empty() {
+                        let source =
+                            format!("{}:{}", chunk.source, chunk.first_line + offset as u64);
+                        sender
+                            .send(Ok((source, line.to_string())))
+                            .map_err(stopped)?;
+                    }
+                }
+                Ok(())
+            });
+            if let Err(error) = outcome {
+                let _ = sender.send(Err(error));
+                return;
+            }
+        }
+    });
+    while let Ok(next) = tokio::task::block_in_place(|| receiver.recv()) {
+        let (source, text) = next.map_err(|e| e.to_string())?;
+        let outcome = match parse_archive(&text) {
+            Ok(archive) => import_archive(&store, &registry, &archive)
+                .await
+                .map_err(|e| e.body()),
+            Err(error) => Err(crate::error::ErrorBody {
+                code: "invalid_archive".into(),
+                message: error,
+                rule: None,
+                details: None,
+            }),
+        };
+        let line = match outcome {
+            Ok(created) => {
+                imported += 1;
+                serde_json::json!({"source": source, "imported": created})
+            }
+            Err(error) => {
+                refused_count += 1;
+                serde_json::json!({"source": source, "refused": error})
+            }
+        };
+        println!("{line}");
+    }
+    let _ = reader.join();
+    eprintln!("umpire import: {imported} imported, {refused_count} refused");
+    if refused_count > 0 {
+        Err(format!("{refused_count} archive(s) refused"))
+    } else {
+        Ok(())
+    }
+}
+
+/// `umpire simulate`: random legal games as JSON Lines.
+pub fn simulate(
+    game: &str,
+    count: u64,
+    seed: u64,
+    options: &str,
+    max_actions: usize,
+    out: Option<&Path>,
+) -> Result<(), String> {
+    let registry = umpire_games::registry();
+    let options: Value =
+        serde_json::from_str(options).map_err(|e| format!("--options is not JSON: {e}"))?;
+    let games: Vec<String> = if game == "all" {
+        registry.ids().map(str::to_string).collect()
+    } else {
+        registry.get(game).map_err(|e| e.to_string())?;
+        vec![game.to_string()]
+    };
+    let mut out = output(out)?;
+    let bar = progress_bar(Some(count * games.len() as u64), "games");
+    for game in &games {
+        umpire_archive::simulate_to(
+            &registry,
+            &umpire_archive::SimulationRun {
+                game,
+                options: &options,
+                count,
+                seed,
+                max_actions,
+            },
+            &mut out,
+            |done| bar.inc(done),
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    bar.finish_and_clear();
+    Ok(())
+}
+
+/// A progress bar on standard error, only when it is a terminal.
+fn progress_bar(total: Option<u64>, unit: &str) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = match total {
+        Some(total) => ProgressBar::new(total).with_style(
+            ProgressStyle::with_template(&format!(
+                "{{bar:40}} {{pos}}/{{len}} {unit} {{per_sec}} eta {{eta}}"
+            ))
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ),
+        None => ProgressBar::new_spinner(),
+    };
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+/// Settings of `umpire score`.
+pub struct ScoreCommand {
+    pub inputs: Vec<String>,
+    pub database: Option<String>,
+    pub format: OutputFormat,
+    pub finished_only: bool,
+    pub threads: Option<usize>,
+    pub out: Option<PathBuf>,
+}
+
+fn summary_line(totals: Progress, elapsed: Duration) -> String {
+    let seconds = elapsed.as_secs_f64().max(1e-9);
+    format!(
+        "umpire score: {} games ({} errors), {:.1} MB in {:.2}s: {:.0} games/s, {:.1} MB/s",
+        totals.games,
+        totals.errors,
+        totals.bytes as f64 / 1e6,
+        seconds,
+        totals.games as f64 / seconds,
+        totals.bytes as f64 / 1e6 / seconds
+    )
+}
+
+/// `umpire score`: scores archives from files, directories, standard input
+/// or the database, in parallel, streaming.
+pub async fn score(command: ScoreCommand) -> Result<(), String> {
+    if let Some(threads) = command.threads {
+        // Only the first configuration takes; later calls keep the pool.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global();
+    }
+    let started = Instant::now();
+    let settings = ScoreSettings {
+        finished_only: command.finished_only,
+    };
+    let totals = match &command.database {
+        Some(url) => score_database(url, &command, settings).await?,
+        None => {
+            let inputs: Vec<Input> = command.inputs.iter().map(|i| Input::parse(i)).collect();
+            let total_bytes: Option<u64> = pipeline::expand_inputs(&inputs)
+                .map_err(|e| e.to_string())?
+                .iter()
+                .map(|input| match input {
+                    Input::Path(path) => std::fs::metadata(path).ok().map(|m| m.len()),
+                    Input::Stdin => None,
+                })
+                .sum();
+            let format = command.format;
+            let out = command.out.clone();
+            tokio::task::spawn_blocking(move || {
+                let registry = umpire_games::registry();
+                let mut writer =
+                    RowWriter::new(format, output(out.as_deref())?).map_err(|e| e.to_string())?;
+                let bar = progress_bar(total_bytes, "bytes");
+                let totals = pipeline::score_inputs(
+                    &registry,
+                    &inputs,
+                    settings,
+                    &mut writer,
+                    &mut |progress| bar.set_position(progress.bytes),
+                )
+                .map_err(|e| e.to_string())?;
+                bar.finish_and_clear();
+                Ok::<_, String>(totals)
+            })
+            .await
+            .map_err(|e| e.to_string())??
+        }
+    };
+    eprintln!("{}", summary_line(totals, started.elapsed()));
+    Ok(())
+}
+
+/// Games per batch handed from the database reader to the scorers.
+const DB_BATCH_GAMES: usize = 64;
+
+async fn score_database(
+    url: &str,
+    command: &ScoreCommand,
+    settings: ScoreSettings,
+) -> Result<Progress, String> {
+    let store = EventStore::new(umpire_storage::connect(url, 4).map_err(|e| e.to_string())?);
+    let stream = store.stream_games().await.map_err(|e| e.to_string())?;
+    let (sender, receiver) = std::sync::mpsc::sync_channel::<Vec<umpire_storage::BulkGame>>(
+        rayon::current_num_threads() * 2,
+    );
+    let format = command.format;
+    let out = command.out.clone();
+    let scorer = tokio::task::spawn_blocking(move || {
+        let registry = umpire_games::registry();
+        let mut writer =
+            RowWriter::new(format, output(out.as_deref())?).map_err(|e| e.to_string())?;
+        let bar = progress_bar(None, "games");
+        let mut totals = Progress::default();
+        pipeline::run_ordered(
+            receiver.into_iter(),
+            rayon::current_num_threads() * 2,
+            |batch| {
+                let bytes: usize = batch.iter().map(|g| g.json_bytes()).sum();
+                let rows: Vec<_> = batch
+                    .iter()
+                    .map(|game| {
+                        umpire_archive::score_events(
+                            &registry,
+                            &game.game_id.to_string(),
+                            &game.game,
+                            &game.options,
+                            game.payloads.iter().map(String::as_str),
+                            "db",
+                        )
+                    })
+                    .collect();
+                (rows, bytes)
+            },
+            |(rows, bytes)| {
+                pipeline::write_rows(&rows, settings, &mut writer, &mut totals)?;
+                totals.bytes += bytes as u64;
+                bar.set_position(totals.games);
+                Ok(())
+            },
+        )
+        .map_err(|e| e.to_string())?;
+        writer.flush().map_err(|e| e.to_string())?;
+        bar.finish_and_clear();
+        Ok::<_, String>(totals)
+    });
+    let mut stream = std::pin::pin!(stream);
+    let mut batch = Vec::with_capacity(DB_BATCH_GAMES);
+    let mut read_error = None;
+    while let Some(game) = stream.next().await {
+        match game {
+            Ok(game) => batch.push(game),
+            Err(error) => {
+                read_error = Some(error.to_string());
+                break;
+            }
+        }
+        if batch.len() == DB_BATCH_GAMES {
+            let full = std::mem::replace(&mut batch, Vec::with_capacity(DB_BATCH_GAMES));
+            // The scorers stopped (an output error): stop reading.
+            if tokio::task::block_in_place(|| sender.send(full)).is_err() {
+                break;
+            }
+        }
+    }
+    if !batch.is_empty() {
+        let _ = tokio::task::block_in_place(|| sender.send(batch));
+    }
+    drop(sender);
+    let totals = scorer.await.map_err(|e| e.to_string())??;
+    match read_error {
+        Some(error) => Err(format!("reading the database: {error}")),
+        None => Ok(totals),
+    }
+}

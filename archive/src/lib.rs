@@ -1,0 +1,24 @@
+//! Game archives for disputes and bulk work: the versioned archive format,
+//! replay validation (hash chain plus every action re-decided), the audit of
+//! one game, what-if re-runs under other options, random games, and
+//! streaming, parallel bulk scoring.
+//!
+//! Like `domain`, nothing here talks to a database or the network: archives
+//! come in as text or values, and the bulk pipeline reads files or any
+//! iterator of chunks (the `umpire` binary feeds it from PostgreSQL).
+
+pub mod audit;
+pub mod format;
+pub mod pipeline;
+pub mod replay;
+pub mod score;
+pub mod simulate;
+pub mod what_if;
+
+pub use audit::{audit, AuditEntry, AuditReport, EntryKind};
+pub use format::{Archive, ArchivedEvent, ArchivedRejection, FormatError, FORMAT, FORMAT_VERSION};
+pub use pipeline::{score_inputs, Input, Progress, ScoreSettings};
+pub use replay::{replay, validate_for_import, Cause, Divergence, Replayed};
+pub use score::{score_archive_text, score_events, OutputFormat, RowWriter, ScoreRow};
+pub use simulate::{simulate_one, simulate_to, SimulationRun};
+pub use what_if::{what_if, WhatIfError, WhatIfReport};

@@ -1,0 +1,318 @@
+//! Scoring one game fast: fold its event payloads straight from the archive
+//! text (borrowed, never built into a `serde_json::Value`) and summarise.
+//!
+//! Bulk scoring trusts the log it folds, as the service does; `umpire audit`
+//! and import are where logs are re-validated. A log that does not fold (a
+//! malformed event, or one that makes a game's `apply` panic) becomes an
+//! error row: one bad game never stops a batch.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use umpire_domain::Registry;
+
+use crate::format::{FORMAT, FORMAT_VERSION};
+
+/// One line of bulk scoring output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScoreRow {
+    /// The game's id (empty when the archive is too broken to say).
+    pub game_id: String,
+    pub game: String,
+    /// Where the archive came from: `path:line`, or `db`.
+    pub source: String,
+    /// Events folded.
+    pub events: u64,
+    /// Whether the game is over; absent on error rows.
+    #[serde(rename = "final")]
+    pub is_final: Option<bool>,
+    /// Total per seat.
+    pub totals: BTreeMap<String, i64>,
+    pub winners: Vec<String>,
+    /// Why the game could not be scored; absent when it was.
+    pub error: Option<String>,
+}
+
+impl ScoreRow {
+    pub fn error(
+        game_id: impl Into<String>,
+        game: impl Into<String>,
+        source: impl Into<String>,
+        error: impl Into<String>,
+    ) -> Self {
+        ScoreRow {
+            game_id: game_id.into(),
+            game: game.into(),
+            source: source.into(),
+            events: 0,
+            is_final: None,
+            totals: BTreeMap::new(),
+            winners: Vec::new(),
+            error: Some(error.into()),
+        }
+    }
+}
+
+/// The part of an archive scoring reads; payloads stay borrowed text.
+#[derive(Deserialize)]
+struct ScoringArchive<'a> {
+    #[serde(default, borrow)]
+    format: Option<Cow<'a, str>>,
+    #[serde(default)]
+    format_version: Option<u32>,
+    #[serde(borrow)]
+    game_id: Cow<'a, str>,
+    #[serde(borrow)]
+    game: Cow<'a, str>,
+    #[serde(borrow)]
+    options: &'a RawValue,
+    #[serde(borrow)]
+    events: Vec<ScoringEvent<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ScoringEvent<'a> {
+    #[serde(borrow)]
+    payload: &'a RawValue,
+}
+
+/// Just the ids, for an error row of an archive of the wrong shape.
+#[derive(Deserialize)]
+struct Ids {
+    #[serde(default)]
+    game_id: Option<String>,
+    #[serde(default)]
+    game: Option<String>,
+}
+
+/// Scores one archive document (one JSON Lines line).
+pub fn score_archive_text(registry: &Registry, text: &str, source: &str) -> ScoreRow {
+    let archive: ScoringArchive<'_> = match serde_json::from_str(text) {
+        Ok(archive) => archive,
+        Err(error) => {
+            let ids: Option<Ids> = serde_json::from_str(text).ok();
+            let (game_id, game) = ids
+                .map(|ids| {
+                    (
+                        ids.game_id.unwrap_or_default(),
+                        ids.game.unwrap_or_default(),
+                    )
+                })
+                .unwrap_or_default();
+            return ScoreRow::error(game_id, game, source, format!("not an archive: {error}"));
+        }
+    };
+    if archive.format.as_deref().is_some_and(|f| f != FORMAT)
+        || archive.format_version.is_some_and(|v| v != FORMAT_VERSION)
+    {
+        return ScoreRow::error(
+            archive.game_id,
+            archive.game,
+            source,
+            format!(
+                "unsupported archive format {} version {}",
+                archive.format.as_deref().unwrap_or(FORMAT),
+                archive.format_version.unwrap_or(FORMAT_VERSION)
+            ),
+        );
+    }
+    score_events(
+        registry,
+        &archive.game_id,
+        &archive.game,
+        archive.options.get(),
+        archive.events.iter().map(|event| event.payload.get()),
+        source,
+    )
+}
+
+/// Folds a game's event payloads (JSON text, in order) and summarises it.
+pub fn score_events<'a>(
+    registry: &Registry,
+    game_id: &str,
+    game_name: &str,
+    options_json: &str,
+    payloads: impl Iterator<Item = &'a str>,
+    source: &str,
+) -> ScoreRow {
+    let failed = |error: String| ScoreRow::error(game_id, game_name, source, error);
+    let game = match registry.get(game_name) {
+        Ok(game) => game,
+        Err(error) => return failed(error.to_string()),
+    };
+    let options: serde_json::Value = match serde_json::from_str(options_json) {
+        Ok(options) => options,
+        Err(error) => return failed(format!("options are not JSON: {error}")),
+    };
+    // A game's `apply` may panic on an event its `decide` would never have
+    // produced; for a batch that is one bad game, not a crash.
+    let folded = catch_unwind(AssertUnwindSafe(|| {
+        let mut state = game.new_match(&options).map_err(|e| e.to_string())?;
+        for payload in payloads {
+            let seq = state.version() + 1;
+            state
+                .apply_str(payload)
+                .map_err(|e| format!("event {seq}: {e}"))?;
+        }
+        Ok::<_, String>((state.version(), state.summary()))
+    }));
+    match folded {
+        Ok(Ok((events, summary))) => ScoreRow {
+            game_id: game_id.to_string(),
+            game: game.id().to_string(),
+            source: source.to_string(),
+            events,
+            is_final: Some(summary.is_final),
+            totals: summary.totals,
+            winners: summary.winners,
+            error: None,
+        },
+        Ok(Err(error)) => failed(error),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            failed(format!("the log does not fold: {what}"))
+        }
+    }
+}
+
+/// Output formats of bulk scoring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OutputFormat {
+    #[default]
+    Csv,
+    JsonLines,
+}
+
+impl std::str::FromStr for OutputFormat {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "csv" => Ok(OutputFormat::Csv),
+            "jsonl" | "json" | "ndjson" => Ok(OutputFormat::JsonLines),
+            other => Err(format!("unknown format `{other}`: use csv or jsonl")),
+        }
+    }
+}
+
+/// The CSV header.
+pub const CSV_HEADER: [&str; 7] = [
+    "game_id", "game", "source", "events", "final", "totals", "winners",
+];
+
+/// Writes rows as CSV (`totals` as `seat=total;…`, `winners` as `seat;…`,
+/// plus an `error` column) or as JSON Lines.
+pub struct RowWriter<W: Write> {
+    format: OutputFormat,
+    csv: Option<csv::Writer<W>>,
+    plain: Option<W>,
+}
+
+impl<W: Write> RowWriter<W> {
+    pub fn new(format: OutputFormat, out: W) -> std::io::Result<Self> {
+        Ok(match format {
+            OutputFormat::Csv => {
+                let mut writer = csv::Writer::from_writer(out);
+                let mut header: Vec<&str> = CSV_HEADER.to_vec();
+                header.push("error");
+                writer
+                    .write_record(&header)
+                    .map_err(std::io::Error::other)?;
+                RowWriter {
+                    format,
+                    csv: Some(writer),
+                    plain: None,
+                }
+            }
+            OutputFormat::JsonLines => RowWriter {
+                format,
+                csv: None,
+                plain: Some(out),
+            },
+        })
+    }
+
+    pub fn write(&mut self, row: &ScoreRow) -> std::io::Result<()> {
+        match self.format {
+            OutputFormat::Csv => {
+                let totals = row
+                    .totals
+                    .iter()
+                    .map(|(seat, total)| format!("{seat}={total}"))
+                    .collect::<Vec<_>>()
+                    .join(";");
+                let events = row.events.to_string();
+                let is_final = row.is_final.map(|f| f.to_string()).unwrap_or_default();
+                let winners = row.winners.join(";");
+                let error = row.error.clone().unwrap_or_default();
+                self.csv
+                    .as_mut()
+                    .expect("csv writer")
+                    .write_record([
+                        row.game_id.as_str(),
+                        row.game.as_str(),
+                        row.source.as_str(),
+                        events.as_str(),
+                        is_final.as_str(),
+                        totals.as_str(),
+                        winners.as_str(),
+                        error.as_str(),
+                    ])
+                    .map_err(std::io::Error::other)
+            }
+            OutputFormat::JsonLines => {
+                let out = self.plain.as_mut().expect("plain writer");
+                serde_json::to_writer(&mut *out, row).map_err(std::io::Error::other)?;
+                out.write_all(b"\n")
+            }
+        }
+    }
+
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        match self.format {
+            OutputFormat::Csv => self.csv.as_mut().expect("csv writer").flush(),
+            OutputFormat::JsonLines => self.plain.as_mut().expect("plain writer").flush(),
+        }
+    }
+}
+
+/// Reads CSV output back into rows (for tests and comparisons).
+pub fn parse_csv_rows(text: &str) -> Result<Vec<ScoreRow>, String> {
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let mut rows = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| e.to_string())?;
+        let field = |i: usize| record.get(i).unwrap_or("").to_string();
+        let totals = field(5)
+            .split(';')
+            .filter(|s| !s.is_empty())
+            .filter_map(|pair| {
+                let (seat, total) = pair.split_once('=')?;
+                Some((seat.to_string(), total.parse().ok()?))
+            })
+            .collect();
+        let error = field(7);
+        rows.push(ScoreRow {
+            game_id: field(0),
+            game: field(1),
+            source: field(2),
+            events: field(3).parse().unwrap_or(0),
+            is_final: field(4).parse().ok(),
+            totals,
+            winners: field(6)
+                .split(';')
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect(),
+            error: (!error.is_empty()).then_some(error),
+        });
+    }
+    Ok(rows)
+}

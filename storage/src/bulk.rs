@@ -1,0 +1,467 @@
+//! Bulk reads and writes: every game streamed out of the database in one pass
+//! (for bulk scoring and export), and a whole game imported with its stored
+//! hashes in one transaction.
+//!
+//! Streaming uses `COPY (SELECT … ORDER BY game_id, seq) TO STDOUT` in the
+//! binary format on connections taken out of the pool (so the pool's
+//! statement timeout does not cut a long read short): the games and the
+//! events come in two sorted streams that are merged by game id, so each
+//! game's options are sent once rather than with every event, and only one
+//! game is ever held in memory.
+
+use std::pin::Pin;
+
+use chrono::{DateTime, Utc};
+use futures_util::{Stream, StreamExt};
+use serde_json::Value;
+use tokio_postgres::binary_copy::{BinaryCopyOutRow, BinaryCopyOutStream};
+use tokio_postgres::types::Type;
+use uuid::Uuid;
+
+use crate::store::{GameRecord, NewToken, Rejection, StoredEvent, TokenRole};
+use crate::{EventStore, StoreError};
+
+/// One game as bulk scoring needs it: the options and the event payloads as
+/// JSON text, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BulkGame {
+    pub game_id: Uuid,
+    pub game: String,
+    /// The stored options, as JSON text.
+    pub options: String,
+    /// Event payloads, as JSON text, in sequence order.
+    pub payloads: Vec<String>,
+}
+
+impl BulkGame {
+    /// Bytes of JSON this game carried.
+    pub fn json_bytes(&self) -> usize {
+        self.options.len() + self.payloads.iter().map(String::len).sum::<usize>()
+    }
+}
+
+/// One whole game for export: record, events with hashes, rejections.
+#[derive(Debug, Clone)]
+pub struct FullGame {
+    pub record: GameRecord,
+    pub events: Vec<StoredEvent>,
+    pub rejections: Vec<Rejection>,
+}
+
+/// A game to import, events and hashes exactly as they were stored elsewhere.
+#[derive(Debug, Clone)]
+pub struct ImportGame {
+    pub record: GameRecord,
+    pub events: Vec<StoredEvent>,
+    pub rejections: Vec<Rejection>,
+    pub tokens: Vec<NewToken>,
+}
+
+/// What an import did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImportOutcome {
+    Imported,
+    /// A game with this id is already stored; nothing was written.
+    AlreadyExists,
+}
+
+type RowStream = Pin<Box<BinaryCopyOutStream>>;
+
+/// A connection of its own for a long read: out of the pool, without the
+/// pool's statement timeout. Closed when dropped.
+async fn long_read_connection(
+    store: &EventStore,
+) -> Result<deadpool_postgres::ClientWrapper, StoreError> {
+    let client = deadpool_postgres::Object::take(store.pool().get().await?);
+    client
+        .batch_execute("SET statement_timeout = 0; SET default_transaction_read_only = on")
+        .await?;
+    Ok(client)
+}
+
+async fn copy_out(
+    client: &deadpool_postgres::ClientWrapper,
+    query: &str,
+    types: &[Type],
+) -> Result<RowStream, StoreError> {
+    let stream = client
+        .copy_out(&format!("COPY ({query}) TO STDOUT (FORMAT binary)"))
+        .await?;
+    Ok(Box::pin(BinaryCopyOutStream::new(stream, types)))
+}
+
+/// Rows of one game from a stream sorted by game id: takes the row held
+/// back last time, then every following row with `game_id`, and holds back
+/// the first row of the next game.
+async fn rows_of(
+    sorted: &mut SortedRows,
+    game_id: Uuid,
+) -> Result<Vec<BinaryCopyOutRow>, StoreError> {
+    let mut rows = Vec::new();
+    loop {
+        let row = match sorted.held.take() {
+            Some(row) => row,
+            // A binary copy stream that has ended answers "closed" if polled
+            // again, so it is polled no more.
+            None if sorted.finished => return Ok(rows),
+            None => match sorted.stream.next().await {
+                Some(row) => row?,
+                None => {
+                    sorted.finished = true;
+                    return Ok(rows);
+                }
+            },
+        };
+        let id: Uuid = row.try_get(0)?;
+        if id == game_id {
+            rows.push(row);
+        } else if id < game_id {
+            // A row of a game without a games row cannot exist (foreign
+            // key); skip rather than stall the merge.
+            continue;
+        } else {
+            sorted.held = Some(row);
+            return Ok(rows);
+        }
+    }
+}
+
+/// A stream of rows sorted by game id, with the first row of the next game
+/// held back.
+struct SortedRows {
+    stream: RowStream,
+    held: Option<BinaryCopyOutRow>,
+    finished: bool,
+}
+
+impl SortedRows {
+    fn new(stream: RowStream) -> Self {
+        SortedRows {
+            stream,
+            held: None,
+            finished: false,
+        }
+    }
+}
+
+struct GameMerge {
+    // Held so the connections live as long as the streams.
+    _connections: Vec<deadpool_postgres::ClientWrapper>,
+    games: RowStream,
+    events: SortedRows,
+}
+
+struct ArchiveMerge {
+    _connections: Vec<deadpool_postgres::ClientWrapper>,
+    games: RowStream,
+    events: SortedRows,
+    rejections: SortedRows,
+}
+
+fn format_time(time: &DateTime<Utc>) -> String {
+    time.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
+}
+
+fn version_of(seq: i64) -> u64 {
+    u64::try_from(seq).unwrap_or(0)
+}
+
+impl EventStore {
+    /// Every game with its event payloads, one game at a time, in game id
+    /// order. Memory holds one game (plus the driver's buffers), however
+    /// many games are stored.
+    pub async fn stream_games(
+        &self,
+    ) -> Result<impl Stream<Item = Result<BulkGame, StoreError>> + Send + 'static, StoreError> {
+        let games_connection = long_read_connection(self).await?;
+        let events_connection = long_read_connection(self).await?;
+        let games = copy_out(
+            &games_connection,
+            "SELECT game_id, game, options::text FROM games ORDER BY game_id",
+            &[Type::UUID, Type::TEXT, Type::TEXT],
+        )
+        .await?;
+        let events = copy_out(
+            &events_connection,
+            "SELECT game_id, payload::text FROM events ORDER BY game_id, seq",
+            &[Type::UUID, Type::TEXT],
+        )
+        .await?;
+        let merge = GameMerge {
+            _connections: vec![games_connection, events_connection],
+            games,
+            events: SortedRows::new(events),
+        };
+        Ok(futures_util::stream::unfold(
+            merge,
+            |mut merge| async move {
+                let next = async {
+                    let Some(row) = merge.games.next().await else {
+                        return Ok(None);
+                    };
+                    let row = row?;
+                    let game_id: Uuid = row.try_get(0)?;
+                    let events = rows_of(&mut merge.events, game_id).await?;
+                    let payloads = events
+                        .iter()
+                        .map(|row| row.try_get::<&str>(1).map(str::to_string))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    Ok::<_, StoreError>(Some(BulkGame {
+                        game_id,
+                        game: row.try_get::<&str>(1)?.to_string(),
+                        options: row.try_get::<&str>(2)?.to_string(),
+                        payloads,
+                    }))
+                }
+                .await;
+                match next {
+                    Ok(Some(game)) => Some((Ok(game), merge)),
+                    Ok(None) => None,
+                    Err(error) => Some((Err(error), merge)),
+                }
+            },
+        ))
+    }
+
+    /// Every game whole (record, events with hashes, rejections), one at a
+    /// time in game id order, for exporting everything.
+    pub async fn stream_archives(
+        &self,
+    ) -> Result<impl Stream<Item = Result<FullGame, StoreError>> + Send + 'static, StoreError> {
+        let games_connection = long_read_connection(self).await?;
+        let events_connection = long_read_connection(self).await?;
+        let rejections_connection = long_read_connection(self).await?;
+        let games = copy_out(
+            &games_connection,
+            "SELECT game_id, game, options, seed, rules_version, created_at
+             FROM games ORDER BY game_id",
+            &[
+                Type::UUID,
+                Type::TEXT,
+                Type::JSONB,
+                Type::INT8,
+                Type::INT4,
+                Type::TIMESTAMPTZ,
+            ],
+        )
+        .await?;
+        let events = copy_out(
+            &events_connection,
+            "SELECT game_id, seq, event_type, payload, actor, action, rules_version,
+                    recorded_at, prev_hash, hash, decided_at
+             FROM events ORDER BY game_id, seq",
+            &[
+                Type::UUID,
+                Type::INT8,
+                Type::TEXT,
+                Type::JSONB,
+                Type::TEXT,
+                Type::JSONB,
+                Type::INT4,
+                Type::TIMESTAMPTZ,
+                Type::TEXT,
+                Type::TEXT,
+                Type::INT8,
+            ],
+        )
+        .await?;
+        let rejections = copy_out(
+            &rejections_connection,
+            "SELECT game_id, at_version, actor, action, code, message, rule, rules_version,
+                    recorded_at
+             FROM rejected_actions ORDER BY game_id, at_version, recorded_at",
+            &[
+                Type::UUID,
+                Type::INT8,
+                Type::TEXT,
+                Type::JSONB,
+                Type::TEXT,
+                Type::TEXT,
+                Type::TEXT,
+                Type::INT4,
+                Type::TIMESTAMPTZ,
+            ],
+        )
+        .await?;
+        let merge = ArchiveMerge {
+            _connections: vec![games_connection, events_connection, rejections_connection],
+            games,
+            events: SortedRows::new(events),
+            rejections: SortedRows::new(rejections),
+        };
+        Ok(futures_util::stream::unfold(
+            merge,
+            |mut merge| async move {
+                let next = async {
+                    let Some(row) = merge.games.next().await else {
+                        return Ok(None);
+                    };
+                    let row = row?;
+                    let game_id: Uuid = row.try_get(0)?;
+                    let record = GameRecord {
+                        game_id,
+                        game: row.try_get(1)?,
+                        options: row.try_get(2)?,
+                        seed: row.try_get(3)?,
+                        rules_version: u32::try_from(row.try_get::<i32>(4)?).unwrap_or(0),
+                        created_at: row.try_get(5)?,
+                    };
+                    let events = rows_of(&mut merge.events, game_id)
+                        .await?
+                        .iter()
+                        .map(|row| {
+                            let action: Option<Value> = row.try_get(5)?;
+                            Ok::<_, tokio_postgres::Error>(StoredEvent {
+                                seq: version_of(row.try_get(1)?),
+                                event_type: row.try_get(2)?,
+                                payload: row.try_get(3)?,
+                                actor: row.try_get(4)?,
+                                action: action.unwrap_or(Value::Null),
+                                rules_version: u32::try_from(row.try_get::<i32>(6)?).unwrap_or(0),
+                                recorded_at: format_time(&row.try_get(7)?),
+                                prev_hash: row.try_get(8)?,
+                                hash: row.try_get(9)?,
+                                decided_at: version_of(row.try_get(10)?),
+                            })
+                        })
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let rejections = rows_of(&mut merge.rejections, game_id)
+                        .await?
+                        .iter()
+                        .map(|row| {
+                            Ok::<_, tokio_postgres::Error>(Rejection {
+                                at_version: version_of(row.try_get(1)?),
+                                actor: row.try_get(2)?,
+                                action: row.try_get(3)?,
+                                code: row.try_get(4)?,
+                                message: row.try_get(5)?,
+                                rule: row.try_get(6)?,
+                                rules_version: u32::try_from(row.try_get::<i32>(7)?).unwrap_or(0),
+                                recorded_at: format_time(&row.try_get(8)?),
+                            })
+                        })
+                        .collect::<Result<Vec<_>, _>>()?;
+                    Ok::<_, StoreError>(Some(FullGame {
+                        record,
+                        events,
+                        rejections,
+                    }))
+                }
+                .await;
+                match next {
+                    Ok(Some(game)) => Some((Ok(game), merge)),
+                    Ok(None) => None,
+                    Err(error) => Some((Err(error), merge)),
+                }
+            },
+        ))
+    }
+
+    /// Stores a whole game exactly as given — events with their recorded
+    /// times and hashes, rejections, tokens — in one transaction. The caller
+    /// validates the game first (by replay); nothing partial is ever stored.
+    pub async fn import_game(&self, game: &ImportGame) -> Result<ImportOutcome, StoreError> {
+        let parse_time = |text: &str| {
+            DateTime::parse_from_rfc3339(text)
+                .map(|time| time.with_timezone(&Utc))
+                .map_err(|e| StoreError::Corrupt(format!("time `{text}`: {e}")))
+        };
+        let mut client = self.pool().get().await?;
+        let transaction = client.transaction().await?;
+        let inserted = transaction
+            .execute(
+                "INSERT INTO games (game_id, game, options, seed, rules_version, created_at)
+                 VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (game_id) DO NOTHING",
+                &[
+                    &game.record.game_id,
+                    &game.record.game,
+                    &game.record.options,
+                    &game.record.seed,
+                    &(game.record.rules_version as i32),
+                    &game.record.created_at,
+                ],
+            )
+            .await?;
+        if inserted == 0 {
+            return Ok(ImportOutcome::AlreadyExists);
+        }
+        for token in &game.tokens {
+            let role = match token.role {
+                TokenRole::Umpire => "umpire",
+                TokenRole::Seat => "seat",
+            };
+            transaction
+                .execute(
+                    "INSERT INTO tokens (game_id, token_hash, role, seat) VALUES ($1, $2, $3, $4)",
+                    &[&game.record.game_id, &token.token_hash, &role, &token.seat],
+                )
+                .await?;
+        }
+        let events = &game.events;
+        let seqs: Vec<i64> = events.iter().map(|e| e.seq as i64).collect();
+        let types: Vec<&str> = events.iter().map(|e| e.event_type.as_str()).collect();
+        let payloads: Vec<&Value> = events.iter().map(|e| &e.payload).collect();
+        let actors: Vec<&str> = events.iter().map(|e| e.actor.as_str()).collect();
+        let actions: Vec<Option<&Value>> = events
+            .iter()
+            .map(|e| (!e.action.is_null()).then_some(&e.action))
+            .collect();
+        let versions: Vec<i32> = events.iter().map(|e| e.rules_version as i32).collect();
+        let times = events
+            .iter()
+            .map(|e| parse_time(&e.recorded_at))
+            .collect::<Result<Vec<_>, _>>()?;
+        let prevs: Vec<&str> = events.iter().map(|e| e.prev_hash.as_str()).collect();
+        let hashes: Vec<&str> = events.iter().map(|e| e.hash.as_str()).collect();
+        let decided: Vec<i64> = events.iter().map(|e| e.decided_at as i64).collect();
+        transaction
+            .execute(
+                "INSERT INTO events (game_id, seq, event_type, payload, actor, action, rules_version,
+                                     recorded_at, prev_hash, hash, decided_at)
+                 SELECT $1, u.seq, u.event_type, u.payload, u.actor, u.action, u.rules_version,
+                        u.recorded_at, u.prev_hash, u.hash, u.decided_at
+                 FROM unnest($2::bigint[], $3::text[], $4::jsonb[], $5::text[], $6::jsonb[],
+                             $7::int[], $8::timestamptz[], $9::text[], $10::text[], $11::bigint[])
+                   AS u(seq, event_type, payload, actor, action, rules_version, recorded_at,
+                        prev_hash, hash, decided_at)",
+                &[
+                    &game.record.game_id,
+                    &seqs,
+                    &types,
+                    &payloads,
+                    &actors,
+                    &actions,
+                    &versions,
+                    &times,
+                    &prevs,
+                    &hashes,
+                    &decided,
+                ],
+            )
+            .await?;
+        for rejection in &game.rejections {
+            transaction
+                .execute(
+                    "INSERT INTO rejected_actions
+                       (game_id, rejection_id, at_version, actor, action, code, message, rule,
+                        rules_version, recorded_at)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                    &[
+                        &game.record.game_id,
+                        &Uuid::new_v4(),
+                        &(rejection.at_version as i64),
+                        &rejection.actor,
+                        &rejection.action,
+                        &rejection.code,
+                        &rejection.message,
+                        &rejection.rule,
+                        &(rejection.rules_version as i32),
+                        &parse_time(&rejection.recorded_at)?,
+                    ],
+                )
+                .await?;
+        }
+        transaction.commit().await?;
+        Ok(ImportOutcome::Imported)
+    }
+}

@@ -1,0 +1,184 @@
+//! Import, export and `score --db` against real PostgreSQL.
+
+use futures_util::StreamExt;
+use umpire_api::commands::{export_game, import_archive, ScoreCommand};
+use umpire_archive::score::parse_csv_rows;
+use umpire_archive::{Archive, OutputFormat, ScoreRow};
+use umpire_storage::{connect, EventStore, StoreError};
+
+use crate::support::{first_action_seq, rechain, registry, simulated, GAMES};
+
+async fn fresh_store() -> (EventStore, String) {
+    let url = umpire_storage::testing::fresh_database_url().await;
+    (EventStore::new(connect(&url, 4).expect("pool")), url)
+}
+
+#[tokio::test]
+async fn an_imported_archive_exports_unchanged_and_folds_to_the_same_state() {
+    let (store, _) = fresh_store().await;
+    let registry = registry();
+    for game in GAMES {
+        let archive = simulated(game, 1);
+        let created = import_archive(&store, &registry, &archive).await.unwrap();
+        assert_eq!(created.id, archive.game_id);
+        assert_eq!(created.version, archive.version());
+        let exported = export_game(&store, archive.game_id).await.unwrap();
+        assert_eq!(
+            exported.events, archive.events,
+            "{game}: events and hashes kept"
+        );
+        assert_eq!(exported.rejections, archive.rejections, "{game}");
+        assert_eq!(exported.seed, archive.seed);
+        assert_eq!(exported.options, archive.options);
+        // The stored chain verifies with the storage crate's own checker.
+        let stored = store
+            .read_events(archive.game_id, 0, None, None)
+            .await
+            .unwrap();
+        umpire_storage::store::verify_chain(&archive.game_id.to_string(), &stored).unwrap();
+        // And the stored game folds to the state the archive replays to.
+        let from_store = registry
+            .replay(
+                game,
+                &exported.options,
+                exported.events.iter().map(|e| &e.payload),
+            )
+            .unwrap();
+        let from_archive = umpire_archive::replay(&registry, &archive, |_| {})
+            .unwrap()
+            .state;
+        let umpire = umpire_domain::Viewer::Umpire;
+        assert_eq!(
+            from_store.view(&umpire).unwrap(),
+            from_archive.view(&umpire).unwrap()
+        );
+        // The new umpire token works for the game.
+        let role = store
+            .token_role(archive.game_id, &created.umpire_token)
+            .await
+            .unwrap();
+        assert_eq!(role.map(|r| r.0), Some(umpire_storage::TokenRole::Umpire));
+    }
+}
+
+#[tokio::test]
+async fn a_tampered_archive_is_refused_with_the_first_failing_event_and_nothing_is_stored() {
+    let (store, _) = fresh_store().await;
+    let registry = registry();
+    let mut archive = simulated("arboretum", 2);
+    let seq = first_action_seq(&archive) + 1;
+    archive.events[seq - 1].payload["forged"] = serde_json::json!(true);
+    rechain(&mut archive);
+    let error = import_archive(&store, &registry, &archive)
+        .await
+        .unwrap_err();
+    let body = error.body();
+    assert_eq!(body.code, "archive_event_differs");
+    assert!(
+        body.message.starts_with(&format!("Event {seq} ")),
+        "{}",
+        body.message
+    );
+    assert!(matches!(
+        store.game(archive.game_id).await,
+        Err(StoreError::GameNotFound(_))
+    ));
+    // The same id imported twice: the second is refused, the first kept.
+    let good = simulated("arboretum", 3);
+    import_archive(&store, &registry, &good).await.unwrap();
+    let again = import_archive(&store, &registry, &good).await.unwrap_err();
+    assert_eq!(again.body().code, "game_already_exists");
+    assert_eq!(store.version(good.game_id).await.unwrap(), good.version());
+}
+
+#[tokio::test]
+async fn games_stream_out_one_at_a_time_in_game_id_order() {
+    let (store, _) = fresh_store().await;
+    let registry = registry();
+    let mut archives: Vec<Archive> = (0..6)
+        .map(|i| simulated(GAMES[i % 4], 10 + i as u64))
+        .collect();
+    for archive in &archives {
+        import_archive(&store, &registry, archive).await.unwrap();
+    }
+    archives.sort_by_key(|a| a.game_id);
+    let games: Vec<_> = store
+        .stream_games()
+        .await
+        .unwrap()
+        .map(|g| g.unwrap())
+        .collect()
+        .await;
+    assert_eq!(games.len(), archives.len());
+    for (game, archive) in games.iter().zip(&archives) {
+        assert_eq!(game.game_id, archive.game_id);
+        assert_eq!(game.payloads.len(), archive.events.len());
+        let payload: serde_json::Value = serde_json::from_str(&game.payloads[0]).unwrap();
+        assert_eq!(payload, archive.events[0].payload);
+    }
+    let whole: Vec<_> = store
+        .stream_archives()
+        .await
+        .unwrap()
+        .map(|g| g.unwrap())
+        .collect()
+        .await;
+    for (game, archive) in whole.iter().zip(&archives) {
+        assert_eq!(game.events.len(), archive.events.len());
+        assert_eq!(
+            game.events.last().unwrap().hash,
+            archive.events.last().unwrap().hash
+        );
+        assert_eq!(game.rejections.len(), archive.rejections.len());
+    }
+}
+
+fn without_source(mut rows: Vec<ScoreRow>) -> Vec<ScoreRow> {
+    for row in &mut rows {
+        row.source.clear();
+    }
+    rows.sort_by(|a, b| a.game_id.cmp(&b.game_id));
+    rows
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scoring_the_database_matches_scoring_the_exported_files() {
+    let (store, url) = fresh_store().await;
+    let registry = registry();
+    for (index, game) in GAMES.iter().cycle().take(24).enumerate() {
+        import_archive(&store, &registry, &simulated(game, 100 + index as u64))
+            .await
+            .unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exported = dir.path().join("all.jsonl");
+    umpire_api::commands::export(&url, &[], true, Some(&exported))
+        .await
+        .unwrap();
+    let from_db = dir.path().join("db.csv");
+    let from_files = dir.path().join("files.csv");
+    for (database, out) in [(Some(url.clone()), &from_db), (None, &from_files)] {
+        umpire_api::commands::score(ScoreCommand {
+            inputs: vec![exported.display().to_string()],
+            database,
+            format: OutputFormat::Csv,
+            finished_only: false,
+            threads: None,
+            out: Some(out.clone()),
+        })
+        .await
+        .unwrap();
+    }
+    let db_rows = parse_csv_rows(&std::fs::read_to_string(&from_db).unwrap()).unwrap();
+    let file_rows = parse_csv_rows(&std::fs::read_to_string(&from_files).unwrap()).unwrap();
+    assert_eq!(db_rows.len(), 24);
+    assert!(db_rows.iter().all(|r| r.error.is_none()), "{db_rows:#?}");
+    assert_eq!(without_source(db_rows), without_source(file_rows));
+    // And every exported archive re-validates.
+    for line in std::fs::read_to_string(&exported).unwrap().lines() {
+        let archive = Archive::from_json(line).unwrap();
+        assert!(umpire_archive::replay(&registry, &archive, |_| {})
+            .unwrap()
+            .is_valid());
+    }
+}

@@ -1,0 +1,266 @@
+//! The archive endpoints through the real server on a real port.
+
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use umpire_api::Application;
+use umpire_storage::{connect, EventStore};
+
+use crate::support::{first_action_seq, rechain, simulated};
+
+struct TestApp {
+    address: String,
+    client: reqwest::Client,
+}
+
+impl TestApp {
+    async fn spawn() -> TestApp {
+        let url = umpire_storage::testing::fresh_database_url().await;
+        let store = EventStore::new(connect(&url, 8).expect("pool"));
+        let application =
+            Application::build(store, "127.0.0.1:0", Some(1)).expect("bind a free port");
+        let address = format!("http://127.0.0.1:{}", application.port());
+        tokio::spawn(application.run_until_stopped());
+        TestApp {
+            address,
+            client: reqwest::Client::new(),
+        }
+    }
+
+    async fn get(&self, path: &str, token: Option<&str>) -> reqwest::Response {
+        let mut request = self.client.get(format!("{}{path}", self.address));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send().await.expect("request")
+    }
+
+    async fn post(&self, path: &str, token: Option<&str>, body: String) -> reqwest::Response {
+        let mut request = self
+            .client
+            .post(format!("{}{path}", self.address))
+            .header("content-type", "application/json")
+            .body(body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send().await.expect("request")
+    }
+
+    /// Imports an archive; the answer's body.
+    async fn import(&self, archive: &umpire_archive::Archive) -> (StatusCode, Value) {
+        let response = self
+            .post(
+                "/v1/games/import",
+                None,
+                serde_json::to_string(archive).unwrap(),
+            )
+            .await;
+        let status = response.status();
+        (status, response.json().await.unwrap())
+    }
+}
+
+#[tokio::test]
+async fn audit_and_export_are_for_the_umpire_only() {
+    let app = TestApp::spawn().await;
+    let archive = simulated("draft_cider", 4);
+    let (status, created) = app.import(&archive).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let id = created["id"].as_str().unwrap();
+    let umpire = created["umpire_token"].as_str().unwrap();
+    let seat = created["seat_tokens"]["0"].as_str().unwrap();
+    for path in [
+        format!("/v1/games/{id}/audit"),
+        format!("/v1/games/{id}/export"),
+    ] {
+        let response = app.get(&path, None).await;
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "{path}");
+        assert_eq!(
+            response.json::<Value>().await.unwrap()["code"],
+            "missing_token"
+        );
+        let response = app.get(&path, Some("not-a-token")).await;
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "{path}");
+        let response = app.get(&path, Some(seat)).await;
+        assert_eq!(response.status(), StatusCode::FORBIDDEN, "{path}");
+        assert_eq!(
+            response.json::<Value>().await.unwrap()["code"],
+            "umpire_only"
+        );
+        let response = app.get(&path, Some(umpire)).await;
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
+    }
+    let unknown = uuid::Uuid::new_v4();
+    let response = app
+        .get(&format!("/v1/games/{unknown}/audit"), Some(umpire))
+        .await;
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+
+    let report: Value = app
+        .get(&format!("/v1/games/{id}/audit"), Some(umpire))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(report["valid"], true);
+    assert_eq!(report["chain"]["intact"], true);
+    assert_eq!(report["version"], archive.version());
+    let exported: umpire_archive::Archive = app
+        .get(&format!("/v1/games/{id}/export"), Some(umpire))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(exported.events, archive.events);
+}
+
+#[tokio::test]
+async fn a_refused_action_shows_up_in_the_audit_at_its_version() {
+    let app = TestApp::spawn().await;
+    let created: Value = app
+        .post(
+            "/v1/games",
+            None,
+            json!({"game": "treeblox", "seed": 3}).to_string(),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let id = created["id"].as_str().unwrap();
+    let umpire = created["umpire_token"].as_str().unwrap();
+    // Something no rule accepts, from a seat.
+    let (seat, token) = created["seat_tokens"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .next()
+        .unwrap();
+    let response = app
+        .post(
+            &format!("/v1/games/{id}/actions"),
+            Some(token.as_str().unwrap()),
+            json!({"action": {"type": "grow", "placements": [
+                {"kind": "leaf", "cell": [0, 0, 0]},
+                {"kind": "leaf", "cell": [1, 0, 0]},
+            ]}})
+            .to_string(),
+        )
+        .await;
+    let refusal_status = response.status();
+    assert!(
+        refusal_status == StatusCode::UNPROCESSABLE_ENTITY
+            || refusal_status == StatusCode::BAD_REQUEST,
+        "{refusal_status}"
+    );
+    let report: Value = app
+        .get(&format!("/v1/games/{id}/audit"), Some(umpire))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(report["valid"], true, "{report:#}");
+    if refusal_status == StatusCode::UNPROCESSABLE_ENTITY {
+        let entries = report["entries"].as_array().unwrap();
+        let rejected = entries
+            .iter()
+            .find(|e| e["kind"] == "rejected")
+            .expect("the refusal is in the audit");
+        assert_eq!(rejected["actor"], format!("seat:{seat}"));
+        assert_eq!(rejected["at_version"], report["version"]);
+        assert!(rejected["violation"]["code"]
+            .as_str()
+            .unwrap()
+            .starts_with("treeblox."));
+        assert!(rejected["before"]["spectator"].is_object());
+    }
+}
+
+#[tokio::test]
+async fn an_invalid_archive_is_refused_with_422_naming_the_first_failing_event() {
+    let app = TestApp::spawn().await;
+    let mut archive = simulated("flower_fields", 3);
+    let seq = first_action_seq(&archive) + 2;
+    archive.events[seq - 1].payload["forged"] = json!(true);
+    let (status, body) = app.import(&archive).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(body["code"], "archive_hash_mismatch");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("Event {seq} ")),
+        "{body}"
+    );
+    rechain(&mut archive);
+    let (status, body) = app.import(&archive).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(body["code"], "archive_event_differs");
+    // Nothing partial was stored.
+    let response = app
+        .get(&format!("/v1/games/{}", archive.game_id), None)
+        .await;
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+    let (status, body) = app.import(&simulated("flower_fields", 3)).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let response = app.post("/v1/games/import", None, "{not json".into()).await;
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn scores_are_computed_from_the_body_without_storing_anything() {
+    let app = TestApp::spawn().await;
+    let good = simulated("arboretum", 5);
+    let body = format!(
+        "{}\nnot an archive\n{}\n",
+        good.to_json_line(),
+        simulated("treeblox", 5).to_json_line()
+    );
+    let response = app.post("/v1/scores", None, body).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let scored: Value = response.json().await.unwrap();
+    assert_eq!(scored["games"], 3);
+    assert_eq!(scored["errors"], 1);
+    let rows = scored["rows"].as_array().unwrap();
+    assert_eq!(rows[0]["game_id"], good.game_id.to_string());
+    assert!(rows[1]["error"].is_string());
+    assert_eq!(rows[2]["game"], "treeblox");
+    let summary = umpire_archive::replay(&crate::support::registry(), &good, |_| {})
+        .unwrap()
+        .state
+        .summary();
+    assert_eq!(
+        rows[0]["totals"],
+        serde_json::to_value(&summary.totals).unwrap()
+    );
+    // An array body works too, and nothing was stored.
+    let response = app
+        .post(
+            "/v1/scores",
+            None,
+            serde_json::to_string(&vec![&good]).unwrap(),
+        )
+        .await;
+    assert_eq!(response.json::<Value>().await.unwrap()["games"], 1);
+    let response = app.get(&format!("/v1/games/{}", good.game_id), None).await;
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn what_if_is_for_the_umpire_and_compares_final_scores() {
+    let app = TestApp::spawn().await;
+    let archive = simulated("draft_cider", 6);
+    let (_, created) = app.import(&archive).await;
+    let id = created["id"].as_str().unwrap();
+    let path = format!("/v1/games/{id}/what-if");
+    let body = json!({"options": {"easy": true}}).to_string();
+    let response = app.post(&path, None, body.clone()).await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    let response = app
+        .post(&path, Some(created["umpire_token"].as_str().unwrap()), body)
+        .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let report: Value = response.json().await.unwrap();
+    assert_eq!(report["alternative_options"]["easy"], true);
+    assert!(report["changes"].as_object().unwrap().len() >= 2);
+}

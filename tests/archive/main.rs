@@ -1,0 +1,12 @@
+//! Archives end to end: the format, replay validation and tampering, the
+//! audit, what-if, bulk scoring from files, and — against real PostgreSQL and
+//! a real HTTP server on a real port — import, export, `score --db` and the
+//! umpire-only endpoints.
+
+mod audit;
+mod database;
+mod http;
+mod replay;
+mod scoring;
+mod support;
+mod what_if;
