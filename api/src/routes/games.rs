@@ -64,6 +64,17 @@ pub async fn get_game(
     Ok(HttpResponse::Ok().json(state.service.summary(id.into_inner()).await?))
 }
 
+/// Who calls about one game. An unknown game is a 404 before any token is
+/// looked at, so a stranger's token cannot tell games apart.
+async fn caller(
+    state: &AppState,
+    game_id: Uuid,
+    request: &HttpRequest,
+) -> Result<crate::auth::Principal, ApiError> {
+    state.service.record(game_id).await?;
+    principal(&state.service.store, game_id, request).await
+}
+
 const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
 
 fn idempotency_key(request: &HttpRequest) -> Result<Option<String>, ApiError> {
@@ -112,8 +123,7 @@ pub async fn submit_action(
     body: web::Json<SubmitActionRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    state.service.record(game_id).await?;
-    let principal = principal(&state.service.store, game_id, &request).await?;
+    let principal = caller(&state, game_id, &request).await?;
     let key = idempotency_key(&request)?;
     let (accepted, replayed) = state
         .service
@@ -159,8 +169,7 @@ pub async fn check_action(
     body: web::Json<CheckActionRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    state.service.record(game_id).await?;
-    let principal = principal(&state.service.store, game_id, &request).await?;
+    let principal = caller(&state, game_id, &request).await?;
     let check = state
         .service
         .check(game_id, &principal, &body.action, query.at)
@@ -190,8 +199,7 @@ pub async fn get_game_state(
     query: web::Query<AtQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    state.service.record(game_id).await?;
-    let principal = principal(&state.service.store, game_id, &request).await?;
+    let principal = caller(&state, game_id, &request).await?;
     Ok(HttpResponse::Ok().json(state.service.state(game_id, &principal, query.at).await?))
 }
 
@@ -217,8 +225,7 @@ pub async fn get_game_score(
     query: web::Query<AtQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    state.service.record(game_id).await?;
-    let principal = principal(&state.service.store, game_id, &request).await?;
+    let principal = caller(&state, game_id, &request).await?;
     Ok(HttpResponse::Ok().json(state.service.score(game_id, &principal, query.at).await?))
 }
 
@@ -251,8 +258,7 @@ pub async fn list_game_events(
             format!("limit must be between 1 and {MAX_EVENT_PAGE}, not {limit}."),
         ));
     }
-    state.service.record(game_id).await?;
-    let principal = principal(&state.service.store, game_id, &request).await?;
+    let principal = caller(&state, game_id, &request).await?;
     let page = state
         .service
         .events(game_id, &principal, query.after.unwrap_or(0), limit)
@@ -280,7 +286,6 @@ pub async fn list_legal_actions(
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    state.service.record(game_id).await?;
-    let principal = principal(&state.service.store, game_id, &request).await?;
+    let principal = caller(&state, game_id, &request).await?;
     Ok(HttpResponse::Ok().json(state.service.legal_actions(game_id, &principal).await?))
 }
