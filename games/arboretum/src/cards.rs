@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::openapi::RefOr;
 
@@ -66,7 +66,18 @@ impl ArboretumSuit {
 }
 
 /// A tree card such as `Q7`. Only valid cards can be built or parsed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde_with::SerializeDisplay,
+    serde_with::DeserializeFromStr,
+)]
 pub struct ArboretumCard {
     suit: ArboretumSuit,
     number: u8,
@@ -128,19 +139,6 @@ impl FromStr for ArboretumCard {
             .and_then(|number| ArboretumCard::new(suit, number).map(|card| card.number))
             .ok_or_else(|| format!("{digit:?} is not a card number (1-8)"))?;
         Ok(ArboretumCard { suit, number })
-    }
-}
-
-impl Serialize for ArboretumCard {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for ArboretumCard {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
     }
 }
 

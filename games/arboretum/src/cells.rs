@@ -3,7 +3,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::openapi::RefOr;
 
@@ -12,7 +11,18 @@ pub const ARBORETUM_SIZE: u8 = 6;
 
 /// A cell such as `D5`. Ordered by column, then row (`A1 < A2 < … < B1`),
 /// which is the order used to break ties between equal scoring paths.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde_with::SerializeDisplay,
+    serde_with::DeserializeFromStr,
+)]
 pub struct ArboretumCell {
     column: u8,
     row: u8,
@@ -72,19 +82,6 @@ impl FromStr for ArboretumCell {
         let row = digit.wrapping_sub(b'1');
         ArboretumCell::new(column, row)
             .ok_or_else(|| format!("{text:?} is not a cell from A1 to F6"))
-    }
-}
-
-impl Serialize for ArboretumCell {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for ArboretumCell {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
     }
 }
 

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::openapi::RefOr;
 
@@ -62,7 +62,18 @@ pub const HIGHEST_VALUE: u8 = 5;
 
 /// One apple card. Height and sweetness are always within 1–5: the only ways
 /// to make a card are [`DraftCiderCard::new`] and parsing, which both check.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde_with::SerializeDisplay,
+    serde_with::DeserializeFromStr,
+)]
 pub struct DraftCiderCard {
     colour: DraftCiderColour,
     height: u8,
@@ -162,19 +173,6 @@ impl FromStr for DraftCiderCard {
         let height = digit(height, 'h').ok_or_else(error)?;
         let sweetness = digit(sweetness, 's').ok_or_else(error)?;
         DraftCiderCard::new(colour, height, sweetness).ok_or_else(error)
-    }
-}
-
-impl Serialize for DraftCiderCard {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for DraftCiderCard {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
     }
 }
 
