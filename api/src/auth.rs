@@ -8,10 +8,11 @@
 use actix_web::http::header;
 use actix_web::HttpRequest;
 use umpire_domain::{Actor, Viewer};
-use umpire_storage::{EventStore, TokenRole};
+use umpire_storage::TokenRole;
 use uuid::Uuid;
 
 use crate::error::ApiError;
+use crate::service::GameService;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Principal {
@@ -79,14 +80,14 @@ pub fn bearer_token(request: &HttpRequest) -> Result<Option<String>, ApiError> {
 
 /// Resolves a request's token for one game.
 pub async fn principal(
-    store: &EventStore,
+    service: &GameService,
     game_id: Uuid,
     request: &HttpRequest,
 ) -> Result<Principal, ApiError> {
     let Some(token) = bearer_token(request)? else {
         return Ok(Principal::Spectator);
     };
-    match store.token_role(game_id, &token).await? {
+    match service.token_role(game_id, &token).await? {
         Some((TokenRole::Umpire, _)) => Ok(Principal::Umpire),
         Some((TokenRole::Seat, Some(seat))) => Ok(Principal::Seat(seat)),
         _ => Err(ApiError::Unauthorized {

@@ -9,6 +9,7 @@ use lru::LruCache;
 
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
+use umpire_domain::chain::GENESIS_HASH;
 use umpire_domain::erased::event_type;
 use umpire_domain::{DynMatch, GameError, Registry};
 use umpire_storage::store::AppendOutcome;
@@ -35,6 +36,8 @@ pub const MAX_EVENT_PAGE: u64 = 1000;
 
 /// How many games' folded states the service keeps in memory.
 const CACHED_GAMES: usize = 2048;
+/// How many tokens' roles it keeps (a few per cached game).
+const CACHED_TOKENS: usize = 16384;
 
 #[derive(Clone)]
 pub struct GameService {
@@ -45,6 +48,8 @@ pub struct GameService {
     /// events after the cached version (one indexed query), which keeps several
     /// service instances on one database correct.
     cache: Arc<Mutex<LruCache<Uuid, CachedGame>>>,
+    /// Roles granted to tokens, by `(game, token hash)`.
+    tokens: Arc<Mutex<LruCache<(Uuid, String), (TokenRole, Option<String>)>>>,
     pub metrics: Metrics,
 }
 
@@ -82,6 +87,19 @@ fn storable(value: &Value) -> Value {
     }
 }
 
+/// What identifies a submission for its idempotency key: the same key with
+/// a different request is refused rather than answered with the old response.
+fn request_hash(principal: &Principal, request: &SubmitActionRequest) -> String {
+    hex::encode(Sha256::digest(
+        serde_json::to_vec(&json!({
+            "actor": principal.label(),
+            "action": request.action,
+            "expected_version": request.expected_version,
+        }))
+        .unwrap_or_default(),
+    ))
+}
+
 fn corrupt(game_id: Uuid, error: GameError) -> ApiError {
     ApiError::Internal(format!(
         "stored log of game {game_id} does not fold: {error}"
@@ -96,12 +114,39 @@ impl GameService {
             cache: Arc::new(Mutex::new(LruCache::new(
                 NonZeroUsize::new(CACHED_GAMES).expect("non-zero"),
             ))),
+            tokens: Arc::new(Mutex::new(LruCache::new(
+                NonZeroUsize::new(CACHED_TOKENS).expect("non-zero"),
+            ))),
             metrics: Metrics::unregistered(),
         }
     }
 
     fn cached(&self, game_id: Uuid) -> Option<CachedGame> {
         self.cache.lock().ok()?.get(&game_id).cloned()
+    }
+
+    /// The role a token grants in a game. Tokens never change once issued,
+    /// so a granted role is remembered (by the token's hash); refusals are
+    /// not, so guessing cannot fill the cache.
+    pub async fn token_role(
+        &self,
+        game_id: Uuid,
+        token: &str,
+    ) -> Result<Option<(TokenRole, Option<String>)>, ApiError> {
+        let key = (game_id, umpire_storage::hash_token(token));
+        if let Some(role) = self
+            .tokens
+            .lock()
+            .ok()
+            .and_then(|mut tokens| tokens.get(&key).cloned())
+        {
+            return Ok(Some(role));
+        }
+        let role = self.store.token_role(game_id, token).await?;
+        if let (Some(role), Ok(mut tokens)) = (&role, self.tokens.lock()) {
+            tokens.put(key, role.clone());
+        }
+        Ok(role)
     }
 
     fn remember(&self, game_id: Uuid, game: CachedGame) {
@@ -321,6 +366,15 @@ impl GameService {
         Ok(out)
     }
 
+    /// Decides an action and appends what it produces.
+    ///
+    /// The first attempt decides against the cached fold without asking the
+    /// store, and appends at the head that fold ends with: one round trip. A
+    /// fold that is behind (another instance appended) can only make that
+    /// attempt fail — the `(game_id, seq)` key refuses the append, or the
+    /// action looks stale or illegal — and every such failure is retried on a
+    /// fold brought up to date before it is reported, so staleness is never
+    /// visible to the caller.
     pub async fn submit(
         &self,
         game_id: Uuid,
@@ -329,60 +383,54 @@ impl GameService {
         idempotency_key: Option<&str>,
     ) -> Result<(ActionAccepted, bool), ApiError> {
         let actor = principal.actor()?;
-        let request_hash = hex::encode(Sha256::digest(
-            serde_json::to_vec(&json!({
-                "actor": principal.label(),
-                "action": request.action,
-                "expected_version": request.expected_version,
-            }))
-            .unwrap_or_default(),
-        ));
-        if let Some(key) = idempotency_key {
-            if let Some((stored_hash, response)) =
-                self.store.idempotent_response(game_id, key).await?
-            {
-                if stored_hash != request_hash {
-                    return Err(umpire_storage::StoreError::IdempotencyKeyReused.into());
+        let idempotency = match idempotency_key {
+            None => None,
+            Some(key) => {
+                let request_hash = request_hash(principal, request);
+                if let Some((stored_hash, response)) =
+                    self.store.idempotent_response(game_id, key).await?
+                {
+                    if stored_hash != request_hash {
+                        return Err(umpire_storage::StoreError::IdempotencyKeyReused.into());
+                    }
+                    return Ok((self.replayed(game_id, principal, &response).await?, true));
                 }
-                return Ok((self.replayed(game_id, principal, &response).await?, true));
+                Some((key, request_hash))
             }
-        }
+        };
+        let action = storable(&request.action);
+        let mut fresh = false;
         for _ in 0..MAX_APPEND_ATTEMPTS {
-            let loaded = self.load(game_id, None).await?;
-            let version = loaded.state.version();
+            let game = match self.cached(game_id) {
+                Some(cached) if !fresh => cached,
+                _ => {
+                    fresh = true;
+                    self.latest(game_id).await?
+                }
+            };
+            let version = game.state.version();
             if let Some(expected) = request.expected_version {
                 if expected != version {
+                    if !fresh {
+                        fresh = true;
+                        continue;
+                    }
                     return Err(ApiError::VersionConflict {
                         expected,
                         actual: version,
                     });
                 }
             }
-            let produced = match loaded.state.decide(&actor, &request.action) {
+            let produced = match game.state.decide(&actor, &request.action) {
                 Ok(events) => events,
+                Err(GameError::Violation(_)) if !fresh => {
+                    fresh = true;
+                    continue;
+                }
                 Err(error) => {
-                    let error = ApiError::from(error);
-                    let body = error.body();
-                    self.metrics
-                        .rejections
-                        .with_label_values(&[&body.code])
-                        .inc();
-                    self.store
-                        .record_rejection(
-                            game_id,
-                            &Rejection {
-                                at_version: version,
-                                actor: principal.label(),
-                                action: storable(&request.action),
-                                code: body.code,
-                                message: body.message,
-                                rule: body.rule,
-                                rules_version: loaded.record.rules_version,
-                                recorded_at: String::new(),
-                            },
-                        )
-                        .await?;
-                    return Err(error);
+                    return Err(self
+                        .reject(game_id, principal, &game, action, error)
+                        .await?)
                 }
             };
             let new_events: Vec<NewEvent> = produced
@@ -391,36 +439,34 @@ impl GameService {
                     event_type: event_type(payload).to_string(),
                     payload: payload.clone(),
                     actor: principal.label(),
-                    action: storable(&request.action),
-                    rules_version: loaded.record.rules_version,
+                    action: action.clone(),
+                    rules_version: game.record.rules_version,
                 })
                 .collect();
-            let idempotency = idempotency_key.map(|key| IdempotentRequest {
+            let idempotent = idempotency.as_ref().map(|(key, request_hash)| IdempotentRequest {
                 key: key.to_string(),
                 request_hash: request_hash.clone(),
                 response: json!({"first_seq": version + 1, "version": version + new_events.len() as u64}),
             });
+            let head_hash = game
+                .events
+                .last()
+                .map_or(GENESIS_HASH, |event| event.hash.as_str());
             match self
                 .store
-                .append(game_id, version, &new_events, idempotency.as_ref())
+                .append_at_head(
+                    game_id,
+                    version,
+                    head_hash,
+                    &new_events,
+                    idempotent.as_ref(),
+                )
                 .await
             {
                 Ok(AppendOutcome::Appended(stored)) => {
                     self.metrics.appends.inc();
                     self.metrics.appended_events.inc_by(stored.len() as u64);
-                    let mut now = loaded.state;
-                    for event in &stored {
-                        now.apply_json(&event.payload)
-                            .map_err(|e| corrupt(game_id, e))?;
-                    }
-                    return Ok((
-                        ActionAccepted {
-                            version: now.version(),
-                            events: self.envelopes(now.as_ref(), &stored, principal)?,
-                            status: now.status(),
-                        },
-                        false,
-                    ));
+                    return Ok((self.accepted(game_id, principal, game, stored)?, false));
                 }
                 Ok(AppendOutcome::Replayed(response)) => {
                     return Ok((self.replayed(game_id, principal, &response).await?, true));
@@ -431,6 +477,7 @@ impl GameService {
                         return Err(ApiError::VersionConflict { expected, actual });
                     }
                     // Someone else appended first: decide again on the new state.
+                    fresh = true;
                     continue;
                 }
                 Err(other) => return Err(other.into()),
@@ -439,6 +486,75 @@ impl GameService {
         Err(ApiError::Unavailable(format!(
             "game {game_id} is too contended: {MAX_APPEND_ATTEMPTS} attempts lost the race"
         )))
+    }
+
+    /// Records a refused action for the audit and returns its error.
+    async fn reject(
+        &self,
+        game_id: Uuid,
+        principal: &Principal,
+        game: &CachedGame,
+        action: Value,
+        error: GameError,
+    ) -> Result<ApiError, ApiError> {
+        let error = ApiError::from(error);
+        let body = error.body();
+        self.metrics
+            .rejections
+            .with_label_values(&[&body.code])
+            .inc();
+        self.store
+            .record_rejection(
+                game_id,
+                &Rejection {
+                    at_version: game.state.version(),
+                    actor: principal.label(),
+                    action,
+                    code: body.code,
+                    message: body.message,
+                    rule: body.rule,
+                    rules_version: game.record.rules_version,
+                    recorded_at: String::new(),
+                },
+            )
+            .await?;
+        Ok(error)
+    }
+
+    /// Folds freshly appended events into the game, keeps the result as the
+    /// latest fold, and answers with what `principal` may see of them.
+    fn accepted(
+        &self,
+        game_id: Uuid,
+        principal: &Principal,
+        game: CachedGame,
+        stored: Vec<StoredEvent>,
+    ) -> Result<ActionAccepted, ApiError> {
+        let CachedGame {
+            record,
+            mut events,
+            mut state,
+        } = game;
+        for event in &stored {
+            state
+                .apply_json(&event.payload)
+                .map_err(|e| corrupt(game_id, e))?;
+        }
+        let accepted = ActionAccepted {
+            version: state.version(),
+            events: self.envelopes(state.as_ref(), &stored, principal)?,
+            status: state.status(),
+        };
+        events.extend(stored.into_iter().map(Arc::new));
+        self.remember(
+            game_id,
+            CachedGame {
+                record,
+                events,
+                state,
+            },
+        );
+        Ok(accepted)
     }
 
     /// The response of an idempotent replay, rebuilt from the stored events.

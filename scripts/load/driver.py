@@ -71,16 +71,22 @@ def long_game(args: argparse.Namespace) -> int:
     created = api.create_game("arboretum", {}, 11)
     game_id = created["id"]
     version = created["version"]
+    # The first seat to bid keeps replacing its bid (the rules allow it until
+    # the other seat bids, and the game is not waiting for it), so the log
+    # grows without the game moving on.
+    bidder = None
     while version < args.events:
         status = api.summary(game_id)["status"]
         if status["finished"]:
             raise SystemExit("long-game: the game finished before reaching the wanted length")
-        seat = sorted(status["to_act"])[0]
+        seat = bidder or sorted(status["to_act"])[0]
         token = created["seat_tokens"][seat]
         action = api.legal_actions(game_id, token)["actions"][0]
         response = api.request("POST", f"/v1/games/{game_id}/actions", {"action": action}, token=token)
         if response.status != 201:
             raise SystemExit(f"long-game: {response.status} {response.body}")
+        if action["type"] == "bid":
+            bidder = seat
         version = response.body["version"]
     seat_token = next(iter(created["seat_tokens"].values()))
     print(f"{game_id}\t{seat_token}\t{version}")

@@ -169,8 +169,10 @@ fn version_of(seq: i64) -> u64 {
     u64::try_from(seq).unwrap_or(0)
 }
 
-const EVENT_COLUMNS: &str =
-    "seq, event_type, payload, actor, action, rules_version, recorded_at, prev_hash, hash, decided_at";
+const READ_EVENTS: &str = "
+    SELECT seq, event_type, payload, actor, action, rules_version, recorded_at, prev_hash, hash,
+           decided_at
+    FROM events WHERE game_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4";
 
 fn event_from_row(row: &tokio_postgres::Row) -> StoredEvent {
     let recorded_at: DateTime<Utc> = row.get(6);
@@ -263,12 +265,14 @@ impl EventStore {
 
     pub async fn game(&self, game_id: Uuid) -> Result<GameRecord, StoreError> {
         let client = self.pool.get().await?;
-        let row = client
-            .query_opt(
+        let statement = client
+            .prepare_cached(
                 "SELECT game_id, game, options, seed, rules_version, created_at
                  FROM games WHERE game_id = $1",
-                &[&game_id],
             )
+            .await?;
+        let row = client
+            .query_opt(&statement, &[&game_id])
             .await?
             .ok_or(StoreError::GameNotFound(game_id))?;
         Ok(GameRecord {
@@ -292,15 +296,9 @@ impl EventStore {
         let client = self.pool.get().await?;
         let up_to = up_to.map(|v| v as i64).unwrap_or(i64::MAX);
         let limit = limit.map(|v| v as i64).unwrap_or(i64::MAX);
+        let statement = client.prepare_cached(READ_EVENTS).await?;
         let rows = client
-            .query(
-                &format!(
-                    "SELECT {EVENT_COLUMNS} FROM events
-                     WHERE game_id = $1 AND seq > $2 AND seq <= $3
-                     ORDER BY seq LIMIT $4"
-                ),
-                &[&game_id, &(after as i64), &up_to, &limit],
-            )
+            .query(&statement, &[&game_id, &(after as i64), &up_to, &limit])
             .await?;
         Ok(rows.iter().map(event_from_row).collect())
     }
@@ -308,18 +306,31 @@ impl EventStore {
     /// The number of events in the stream.
     pub async fn version(&self, game_id: Uuid) -> Result<u64, StoreError> {
         let client = self.pool.get().await?;
-        let row = client
-            .query_one(
-                "SELECT COALESCE(max(seq), 0) FROM events WHERE game_id = $1",
-                &[&game_id],
-            )
+        let statement = client
+            .prepare_cached("SELECT COALESCE(max(seq), 0) FROM events WHERE game_id = $1")
             .await?;
+        let row = client.query_one(&statement, &[&game_id]).await?;
         Ok(version_of(row.get(0)))
     }
 
-    /// Appends `events` after exactly `expected_version` events, in one
-    /// transaction. A lost race is a [`StoreError::Conflict`], never a gap or
-    /// a duplicate: the `(game_id, seq)` primary key decides the winner.
+    /// The number of events and the hash of the last one (the genesis hash
+    /// for an empty stream).
+    pub async fn head(&self, game_id: Uuid) -> Result<(u64, String), StoreError> {
+        let client = self.pool.get().await?;
+        let statement = client
+            .prepare_cached(
+                "SELECT seq, hash FROM events WHERE game_id = $1 ORDER BY seq DESC LIMIT 1",
+            )
+            .await?;
+        Ok(match client.query_opt(&statement, &[&game_id]).await? {
+            Some(row) => (version_of(row.get(0)), row.get(1)),
+            None => (0, GENESIS_HASH.to_string()),
+        })
+    }
+
+    /// Appends `events` after exactly `expected_version` events, atomically.
+    /// A lost race is a [`StoreError::Conflict`], never a gap or a duplicate:
+    /// the `(game_id, seq)` primary key decides the winner.
     pub async fn append(
         &self,
         game_id: Uuid,
@@ -327,73 +338,15 @@ impl EventStore {
         events: &[NewEvent],
         idempotency: Option<&IdempotentRequest>,
     ) -> Result<AppendOutcome, StoreError> {
-        let mut client = self.pool.get().await?;
-        let transaction = client.transaction().await?;
-        let head = transaction
-            .query_opt(
-                "SELECT seq, hash FROM events WHERE game_id = $1 ORDER BY seq DESC LIMIT 1",
-                &[&game_id],
-            )
-            .await?;
-        let (actual, prev_hash) = match &head {
-            Some(row) => (version_of(row.get(0)), row.get::<_, String>(1)),
-            None => (0, GENESIS_HASH.to_string()),
-        };
+        let (actual, head_hash) = self.head(game_id).await?;
         if actual != expected_version {
             return Err(StoreError::Conflict {
                 expected: expected_version,
                 actual,
             });
         }
-        if let Some(request) = idempotency {
-            let inserted = transaction
-                .execute(
-                    "INSERT INTO idempotency_keys (game_id, idempotency_key, request_hash, response)
-                     VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
-                    &[&game_id, &request.key, &request.request_hash, &request.response],
-                )
-                .await?;
-            if inserted == 0 {
-                drop(transaction);
-                return match self.idempotent_response(game_id, &request.key).await? {
-                    Some((hash, response)) if hash == request.request_hash => {
-                        Ok(AppendOutcome::Replayed(response))
-                    }
-                    _ => Err(StoreError::IdempotencyKeyReused),
-                };
-            }
-        }
-        let stored = match insert_events(
-            &transaction,
-            game_id,
-            expected_version,
-            &prev_hash,
-            events,
-        )
-        .await
-        {
-            Ok(stored) => stored,
-            Err(StoreError::Database(error))
-                if error.code() == Some(&SqlState::UNIQUE_VIOLATION) =>
-            {
-                drop(transaction);
-                return Err(StoreError::Conflict {
-                    expected: expected_version,
-                    actual: self.version(game_id).await?,
-                });
-            }
-            Err(other) => return Err(other),
-        };
-        match transaction.commit().await {
-            Ok(()) => Ok(AppendOutcome::Appended(stored)),
-            Err(error) if error.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
-                Err(StoreError::Conflict {
-                    expected: expected_version,
-                    actual: self.version(game_id).await?,
-                })
-            }
-            Err(error) => Err(error.into()),
-        }
+        self.append_at_head(game_id, expected_version, &head_hash, events, idempotency)
+            .await
     }
 
     /// The hot path: appends after a head the caller has just read
@@ -415,7 +368,7 @@ impl EventStore {
         }
         let client = self.pool.get().await?;
         match execute_insert(
-            &**client,
+            &client,
             game_id,
             expected_version,
             &recorded_at,
@@ -457,13 +410,13 @@ impl EventStore {
         key: &str,
     ) -> Result<Option<(String, Value)>, StoreError> {
         let client = self.pool.get().await?;
-        let row = client
-            .query_opt(
+        let statement = client
+            .prepare_cached(
                 "SELECT request_hash, response FROM idempotency_keys
                  WHERE game_id = $1 AND idempotency_key = $2",
-                &[&game_id, &key],
             )
             .await?;
+        let row = client.query_opt(&statement, &[&game_id, &key]).await?;
         Ok(row.map(|row| (row.get(0), row.get(1))))
     }
 
@@ -474,11 +427,11 @@ impl EventStore {
         token: &str,
     ) -> Result<Option<(TokenRole, Option<String>)>, StoreError> {
         let client = self.pool.get().await?;
+        let statement = client
+            .prepare_cached("SELECT role, seat FROM tokens WHERE game_id = $1 AND token_hash = $2")
+            .await?;
         let row = client
-            .query_opt(
-                "SELECT role, seat FROM tokens WHERE game_id = $1 AND token_hash = $2",
-                &[&game_id, &hash_token(token)],
-            )
+            .query_opt(&statement, &[&game_id, &hash_token(token)])
             .await?;
         Ok(row.map(|row| {
             let role = if row.get::<_, String>(0) == "umpire" {
@@ -496,11 +449,16 @@ impl EventStore {
         rejection: &Rejection,
     ) -> Result<(), StoreError> {
         let client = self.pool.get().await?;
-        client
-            .execute(
+        let statement = client
+            .prepare_cached(
                 "INSERT INTO rejected_actions
                    (game_id, rejection_id, at_version, actor, action, code, message, rule, rules_version)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            )
+            .await?;
+        client
+            .execute(
+                &statement,
                 &[
                     &game_id,
                     &Uuid::new_v4(),
@@ -598,7 +556,7 @@ const INSERT_EVENTS: &str = "
       AS u(seq, event_type, payload, actor, action, rules_version, prev_hash, hash)";
 
 async fn execute_insert(
-    client: &impl tokio_postgres::GenericClient,
+    client: &impl deadpool_postgres::GenericClient,
     game_id: Uuid,
     expected_version: u64,
     recorded_at: &DateTime<Utc>,
@@ -625,9 +583,10 @@ async fn execute_insert(
     let key = idempotency.map(|i| i.key.as_str());
     let request_hash = idempotency.map(|i| i.request_hash.as_str());
     let response = idempotency.map(|i| &i.response);
+    let statement = client.prepare_cached(INSERT_EVENTS).await?;
     client
         .execute(
-            INSERT_EVENTS,
+            &statement,
             &[
                 &game_id,
                 &seqs,
@@ -650,7 +609,7 @@ async fn execute_insert(
 }
 
 async fn insert_events(
-    transaction: &tokio_postgres::Transaction<'_>,
+    transaction: &deadpool_postgres::Transaction<'_>,
     game_id: Uuid,
     expected_version: u64,
     prev_hash: &str,

@@ -77,3 +77,78 @@ async fn simultaneous_bids_without_expected_version_are_both_kept() {
         assert_eq!(summary["status"]["phase"], "playing");
     }
 }
+
+/// Each instance keeps its own fold of a game, which falls behind when the
+/// other instance appends. Submissions alternate between two instances, each
+/// reading the legal actions from the instance that just acted, so every
+/// submission lands on a fold one action behind: it must still be decided
+/// against the latest state, with no spurious refusal recorded.
+#[tokio::test]
+async fn two_instances_on_one_database_never_decide_on_a_stale_fold() {
+    let first = TestApp::spawn().await;
+    let second = first.another_instance().await;
+    let created = first.create("treeblox", json!({}), 3).await;
+    let game_id = uuid::Uuid::parse_str(&created.id).unwrap();
+    let instances = [&first, &second];
+    let mut played = 0;
+    loop {
+        let (reader, writer) = (instances[played % 2], instances[(played + 1) % 2]);
+        let summary = reader.summary(&created.id).await;
+        if summary["status"]["finished"].as_bool().unwrap() {
+            break;
+        }
+        let seat = summary["status"]["to_act"][0].as_str().unwrap().to_string();
+        let token = created.token(&seat).to_string();
+        let legal: Value = reader
+            .get(
+                &format!("/v1/games/{}/legal-actions", created.id),
+                Some(&token),
+            )
+            .await
+            .json()
+            .await
+            .unwrap();
+        let action = legal["actions"][played % legal["actions"].as_array().unwrap().len()].clone();
+        // Every other submission names the version it expects, which only
+        // the reader's (fresh) fold knows.
+        let body = if played % 2 == 0 {
+            json!({"action": action, "expected_version": legal["version"]})
+        } else {
+            json!({"action": action})
+        };
+        let response = writer
+            .post_json(
+                &format!("/v1/games/{}/actions", created.id),
+                Some(&token),
+                &body,
+            )
+            .await;
+        let status = response.status();
+        assert_eq!(
+            status,
+            StatusCode::CREATED,
+            "{body}: {}",
+            response.text().await.unwrap()
+        );
+        played += 1;
+        assert!(played < 400, "the game did not end");
+    }
+    assert!(played > 10);
+    assert!(first.store.rejections(game_id).await.unwrap().is_empty());
+    let events = first
+        .store
+        .read_events(game_id, 0, None, None)
+        .await
+        .unwrap();
+    verify_chain(&created.id, &events).unwrap();
+    let states: Vec<Value> = join_all(instances.iter().map(|app| async {
+        app.get(&format!("/v1/games/{}/state", created.id), None)
+            .await
+            .json::<Value>()
+            .await
+            .unwrap()
+    }))
+    .await;
+    assert_eq!(states[0], states[1]);
+    assert_eq!(states[0]["version"], events.len() as u64);
+}

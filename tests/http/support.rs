@@ -53,6 +53,25 @@ impl TestApp {
         }
     }
 
+    /// A second server on the same database, with its own cache: what a
+    /// deployment of several instances behind a load balancer looks like.
+    pub async fn another_instance(&self) -> TestApp {
+        let application = Application::build_with(
+            self.store.clone(),
+            "127.0.0.1:0",
+            Some(1),
+            ServiceOptions::default(),
+        )
+        .expect("bind");
+        let address = format!("http://127.0.0.1:{}", application.port());
+        tokio::spawn(application.run_until_stopped());
+        TestApp {
+            address,
+            client: reqwest::Client::new(),
+            store: self.store.clone(),
+        }
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.address, path)
     }

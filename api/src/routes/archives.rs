@@ -46,7 +46,7 @@ async fn require_umpire(
     request: &HttpRequest,
 ) -> Result<(), ApiError> {
     state.service.store.game(game_id).await?;
-    match principal(&state.service.store, game_id, request).await? {
+    match principal(&state.service, game_id, request).await? {
         Principal::Umpire => Ok(()),
         Principal::Spectator => Err(ApiError::Unauthorized {
             code: "missing_token",

@@ -72,7 +72,7 @@ async fn caller(
     request: &HttpRequest,
 ) -> Result<crate::auth::Principal, ApiError> {
     state.service.record(game_id).await?;
-    principal(&state.service.store, game_id, request).await
+    principal(&state.service, game_id, request).await
 }
 
 const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
