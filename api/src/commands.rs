@@ -103,6 +103,10 @@ pub fn refused(divergence: &Divergence) -> ApiError {
             "Event {} (decided at version {}) is refused: {}.",
             divergence.seq, divergence.version, divergence.message
         ),
+        details: Some(serde_json::json!({
+            "seq": divergence.seq,
+            "version": divergence.version,
+        })),
     }
 }
 
@@ -115,10 +119,7 @@ pub async fn import_archive(
 ) -> Result<CreatedGame, ApiError> {
     archive
         .check_format()
-        .map_err(|e| ApiError::Unprocessable {
-            code: "unsupported_archive",
-            message: e.to_string(),
-        })?;
+        .map_err(|e| ApiError::unprocessable("unsupported_archive", e.to_string()))?;
     umpire_archive::validate_for_import(registry, archive).map_err(|d| refused(&d))?;
     let game = registry.get(&archive.game)?;
     let created_at = chrono::DateTime::parse_from_rfc3339(&archive.created_at)
@@ -194,7 +195,7 @@ pub async fn import_archive(
             umpire_token,
             seat_tokens,
         }),
-        ImportOutcome::AlreadyExists => Err(ApiError::Unprocessable {
+        ImportOutcome::AlreadyExists => Err(ApiError::AlreadyExists {
             code: "game_already_exists",
             message: format!(
                 "Game {} is already stored; an archive keeps its id, since its hashes cover it.",

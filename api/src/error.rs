@@ -45,15 +45,24 @@ pub enum ApiError {
     /// 409: the game moved on since the version the client expected.
     #[error("the game is at version {actual}, not the expected {expected}")]
     VersionConflict { expected: u64, actual: u64 },
+    /// 409: what the request would create is already there.
+    #[error("{message}")]
+    AlreadyExists { code: &'static str, message: String },
     /// 413
     #[error("{message}")]
     PayloadTooLarge { message: String },
     /// 422: a rule of the game refused the action.
     #[error(transparent)]
     Violation(Violation),
-    /// 422: well-formed but unacceptable for another reason.
+    /// 422: well-formed but unacceptable for another reason; `details`
+    /// carries structured facts where there are some (the failing event of
+    /// a refused archive).
     #[error("{message}")]
-    Unprocessable { code: &'static str, message: String },
+    Unprocessable {
+        code: &'static str,
+        message: String,
+        details: Option<Value>,
+    },
     /// 503: the database is down or saturated; retry shortly.
     #[error("service unavailable: {0}")]
     Unavailable(String),
@@ -70,13 +79,24 @@ impl ApiError {
         }
     }
 
+    pub fn unprocessable(code: &'static str, message: impl Into<String>) -> Self {
+        ApiError::Unprocessable {
+            code,
+            message: message.into(),
+            details: None,
+        }
+    }
+
     pub fn body(&self) -> ErrorBody {
         let (code, rule, details) = match self {
             ApiError::BadRequest { code, .. }
             | ApiError::Unauthorized { code, .. }
             | ApiError::Forbidden { code, .. }
             | ApiError::NotFound { code, .. }
-            | ApiError::Unprocessable { code, .. } => (code.to_string(), None, None),
+            | ApiError::AlreadyExists { code, .. } => (code.to_string(), None, None),
+            ApiError::Unprocessable { code, details, .. } => {
+                (code.to_string(), None, details.clone())
+            }
             ApiError::VersionConflict { expected, actual } => (
                 "version_conflict".to_string(),
                 None,
@@ -115,7 +135,9 @@ impl ResponseError for ApiError {
             ApiError::Unauthorized { .. } => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden { .. } => StatusCode::FORBIDDEN,
             ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
-            ApiError::VersionConflict { .. } => StatusCode::CONFLICT,
+            ApiError::VersionConflict { .. } | ApiError::AlreadyExists { .. } => {
+                StatusCode::CONFLICT
+            }
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Violation(_) | ApiError::Unprocessable { .. } => {
                 StatusCode::UNPROCESSABLE_ENTITY
@@ -155,10 +177,10 @@ impl From<StoreError> for ApiError {
             StoreError::Conflict { expected, actual } => {
                 ApiError::VersionConflict { expected, actual }
             }
-            StoreError::IdempotencyKeyReused => ApiError::Unprocessable {
-                code: "idempotency_key_reused",
-                message: "This Idempotency-Key was already used with a different request.".into(),
-            },
+            StoreError::IdempotencyKeyReused => ApiError::unprocessable(
+                "idempotency_key_reused",
+                "This Idempotency-Key was already used with a different request.",
+            ),
             StoreError::Unavailable(cause) => ApiError::Unavailable(cause),
             other => {
                 ApiError::Internal(format!("{other}: {:?}", std::error::Error::source(&other)))
@@ -170,10 +192,10 @@ impl From<StoreError> for ApiError {
 impl From<GameError> for ApiError {
     fn from(error: GameError) -> Self {
         match error {
-            GameError::UnknownGame(game) => ApiError::Unprocessable {
-                code: "unknown_game",
-                message: format!("There is no game called `{game}`."),
-            },
+            GameError::UnknownGame(game) => ApiError::unprocessable(
+                "unknown_game",
+                format!("There is no game called `{game}`."),
+            ),
             GameError::UnknownSeat { game, seat } => {
                 ApiError::bad_request("unknown_seat", format!("`{seat}` is not a seat of {game}."))
             }

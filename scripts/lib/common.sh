@@ -15,7 +15,7 @@ log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "FAIL: $*"; exit 1; }
 
 # umpire_binary PROFILE: prints the path of target/PROFILE/umpire (PROFILE is
-# debug or release), building it first when it is missing. UMPIRE_BIN wins.
+# debug or release), built first. UMPIRE_BIN wins.
 umpire_binary() {
     local profile="$1"
     if [[ -n "${UMPIRE_BIN:-}" ]]; then
@@ -25,12 +25,12 @@ umpire_binary() {
     fi
     local target_dir="${CARGO_TARGET_DIR:-$REPO_ROOT/target}"
     local binary="$target_dir/$profile/umpire"
-    if [[ ! -x "$binary" ]]; then
-        log "building $binary"
-        local flags=()
-        [[ "$profile" == release ]] && flags+=(--release)
-        (cd "$REPO_ROOT" && cargo build "${flags[@]}" -p umpire-api >&2)
-    fi
+    # Always asked of cargo (a no-op when up to date), so a stale binary is
+    # never measured.
+    log "building $binary"
+    local flags=()
+    [[ "$profile" == release ]] && flags+=(--release)
+    (cd "$REPO_ROOT" && cargo build "${flags[@]}" -p umpire-api --bin umpire >&2)
     printf '%s\n' "$binary"
 }
 

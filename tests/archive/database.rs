@@ -74,6 +74,10 @@ async fn a_tampered_archive_is_refused_with_the_first_failing_event_and_nothing_
         .unwrap_err();
     let body = error.body();
     assert_eq!(body.code, "archive_event_differs");
+    assert_eq!(
+        body.details.as_ref().map(|d| d["seq"].clone()),
+        Some(serde_json::json!(seq))
+    );
     assert!(
         body.message.starts_with(&format!("Event {seq} ")),
         "{}",
@@ -88,6 +92,11 @@ async fn a_tampered_archive_is_refused_with_the_first_failing_event_and_nothing_
     import_archive(&store, &registry, &good).await.unwrap();
     let again = import_archive(&store, &registry, &good).await.unwrap_err();
     assert_eq!(again.body().code, "game_already_exists");
+    // A 409, like any other clash with what is stored.
+    assert!(matches!(
+        again,
+        umpire_api::error::ApiError::AlreadyExists { .. }
+    ));
     assert_eq!(store.version(good.game_id).await.unwrap(), good.version());
 }
 

@@ -146,7 +146,8 @@ pub async fn export_game_archive(
         (status = 400, description = "Not an archive", body = ErrorBody),
         (status = 401, description = "The service requires the admin token to import games", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
-        (status = 422, description = "Refused: the first failing event and why, or the id exists", body = ErrorBody),
+        (status = 409, description = "A game with this id is already stored", body = ErrorBody),
+        (status = 422, description = "Refused: the first failing event (`details.seq`, `details.version`) and why", body = ErrorBody),
         (status = 503, description = "Database unavailable", body = ErrorBody),
     )
 )]
