@@ -102,6 +102,19 @@ fn cases() -> Vec<Case> {
         },
         Case {
             method: Method::POST,
+            path: "/v1/games/{id}/what-if",
+            body: Some(json!({"options": {}})),
+            expected: [401, 403, 403, 401, 200, 401, 401],
+        },
+        // Scoring archives sent in the body reads nothing stored: open to all.
+        Case {
+            method: Method::POST,
+            path: "/v1/scores",
+            body: Some(json!([])),
+            expected: [200; 7],
+        },
+        Case {
+            method: Method::POST,
             path: "/v1/games/import",
             body: Some(json!({"not": "an archive"})),
             expected: [401, 401, 401, 401, 401, 400, 401],

@@ -45,7 +45,7 @@ async fn require_umpire(
     game_id: Uuid,
     request: &HttpRequest,
 ) -> Result<(), ApiError> {
-    state.service.store.game(game_id).await?;
+    state.service.record(game_id).await?;
     match principal(&state.service, game_id, request).await? {
         Principal::Umpire => Ok(()),
         Principal::Spectator => Err(ApiError::Unauthorized {

@@ -1,11 +1,13 @@
-//! Invariants over random legal play for every player count and both presets.
+//! Invariants over random legal play for every player count and both presets,
+//! including that the deck order reaches no seat, not even through the
+//! violation refusing one of its actions.
 
 use proptest::prelude::*;
 use umpire_domain::testing::{fold, play_random, umpire_view_json, RandomGame};
-use umpire_domain::{Actor, Game, SeatIndex, Viewer};
+use umpire_domain::{Actor, Game, SeatIndex, Viewer, Violation};
 use umpire_draft_cider::{
-    DraftCider, DraftCiderAction, DraftCiderBatch, DraftCiderEvent, DraftCiderOptions,
-    DraftCiderRoundPreset,
+    DraftCider, DraftCiderAction, DraftCiderBatch, DraftCiderCard, DraftCiderEvent,
+    DraftCiderOptions, DraftCiderRoundPreset, DraftCiderState,
 };
 
 fn options_strategy() -> impl Strategy<Value = DraftCiderOptions> {
@@ -48,6 +50,232 @@ fn undealt(state: &umpire_draft_cider::DraftCiderState) -> Vec<String> {
         .iter()
         .map(|card| format!("\"{card}\""))
         .collect()
+}
+
+/// `decide` as the refusal checks call it, so a test can hand them a leaky one.
+type Decide = fn(
+    &DraftCiderState,
+    Actor<SeatIndex>,
+    &DraftCiderAction,
+) -> Result<Vec<DraftCiderEvent>, Violation>;
+
+/// Takes about `limit` items spread evenly over `items`.
+fn spread<T: Clone>(items: &[T], limit: usize) -> Vec<T> {
+    if items.len() <= limit {
+        return items.to_vec();
+    }
+    let step = items.len().div_ceil(limit.max(1));
+    items.iter().step_by(step).cloned().collect()
+}
+
+fn undealt_cards(state: &DraftCiderState) -> Vec<DraftCiderCard> {
+    state
+        .deck
+        .get(state.cards_dealt..)
+        .unwrap_or_default()
+        .to_vec()
+}
+
+/// The state with its secret, the order of the undealt cards, changed in
+/// two ways: rotated by one (moves every card one place) and reversed
+/// (moves most cards to another round's deal).
+fn with_deck_order_changed(state: &DraftCiderState) -> [DraftCiderState; 2] {
+    let dealt = state.cards_dealt.min(state.deck.len());
+    let mut rotated = state.clone();
+    if let Some(undealt) = rotated
+        .deck
+        .get_mut(dealt..)
+        .filter(|undealt| !undealt.is_empty())
+    {
+        undealt.rotate_left(1);
+    }
+    let mut reversed = state.clone();
+    if let Some(undealt) = reversed.deck.get_mut(dealt..) {
+        undealt.reverse();
+    }
+    [rotated, reversed]
+}
+
+/// The refusal of picking `card` into the Bad batch (which takes any card),
+/// with the card's name blanked out.
+fn anonymous_refusal(
+    state: &DraftCiderState,
+    seat: SeatIndex,
+    card: DraftCiderCard,
+    decide: Decide,
+) -> Option<Violation> {
+    let pick = DraftCiderAction::Pick {
+        card,
+        batch: DraftCiderBatch::Bad,
+    };
+    decide(state, Actor::Seat(seat), &pick)
+        .err()
+        .map(|mut violation| {
+            violation.message = violation.message.replace(&card.to_string(), "<card>");
+            violation
+        })
+}
+
+/// A pick of a card still in the deck must be refused in the same words
+/// (the card's name aside) as a pick of a card already in an orchard:
+/// "that card is still in the deck" would say where it is.
+fn assert_cards_outside_the_hand_are_refused_alike(
+    state: &DraftCiderState,
+    seat: SeatIndex,
+    decide: Decide,
+    context: &str,
+) {
+    let placed = state.orchards.iter().find_map(|orchard| {
+        DraftCiderBatch::ALL
+            .iter()
+            .find_map(|batch| orchard.cards(*batch).first().copied())
+    });
+    let Some(placed) = placed else {
+        return;
+    };
+    let expected = anonymous_refusal(state, seat, placed, decide);
+    assert!(expected.is_some(), "{context}: {placed} was picked twice");
+    for undealt in spread(&undealt_cards(state), 6) {
+        assert_eq!(
+            anonymous_refusal(state, seat, undealt, decide),
+            expected,
+            "{context}: seat {} picking {undealt} (still in the deck) is told something else than for {placed} (placed)",
+            seat.0
+        );
+    }
+}
+
+/// Fails when the refusal (code, message and rule, serialised as the seat
+/// receives it) names an undealt card, as the view and event check does
+/// with `undealt`. A card the seat named itself (`sent`) may be echoed back:
+/// every card can be named in a pick, so "gold h3 s5 is not in the
+/// communal hand" tells the seat nothing about the deck. That wording must
+/// be the same for a card still in the deck and one already placed, which
+/// the changed-order comparison in `assert_refusals_keep_secrets` checks.
+fn assert_refusal_names_no_secret(
+    state: &DraftCiderState,
+    violation: &Violation,
+    sent: &str,
+    context: &str,
+) {
+    let shown = serde_json::to_string(violation).expect("violation");
+    for card in undealt_cards(state) {
+        let name = card.to_string();
+        assert!(
+            !shown.contains(name.as_str()) || sent.contains(&format!("\"{name}\"")),
+            "{context}: the refusal {shown} names the undealt card {name}"
+        );
+    }
+}
+
+/// Feeds `actions` to `decide` as `seat` and checks every refusal: it names
+/// no undealt card, and the same action meets exactly the same answer
+/// (refusal or not) with the undealt cards in another order. Then checks
+/// that picking a card still in the deck reads like picking a placed one.
+fn assert_refusals_keep_secrets(
+    state: &DraftCiderState,
+    seat: SeatIndex,
+    actions: &[DraftCiderAction],
+    decide: Decide,
+    context: &str,
+) {
+    let changed = with_deck_order_changed(state);
+    for action in actions {
+        let sent = serde_json::to_string(action).expect("action");
+        let context = format!("{context}: seat {} sending {sent}", seat.0);
+        let refusal = decide(state, Actor::Seat(seat), action).err();
+        if let Some(violation) = &refusal {
+            assert_refusal_names_no_secret(state, violation, &sent, &context);
+        }
+        for other_order in &changed {
+            assert_eq!(
+                &refusal,
+                &decide(other_order, Actor::Seat(seat), action).err(),
+                "{context}: the answer depends on the deck order"
+            );
+        }
+    }
+    assert_cards_outside_the_hand_are_refused_alike(state, seat, decide, context);
+}
+
+/// The actions to try as `seat`: (a) the other seats' listed picks and the
+/// umpire's timeout, (b) the seat's own picks (or, off turn, picks from the
+/// communal hand) with a card still in the deck, one already in an orchard,
+/// or into every batch, and (c) the arbitrary ones.
+fn probe_actions(
+    state: &DraftCiderState,
+    seat: SeatIndex,
+    arbitrary: &[DraftCiderAction],
+) -> Vec<DraftCiderAction> {
+    let mut probes = Vec::new();
+    for other in state.seats().filter(|other| *other != seat) {
+        probes.extend(spread(
+            &DraftCider::legal_actions(state, Actor::Seat(other)),
+            6,
+        ));
+    }
+    probes.extend(DraftCider::legal_actions(state, Actor::Umpire));
+    let mut own = spread(&DraftCider::legal_actions(state, Actor::Seat(seat)), 3);
+    if own.is_empty() {
+        own.extend(
+            state
+                .communal_hand
+                .first()
+                .map(|card| DraftCiderAction::Pick {
+                    card: *card,
+                    batch: DraftCiderBatch::Bad,
+                }),
+        );
+    }
+    let mut strange_cards = spread(&undealt_cards(state), 4);
+    strange_cards.extend(state.orchards.iter().filter_map(|orchard| {
+        DraftCiderBatch::ALL
+            .iter()
+            .find_map(|batch| orchard.cards(*batch).first().copied())
+    }));
+    for action in own {
+        if let DraftCiderAction::Pick { card, batch } = action {
+            for strange in &strange_cards {
+                probes.push(DraftCiderAction::Pick {
+                    card: *strange,
+                    batch,
+                });
+            }
+            for other_batch in DraftCiderBatch::ALL {
+                probes.push(DraftCiderAction::Pick {
+                    card,
+                    batch: other_batch,
+                });
+            }
+        }
+    }
+    probes.extend(arbitrary.iter().cloned());
+    probes
+}
+
+/// Arbitrary picks (any of the 75 cards, any batch) and timeouts, as seats
+/// might send them.
+fn arbitrary_actions() -> impl Strategy<Value = Vec<DraftCiderAction>> {
+    let deck = umpire_draft_cider::cards::full_deck();
+    proptest::collection::vec((0..75_usize, 0..8_usize, 0..8_u8, any::<bool>()), 0..6).prop_map(
+        move |probes| {
+            probes
+                .into_iter()
+                .map(|(card, batch, seat, pick)| {
+                    if pick {
+                        DraftCiderAction::Pick {
+                            card: deck[card],
+                            batch: DraftCiderBatch::ALL[batch],
+                        }
+                    } else {
+                        DraftCiderAction::Timeout {
+                            seat: SeatIndex(seat),
+                        }
+                    }
+                })
+                .collect()
+        },
+    )
 }
 
 proptest! {
@@ -135,7 +363,9 @@ proptest! {
     }
 
     #[test]
-    fn the_deck_order_never_reaches_a_seat_or_a_spectator(options in options_strategy(), seed in any::<u64>()) {
+    fn the_deck_order_never_reaches_a_seat_or_a_spectator(
+        options in options_strategy(), seed in any::<u64>(), arbitrary in arbitrary_actions()
+    ) {
         let game = play(options.clone(), seed);
         let mut state = DraftCider::initial_state(&game.options);
         let viewers: Vec<Viewer<SeatIndex>> = std::iter::once(Viewer::Spectator)
@@ -165,6 +395,11 @@ proptest! {
                     prop_assert!(!seen.contains(secret.as_str()), "{:?} sees {}", viewer, secret);
                 }
                 prop_assert!(!seen.contains("deck_shuffled"));
+                // Nor through a refusal of one of the seat's actions.
+                if let Viewer::Seat(seat) = viewer {
+                    let probes = probe_actions(&state, *seat, &arbitrary);
+                    assert_refusals_keep_secrets(&state, *seat, &probes, DraftCider::decide, &format!("event {position}"));
+                }
             }
             // The umpire does see them.
             let umpire = serde_json::to_string(&DraftCider::view(&state, Viewer::Umpire)).expect("json");
@@ -252,4 +487,116 @@ fn arbitrary_json_actions_are_either_malformed_or_decided_without_panicking() {
         .iter()
         .all(|(name, _)| name.starts_with("DraftCider") || name == "SeatIndex"));
     assert_eq!(schemas.action_examples.len(), 2);
+}
+
+/// A three-player game just after the first deal.
+fn a_game_in_its_first_round() -> DraftCiderState {
+    let options = DraftCiderOptions {
+        players: 3,
+        ..DraftCiderOptions::default()
+    };
+    umpire_domain::testing::Table::<DraftCider>::new(options, 11).state
+}
+
+#[test]
+fn the_refusal_check_catches_a_message_naming_an_undealt_card() {
+    let state = a_game_in_its_first_round();
+    let hand_card = state.communal_hand[0];
+    let next = undealt_cards(&state)[0];
+    let sent = serde_json::to_string(&DraftCiderAction::Pick {
+        card: hand_card,
+        batch: DraftCiderBatch::Bad,
+    })
+    .expect("action");
+    let leaky = Violation::new(
+        "draft_cider.not_your_turn",
+        "draft_cider §2",
+        format!("Not your turn; {next} is dealt next round."),
+    );
+    let caught = std::panic::catch_unwind(|| {
+        assert_refusal_names_no_secret(&state, &leaky, &sent, "fabricated")
+    });
+    assert!(
+        caught.is_err(),
+        "an undealt card in a message went unnoticed"
+    );
+}
+
+/// Refuses like `decide`, then tells the seat where in the standard deck
+/// the next undealt card sits: a leak of the order that names no card.
+fn decide_revealing_the_next_card(
+    state: &DraftCiderState,
+    actor: Actor<SeatIndex>,
+    action: &DraftCiderAction,
+) -> Result<Vec<DraftCiderEvent>, Violation> {
+    DraftCider::decide(state, actor, action).map_err(|mut violation| {
+        let full = umpire_draft_cider::cards::full_deck();
+        let next = undealt_cards(state)
+            .first()
+            .and_then(|card| full.iter().position(|known| known == card));
+        violation.message = format!("{} (next: #{next:?})", violation.message);
+        violation
+    })
+}
+
+#[test]
+fn the_refusal_check_catches_a_message_that_depends_on_the_deck_order() {
+    let state = a_game_in_its_first_round();
+    let seat = SeatIndex((state.picker.0 + 1) % state.players);
+    let probes = probe_actions(&state, seat, &[]);
+    // The honest rules pass the same probes.
+    assert_refusals_keep_secrets(&state, seat, &probes, DraftCider::decide, "honest");
+    let caught = std::panic::catch_unwind(|| {
+        assert_refusals_keep_secrets(
+            &state,
+            seat,
+            &probes,
+            decide_revealing_the_next_card,
+            "leaky",
+        )
+    });
+    assert!(
+        caught.is_err(),
+        "a refusal revealing the deck order went unnoticed"
+    );
+}
+
+/// Refuses like `decide`, but says so when the card is still in the deck.
+fn decide_saying_the_card_is_in_the_deck(
+    state: &DraftCiderState,
+    actor: Actor<SeatIndex>,
+    action: &DraftCiderAction,
+) -> Result<Vec<DraftCiderEvent>, Violation> {
+    DraftCider::decide(state, actor, action).map_err(|mut violation| {
+        if let DraftCiderAction::Pick { card, .. } = action {
+            if undealt_cards(state).contains(card) {
+                violation.message = format!("{card} is still in the deck.");
+            }
+        }
+        violation
+    })
+}
+
+#[test]
+fn the_refusal_check_catches_a_message_saying_a_card_is_still_in_the_deck() {
+    let options = DraftCiderOptions {
+        players: 3,
+        ..DraftCiderOptions::default()
+    };
+    // A few picks in, so some cards are placed and others still undealt.
+    let state = play_random::<DraftCider>(options, 5, 4).state;
+    let seat = state.picker;
+    assert!(!undealt_cards(&state).is_empty());
+    let probes = probe_actions(&state, seat, &[]);
+    assert_refusals_keep_secrets(&state, seat, &probes, DraftCider::decide, "honest");
+    let caught = std::panic::catch_unwind(|| {
+        assert_refusals_keep_secrets(
+            &state,
+            seat,
+            &probes,
+            decide_saying_the_card_is_in_the_deck,
+            "leaky",
+        )
+    });
+    assert!(caught.is_err(), "\"still in the deck\" went unnoticed");
 }

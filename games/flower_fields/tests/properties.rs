@@ -1,6 +1,7 @@
 //! Invariants over random games: play never panics and ends, replay
 //! reproduces the state, listed actions are accepted, and no viewer ever
-//! sees another seat's secrets (§8).
+//! sees another seat's secrets (§8), not even in the violation that refuses
+//! one of its own actions.
 
 mod common;
 
@@ -10,10 +11,10 @@ use rand::Rng;
 use serde_json::Value;
 use umpire_domain::rng::rng_from_seed;
 use umpire_domain::testing::{fold, play_random, umpire_view_json};
-use umpire_domain::{Actor, Game, SeatIndex, Viewer};
-use umpire_flower_fields::flowers::{all_fields, manages, Flower};
+use umpire_domain::{Actor, Game, SeatIndex, Viewer, Violation};
+use umpire_flower_fields::flowers::{all_fields, field_due, manages, Flower};
 use umpire_flower_fields::state::{FieldState, SeatState, State};
-use umpire_flower_fields::{Event, FlowerFields, Options};
+use umpire_flower_fields::{Action, Cell, Event, FlowerFields, Options, Piece};
 
 /// A random game where the umpire also acts now and then: timeouts, closed
 /// rounds and ruling switches, which `play_random` never tries while seats
@@ -183,13 +184,258 @@ fn scrubbed_for(state: &State, seat: u8) -> State {
     scrubbed
 }
 
-fn assert_no_leaks(game: &MixedGame) {
+/// `decide` as the checks call it, so a test can hand them a leaky one.
+type Decide = fn(&State, Actor<SeatIndex>, &Action) -> Result<Vec<Event>, Violation>;
+
+/// Takes about `limit` items spread evenly over `items`, so the probes stay
+/// cheap while still reaching every part of a long list.
+fn spread<T: Clone>(items: &[T], limit: usize) -> Vec<T> {
+    if items.len() <= limit {
+        return items.to_vec();
+    }
+    let step = items.len().div_ceil(limit.max(1));
+    items.iter().step_by(step).cloned().collect()
+}
+
+/// Pieces `seat` may not know about at `state`: other seats' hands,
+/// submissions, missed and discarded pieces, every bag but the dealt part of
+/// its own, and the pieces of the fields it does not manage.
+fn secret_pieces_for(state: &State, seat: u8) -> Vec<Piece> {
+    let mut secrets = Vec::new();
+    for (index, seat_state) in state.seats.iter().enumerate() {
+        if index == usize::from(seat) {
+            continue;
+        }
+        secrets.extend(seat_state.hand.iter().map(|held| held.piece));
+        if let Some(submission) = seat_state.submission {
+            secrets.push(submission.piece);
+            secrets.extend(submission.revealed.map(|placement| placement.piece));
+        }
+        secrets.extend(seat_state.missed_piece);
+        secrets.extend(seat_state.discarded.iter().copied());
+        for (_, piece, with) in &seat_state.replacements {
+            secrets.extend([*piece, *with]);
+        }
+    }
+    for (index, bag) in state.bags.iter().enumerate() {
+        // A seat's own bag is dealt one piece a round, from round 0 on.
+        let known = if index == usize::from(seat) {
+            usize::from(state.round) + 1
+        } else {
+            0
+        };
+        secrets.extend(bag.iter().skip(known).copied());
+    }
+    for field in all_fields() {
+        if manages(SeatIndex(seat), field) {
+            continue;
+        }
+        if let Some(field_state) = state.field(field) {
+            secrets.extend(field_state.last_piece.map(|last| last.piece));
+            secrets.extend(field_state.revealed.map(|revealed| revealed.piece));
+        }
+    }
+    secrets
+}
+
+/// Both ways of writing a piece (`same_piece_as` treats them as one).
+fn piece_spellings(piece: Piece) -> [String; 2] {
+    [
+        format!("{}-{}", piece.first, piece.second),
+        format!("{}-{}", piece.second, piece.first),
+    ]
+}
+
+/// Every piece written out in `text` (`red-blue`), in either order.
+fn pieces_named_in(text: &str) -> Vec<Piece> {
+    text.split(|character: char| !(character.is_ascii_alphabetic() || character == '-'))
+        .filter_map(|word| word.parse::<Piece>().ok())
+        .collect()
+}
+
+/// Fails when the refusal shown to `seat` names a piece that is secret to
+/// it. A piece the seat can see anyway (its own hand or fields: `seen`) or
+/// named itself in the action (`sent`) may be named: with 15 kinds of piece
+/// in five bags every piece is also someone's secret, and echoing what the
+/// seat sent or already sees tells it nothing. A message that depends on a
+/// secret without naming it is caught by the blind-state comparison in
+/// `assert_refusals_keep_secrets` instead.
+fn assert_refusal_names_no_secret(
+    violation: &Violation,
+    secrets: &[Piece],
+    seen: &str,
+    sent: &str,
+    context: &str,
+) {
+    // Code, message and rule, as the seat receives them.
+    let shown = serde_json::to_string(violation).expect("violation");
+    for named in pieces_named_in(&shown) {
+        if !secrets.iter().any(|secret| secret.same_piece_as(&named)) {
+            continue;
+        }
+        let known = piece_spellings(named)
+            .iter()
+            .any(|spelling| seen.contains(spelling.as_str()) || sent.contains(spelling.as_str()));
+        assert!(
+            known,
+            "{context}: the refusal {shown} names the secret piece {named}"
+        );
+    }
+}
+
+/// Feeds `actions` to `decide` as `seat` and checks every refusal: the
+/// violation passes `check_secrets`, names no piece secret to the seat,
+/// and is exactly what the same action meets in the state with every
+/// secret of other seats wiped out (`scrubbed_for`), so it cannot depend
+/// on them. Whether the action is accepted at all must not depend on them
+/// either.
+fn assert_refusals_keep_secrets(
+    state: &State,
+    seat: u8,
+    seen: &str,
+    actions: &[Action],
+    decide: Decide,
+    context: &str,
+) {
+    let actor = Actor::Seat(SeatIndex(seat));
+    let secrets = secret_pieces_for(state, seat);
+    let blind = scrubbed_for(state, seat);
+    for action in actions {
+        let sent = serde_json::to_string(action).expect("action");
+        let context = format!("{context} seat {seat} sending {sent}");
+        let refusal = decide(state, actor, action).err();
+        if let Some(violation) = &refusal {
+            let json = serde_json::to_value(violation).expect("violation");
+            check_secrets(&json, Some(seat), &mut Vec::new(), &context);
+            assert_refusal_names_no_secret(violation, &secrets, seen, &sent, &context);
+        }
+        let blind_refusal = decide(&blind, actor, action).err();
+        assert_eq!(
+            refusal, blind_refusal,
+            "{context}: the answer depends on other seats' secrets"
+        );
+    }
+}
+
+/// What each seat (0–4) and the umpire (5) may do at one state, a few
+/// actions each, listed once and shared by every seat's probes.
+fn listed_actions(state: &State) -> Vec<Vec<Action>> {
+    let mut listed: Vec<Vec<Action>> = (0..5u8)
+        .map(|seat| {
+            spread(
+                &FlowerFields::legal_actions(state, Actor::Seat(SeatIndex(seat))),
+                4,
+            )
+        })
+        .collect();
+    listed.push(spread(
+        &FlowerFields::legal_actions(state, Actor::Umpire),
+        3,
+    ));
+    listed
+}
+
+/// The actions to try as `seat`: (a) what the other seats and the umpire
+/// may do now (`listed`), (b) the seat's own listed actions with another
+/// seat's or a bag's piece, another field or other cells, and (c) the
+/// arbitrary ones.
+fn probe_actions(
+    state: &State,
+    seat: SeatIndex,
+    listed: &[Vec<Action>],
+    arbitrary: &[Action],
+) -> Vec<Action> {
+    let mut probes = Vec::new();
+    for (index, actions) in listed.iter().enumerate() {
+        if index != usize::from(seat.0) {
+            probes.extend(actions.iter().cloned());
+        }
+    }
+    let mut own = spread(
+        listed
+            .get(usize::from(seat.0))
+            .map_or(&[][..], Vec::as_slice),
+        2,
+    );
+    if own.is_empty() {
+        // Nothing is legal (missed, between rounds, over): still try a plain
+        // submission into the due field.
+        own.push(Action::Submit {
+            field: field_due(seat, state.round),
+            piece: Piece::new(Flower::White, Flower::Red),
+            cells: ["A1".parse().expect("cell"), "A2".parse().expect("cell")],
+            broken: false,
+            revealed: None,
+            penalties: Default::default(),
+            replaces_previous: false,
+        });
+    }
+    let secret_pieces = spread(&secret_pieces_for(state, seat.0), 4);
+    let corner: Cell = "E5".parse().expect("cell");
+    for action in own {
+        for secret in &secret_pieces {
+            probes.push(with_piece(&action, *secret));
+        }
+        if let Action::Submit {
+            field,
+            piece,
+            cells,
+            broken,
+            revealed,
+            penalties,
+            replaces_previous,
+        } = action.clone()
+        {
+            for other_field in [(field + 1) % 5, 7] {
+                probes.push(Action::Submit {
+                    field: other_field,
+                    piece,
+                    cells,
+                    broken,
+                    revealed,
+                    penalties,
+                    replaces_previous,
+                });
+            }
+            for moved in [[cells[0], cells[0]], [cells[0], corner]] {
+                probes.push(Action::Submit {
+                    field,
+                    piece,
+                    cells: moved,
+                    broken: !broken,
+                    revealed,
+                    penalties,
+                    replaces_previous: !replaces_previous,
+                });
+            }
+        }
+        probes.push(action);
+    }
+    probes.extend(arbitrary.iter().cloned());
+    probes
+}
+
+/// The action with its own piece swapped for `piece` (a replacement swaps
+/// the piece given up).
+fn with_piece(action: &Action, piece: Piece) -> Action {
+    let mut changed = action.clone();
+    match &mut changed {
+        Action::Submit { piece: own, .. } | Action::ReplacePiece { piece: own, .. } => {
+            *own = piece;
+        }
+        _ => {}
+    }
+    changed
+}
+
+fn assert_no_leaks(game: &MixedGame, arbitrary_actions: &[Action]) {
     let viewers: Vec<Option<u8>> = vec![None, Some(0), Some(1), Some(2), Some(3), Some(4)];
     let pieces = piece_names();
     for (version, (event, state)) in game.events.iter().zip(&game.states).enumerate() {
         if state.ended {
             break;
         }
+        let listed = listed_actions(state);
         for viewer in &viewers {
             let as_viewer = viewer_of(*viewer);
             let view = serde_json::to_value(FlowerFields::view(state, as_viewer)).expect("view");
@@ -227,6 +473,15 @@ fn assert_no_leaks(game: &MixedGame) {
                         score,
                         "seat {seat}'s score depends on hidden information at v{version}"
                     );
+                    let probes = probe_actions(state, SeatIndex(*seat), &listed, arbitrary_actions);
+                    assert_refusals_keep_secrets(
+                        state,
+                        *seat,
+                        &view.to_string(),
+                        &probes,
+                        FlowerFields::decide,
+                        &format!("v{version}"),
+                    );
                 }
             }
         }
@@ -247,7 +502,10 @@ proptest! {
     }
 
     #[test]
-    fn games_with_umpire_actions_end_replay_and_keep_secrets(seed in any::<u64>()) {
+    fn games_with_umpire_actions_end_replay_and_keep_secrets(
+        seed in any::<u64>(),
+        arbitrary in proptest::collection::vec(arbitrary_action_json(), 0..6),
+    ) {
         let game = mixed_game(seed);
         let last = game.states.last().expect("events");
         prop_assert!(FlowerFields::status(last).finished);
@@ -257,7 +515,11 @@ proptest! {
         let text = serde_json::to_string(&game.events).expect("events serialise");
         let parsed: Vec<Event> = serde_json::from_str(&text).expect("events parse");
         prop_assert_eq!(&parsed, &game.events);
-        assert_no_leaks(&game);
+        let arbitrary_actions: Vec<Action> = arbitrary
+            .into_iter()
+            .filter_map(|json| serde_json::from_value(json).ok())
+            .collect();
+        assert_no_leaks(&game, &arbitrary_actions);
     }
 
     #[test]
@@ -318,6 +580,104 @@ fn the_leak_check_catches_a_leak() {
         check_secrets(&umpire_view, Some(0), &mut Vec::new(), "umpire")
     });
     assert!(caught.is_err());
+}
+
+/// A state in the middle of `mixed_game(3)` and a seat for which another
+/// seat holds a piece the seat neither holds nor sees.
+fn a_state_with_a_foreign_secret() -> (State, u8, Piece) {
+    let game = mixed_game(3);
+    for state in game.states.iter().skip(game.states.len() / 3) {
+        for seat in 0..5u8 {
+            let seen =
+                serde_json::to_string(&FlowerFields::view(state, Viewer::Seat(SeatIndex(seat))))
+                    .expect("view");
+            let foreign = state
+                .seats
+                .iter()
+                .enumerate()
+                .filter(|(index, _)| *index != usize::from(seat))
+                .flat_map(|(_, other)| other.hand.iter().map(|held| held.piece))
+                .find(|piece| {
+                    piece_spellings(*piece)
+                        .iter()
+                        .all(|spelling| !seen.contains(spelling.as_str()))
+                });
+            if let Some(piece) = foreign {
+                return (state.clone(), seat, piece);
+            }
+        }
+    }
+    panic!("no seat lacks sight of some foreign piece in mixed_game(3)");
+}
+
+#[test]
+fn the_refusal_check_catches_a_message_naming_another_seats_piece() {
+    let (state, seat, piece) = a_state_with_a_foreign_secret();
+    let seen = serde_json::to_string(&FlowerFields::view(&state, Viewer::Seat(SeatIndex(seat))))
+        .expect("view");
+    let leaky = Violation::new(
+        "flower_fields.not_in_hand",
+        "flower_fields §2",
+        format!("That piece is {piece}, held by another seat."),
+    );
+    let caught = std::panic::catch_unwind(|| {
+        assert_refusal_names_no_secret(
+            &leaky,
+            &secret_pieces_for(&state, seat),
+            &seen,
+            "{}",
+            "fabricated",
+        )
+    });
+    assert!(
+        caught.is_err(),
+        "a foreign piece in a message went unnoticed"
+    );
+}
+
+/// Refuses like `decide`, then tells the seat how many pieces the next seat
+/// holds: a leak that names no piece.
+fn decide_revealing_the_next_hand(
+    state: &State,
+    actor: Actor<SeatIndex>,
+    action: &Action,
+) -> Result<Vec<Event>, Violation> {
+    FlowerFields::decide(state, actor, action).map_err(|mut violation| {
+        if let Actor::Seat(seat) = actor {
+            let next = state.seat(SeatIndex((seat.0 + 1) % 5));
+            let held = next.map_or(0, |next| next.hand.len());
+            violation.message = format!(
+                "{} (seat {} holds {held})",
+                violation.message,
+                (seat.0 + 1) % 5
+            );
+        }
+        violation
+    })
+}
+
+#[test]
+fn the_refusal_check_catches_a_message_that_depends_on_a_hidden_hand() {
+    let (state, seat, _) = a_state_with_a_foreign_secret();
+    let seen = serde_json::to_string(&FlowerFields::view(&state, Viewer::Seat(SeatIndex(seat))))
+        .expect("view");
+    let probes = probe_actions(&state, SeatIndex(seat), &listed_actions(&state), &[]);
+    // The honest rules pass the same probes.
+    assert_refusals_keep_secrets(&state, seat, &seen, &probes, FlowerFields::decide, "honest");
+    let caught = std::panic::catch_unwind(|| {
+        assert_refusals_keep_secrets(
+            &state,
+            seat,
+            &seen,
+            &probes,
+            decide_revealing_the_next_hand,
+            "leaky",
+        )
+    });
+    assert!(
+        caught.is_err(),
+        "a refusal revealing a hand size went unnoticed"
+    );
 }
 
 #[test]
