@@ -47,25 +47,73 @@ pub struct GameService {
     /// never wrong, only possibly behind: every load still asks the store for
     /// events after the cached version (one indexed query), which keeps several
     /// service instances on one database correct.
-    cache: Arc<Mutex<LruCache<Uuid, CachedGame>>>,
+    cache: Arc<Mutex<LruCache<Uuid, Arc<Fold>>>>,
     /// Roles granted to tokens, by `(game, token hash)`.
     tokens: Arc<Mutex<LruCache<(Uuid, String), (TokenRole, Option<String>)>>>,
     pub metrics: Metrics,
 }
 
-#[derive(Clone)]
-struct CachedGame {
+/// A game folded up to its latest known event. Shared, read-only, between
+/// the requests that use it: a new event makes a new fold.
+struct Fold {
     record: GameRecord,
     events: Vec<Arc<StoredEvent>>,
     state: Box<dyn DynMatch>,
 }
 
-/// A game read from the store and folded up to some version.
+impl Fold {
+    /// The hash the next event links to.
+    fn head_hash(&self) -> &str {
+        self.events
+            .last()
+            .map_or(GENESIS_HASH, |event| event.hash.as_str())
+    }
+
+    /// This fold with `stored` events applied.
+    fn extended(&self, stored: Vec<StoredEvent>) -> Result<Fold, ApiError> {
+        let mut state = self.state.clone();
+        for event in &stored {
+            state
+                .apply_json(&event.payload)
+                .map_err(|e| corrupt(self.record.game_id, e))?;
+        }
+        let mut events = Vec::with_capacity(self.events.len() + stored.len());
+        events.extend(self.events.iter().cloned());
+        events.extend(stored.into_iter().map(Arc::new));
+        Ok(Fold {
+            record: self.record.clone(),
+            events,
+            state,
+        })
+    }
+}
+
+/// A game read from the store, and its state at the version asked for.
 pub struct LoadedGame {
-    pub record: GameRecord,
+    latest: Arc<Fold>,
+    /// The state at an earlier version, when one was asked for.
+    past: Option<Box<dyn DynMatch>>,
+}
+
+impl LoadedGame {
+    pub fn record(&self) -> &GameRecord {
+        &self.latest.record
+    }
+
     /// Every stored event (not only those folded into `state`).
-    pub events: Vec<Arc<StoredEvent>>,
-    pub state: Box<dyn DynMatch>,
+    pub fn events(&self) -> &[Arc<StoredEvent>] {
+        &self.latest.events
+    }
+
+    /// The state at the version asked for.
+    pub fn state(&self) -> &dyn DynMatch {
+        self.past.as_deref().unwrap_or(self.latest.state.as_ref())
+    }
+
+    /// The state after every stored event.
+    pub fn latest_state(&self) -> &dyn DynMatch {
+        self.latest.state.as_ref()
+    }
 }
 
 /// The action as it can be stored: PostgreSQL's jsonb cannot hold U+0000, so
@@ -121,7 +169,7 @@ impl GameService {
         }
     }
 
-    fn cached(&self, game_id: Uuid) -> Option<CachedGame> {
+    fn cached(&self, game_id: Uuid) -> Option<Arc<Fold>> {
         self.cache.lock().ok()?.get(&game_id).cloned()
     }
 
@@ -149,14 +197,14 @@ impl GameService {
         Ok(role)
     }
 
-    fn remember(&self, game_id: Uuid, game: CachedGame) {
+    fn remember(&self, game_id: Uuid, fold: Arc<Fold>) {
         if let Ok(mut cache) = self.cache.lock() {
-            // Never replace a fresher entry written by a concurrent request.
+            // Never replace a fresher fold written by a concurrent request.
             let stale = cache
                 .peek(&game_id)
-                .is_none_or(|existing| existing.state.version() <= game.state.version());
+                .is_none_or(|existing| existing.state.version() <= fold.state.version());
             if stale {
-                cache.put(game_id, game);
+                cache.put(game_id, fold);
             }
         }
     }
@@ -165,16 +213,18 @@ impl GameService {
     /// a 404 for an unknown game before any token is looked at.
     pub async fn record(&self, game_id: Uuid) -> Result<GameRecord, ApiError> {
         match self.cached(game_id) {
-            Some(cached) => Ok(cached.record),
+            Some(fold) => Ok(fold.record.clone()),
             None => Ok(self.store.game(game_id).await?),
         }
     }
 
     /// The latest state of a game: the cached fold brought up to date.
-    async fn latest(&self, game_id: Uuid) -> Result<CachedGame, ApiError> {
+    async fn latest(&self, game_id: Uuid) -> Result<Arc<Fold>, ApiError> {
         self.metrics.observe_pool(self.store.pool());
-        let mut game = match self.cached(game_id) {
-            Some(cached) => cached,
+        let cached = self.cached(game_id);
+        let fresh_start;
+        let base: &Fold = match &cached {
+            Some(fold) => fold,
             None => {
                 let record = self.store.game(game_id).await?;
                 let state = self
@@ -183,25 +233,26 @@ impl GameService {
                     .map_err(|e| corrupt(game_id, e))?
                     .new_match(&record.options)
                     .map_err(|e| corrupt(game_id, e))?;
-                CachedGame {
+                fresh_start = Fold {
                     record,
                     events: Vec::new(),
                     state,
-                }
+                };
+                &fresh_start
             }
         };
-        let version = game.state.version();
-        let newer = self.store.read_events(game_id, version, None, None).await?;
-        if !newer.is_empty() || version == 0 {
-            for event in newer {
-                game.state
-                    .apply_json(&event.payload)
-                    .map_err(|e| corrupt(game_id, e))?;
-                game.events.push(Arc::new(event));
+        let newer = self
+            .store
+            .read_events(game_id, base.state.version(), None, None)
+            .await?;
+        if newer.is_empty() {
+            if let Some(fold) = cached {
+                return Ok(fold);
             }
-            self.remember(game_id, game.clone());
         }
-        Ok(game)
+        let fold = Arc::new(base.extended(newer)?);
+        self.remember(game_id, fold.clone());
+        Ok(fold)
     }
 
     pub async fn create(&self, request: CreateGameRequest) -> Result<CreatedGame, ApiError> {
@@ -266,9 +317,9 @@ impl GameService {
     pub async fn load(&self, game_id: Uuid, up_to: Option<u64>) -> Result<LoadedGame, ApiError> {
         let latest = self.latest(game_id).await?;
         let version = latest.state.version();
-        let state = match up_to {
-            None => latest.state,
-            Some(at) if at == version => latest.state,
+        let past = match up_to {
+            None => None,
+            Some(at) if at == version => None,
             Some(at) if at > version => {
                 return Err(ApiError::bad_request(
                     "version_out_of_range",
@@ -287,42 +338,28 @@ impl GameService {
                         .apply_json(&event.payload)
                         .map_err(|e| corrupt(game_id, e))?;
                 }
-                state
+                Some(state)
             }
         };
-        Ok(LoadedGame {
-            record: latest.record,
-            events: latest.events,
-            state,
-        })
-    }
-
-    /// The latest state of a loaded game, folding the events after `state`.
-    fn fold_rest(&self, loaded: &LoadedGame) -> Result<Box<dyn DynMatch>, ApiError> {
-        let mut now = loaded.state.clone();
-        for event in &loaded.events[now.version() as usize..] {
-            now.apply_json(&event.payload)
-                .map_err(|e| corrupt(loaded.record.game_id, e))?;
-        }
-        Ok(now)
+        Ok(LoadedGame { latest, past })
     }
 
     pub async fn summary(&self, game_id: Uuid) -> Result<GameSummary, ApiError> {
         let loaded = self.load(game_id, None).await?;
         let game = self
             .registry
-            .get(&loaded.record.game)
+            .get(&loaded.record().game)
             .map_err(|e| corrupt(game_id, e))?;
         Ok(GameSummary {
             id: game_id,
-            game: loaded.record.game.clone(),
-            version: loaded.state.version(),
-            rules_version: loaded.record.rules_version,
+            game: loaded.record().game.clone(),
+            version: loaded.state().version(),
+            rules_version: loaded.record().rules_version,
             seats: game
-                .seats(&loaded.record.options)
+                .seats(&loaded.record().options)
                 .map_err(|e| corrupt(game_id, e))?,
-            status: loaded.state.status(),
-            created_at: loaded.record.created_at.to_rfc3339(),
+            status: loaded.state().status(),
+            created_at: loaded.record().created_at.to_rfc3339(),
         })
     }
 
@@ -434,10 +471,10 @@ impl GameService {
                 }
             };
             let new_events: Vec<NewEvent> = produced
-                .iter()
+                .into_iter()
                 .map(|payload| NewEvent {
-                    event_type: event_type(payload).to_string(),
-                    payload: payload.clone(),
+                    event_type: event_type(&payload).to_string(),
+                    payload,
                     actor: principal.label(),
                     action: action.clone(),
                     rules_version: game.record.rules_version,
@@ -448,16 +485,12 @@ impl GameService {
                 request_hash: request_hash.clone(),
                 response: json!({"first_seq": version + 1, "version": version + new_events.len() as u64}),
             });
-            let head_hash = game
-                .events
-                .last()
-                .map_or(GENESIS_HASH, |event| event.hash.as_str());
             match self
                 .store
                 .append_at_head(
                     game_id,
                     version,
-                    head_hash,
+                    game.head_hash(),
                     &new_events,
                     idempotent.as_ref(),
                 )
@@ -466,7 +499,7 @@ impl GameService {
                 Ok(AppendOutcome::Appended(stored)) => {
                     self.metrics.appends.inc();
                     self.metrics.appended_events.inc_by(stored.len() as u64);
-                    return Ok((self.accepted(game_id, principal, game, stored)?, false));
+                    return Ok((self.accepted(game_id, principal, &game, stored)?, false));
                 }
                 Ok(AppendOutcome::Replayed(response)) => {
                     return Ok((self.replayed(game_id, principal, &response).await?, true));
@@ -493,7 +526,7 @@ impl GameService {
         &self,
         game_id: Uuid,
         principal: &Principal,
-        game: &CachedGame,
+        game: &Fold,
         action: Value,
         error: GameError,
     ) -> Result<ApiError, ApiError> {
@@ -527,33 +560,23 @@ impl GameService {
         &self,
         game_id: Uuid,
         principal: &Principal,
-        game: CachedGame,
+        game: &Fold,
         stored: Vec<StoredEvent>,
     ) -> Result<ActionAccepted, ApiError> {
-        let CachedGame {
-            record,
-            mut events,
-            mut state,
-        } = game;
-        for event in &stored {
-            state
-                .apply_json(&event.payload)
-                .map_err(|e| corrupt(game_id, e))?;
-        }
+        let appended = stored.len();
+        let fold = game.extended(stored)?;
         let accepted = ActionAccepted {
-            version: state.version(),
-            events: self.envelopes(state.as_ref(), &stored, principal)?,
-            status: state.status(),
+            version: fold.state.version(),
+            events: self.envelopes(
+                fold.state.as_ref(),
+                fold.events[fold.events.len() - appended..]
+                    .iter()
+                    .map(|e| e.as_ref()),
+                principal,
+            )?,
+            status: fold.state.status(),
         };
-        events.extend(stored.into_iter().map(Arc::new));
-        self.remember(
-            game_id,
-            CachedGame {
-                record,
-                events,
-                state,
-            },
-        );
+        self.remember(game_id, Arc::new(fold));
         Ok(accepted)
     }
 
@@ -567,13 +590,16 @@ impl GameService {
         let first_seq = stored["first_seq"].as_u64().unwrap_or(1);
         let version = stored["version"].as_u64().unwrap_or(0);
         let loaded = self.load(game_id, Some(version)).await?;
-        let now = self.fold_rest(&loaded)?;
-        let events = &loaded.events
-            [(first_seq.saturating_sub(1) as usize).min(loaded.events.len())..version as usize];
+        let events = &loaded.events()
+            [(first_seq.saturating_sub(1) as usize).min(loaded.events().len())..version as usize];
         Ok(ActionAccepted {
             version,
-            events: self.envelopes(now.as_ref(), events.iter().map(|e| e.as_ref()), principal)?,
-            status: loaded.state.status(),
+            events: self.envelopes(
+                loaded.latest_state(),
+                events.iter().map(|e| e.as_ref()),
+                principal,
+            )?,
+            status: loaded.state().status(),
         })
     }
 
@@ -586,8 +612,8 @@ impl GameService {
     ) -> Result<ActionCheck, ApiError> {
         let actor = principal.actor()?;
         let loaded = self.load(game_id, at).await?;
-        let at = loaded.state.version();
-        match loaded.state.decide(&actor, action) {
+        let at = loaded.state().version();
+        match loaded.state().decide(&actor, action) {
             Ok(events) => {
                 // The consequences of an action can reveal secrets (the second
                 // bid reveals the first), which a seat must not learn without
@@ -628,8 +654,8 @@ impl GameService {
         let actor = principal.actor()?;
         let loaded = self.load(game_id, None).await?;
         Ok(LegalActions {
-            version: loaded.state.version(),
-            actions: loaded.state.legal_actions(&actor)?,
+            version: loaded.state().version(),
+            actions: loaded.state().legal_actions(&actor)?,
         })
     }
 
@@ -642,10 +668,10 @@ impl GameService {
         let loaded = self.load(game_id, at).await?;
         Ok(StateResponse {
             id: game_id,
-            game: loaded.record.game.clone(),
-            version: loaded.state.version(),
-            status: loaded.state.status(),
-            state: loaded.state.view(&principal.viewer())?,
+            game: loaded.record().game.clone(),
+            version: loaded.state().version(),
+            status: loaded.state().status(),
+            state: loaded.state().view(&principal.viewer())?,
         })
     }
 
@@ -658,10 +684,10 @@ impl GameService {
         let loaded = self.load(game_id, at).await?;
         Ok(ScoreResponse {
             id: game_id,
-            game: loaded.record.game.clone(),
-            version: loaded.state.version(),
-            is_final: loaded.state.status().finished,
-            score: loaded.state.score(&principal.viewer())?,
+            game: loaded.record().game.clone(),
+            version: loaded.state().version(),
+            is_final: loaded.state().status().finished,
+            score: loaded.state().score(&principal.viewer())?,
         })
     }
 
@@ -673,15 +699,15 @@ impl GameService {
         limit: u64,
     ) -> Result<EventPage, ApiError> {
         let loaded = self.load(game_id, None).await?;
-        let version = loaded.state.version();
+        let version = loaded.state().version();
         let start = (after.min(version)) as usize;
         let end = (after.saturating_add(limit)).min(version) as usize;
-        let page = &loaded.events[start..end];
+        let page = &loaded.events()[start..end];
         Ok(EventPage {
             id: game_id,
             version,
             events: self.envelopes(
-                loaded.state.as_ref(),
+                loaded.state(),
                 page.iter().map(|e| e.as_ref()),
                 principal,
             )?,
