@@ -30,6 +30,7 @@ here="$REPO_ROOT/scripts/faults"
 mkdir -p "$OUT"
 : >"$OUT/summary.txt"
 
+ensure_apt curl curl
 binary="$(umpire_binary "${UMPIRE_PROFILE:-debug}")"
 make_work_dir
 DRIVER_PID=

@@ -22,6 +22,8 @@ SEED="${FUZZ_SEED:-20240607}"
 REPORT_DIR="${FUZZ_REPORT_DIR:-$REPO_ROOT/target/fuzz-api}"
 CHECKS="not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance"
 
+ensure_apt curl curl
+ensure_apt jq jq
 venv="$(python_venv schemathesis schemathesis==4.32.5)"
 binary="$(umpire_binary "${UMPIRE_PROFILE:-debug}")"
 make_work_dir

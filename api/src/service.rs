@@ -49,9 +49,12 @@ pub struct GameService {
     /// service instances on one database correct.
     cache: Arc<Mutex<LruCache<Uuid, Arc<Fold>>>>,
     /// Roles granted to tokens, by `(game, token hash)`.
-    tokens: Arc<Mutex<LruCache<(Uuid, String), (TokenRole, Option<String>)>>>,
+    tokens: Arc<Mutex<LruCache<(Uuid, String), GrantedRole>>>,
     pub metrics: Metrics,
 }
+
+/// What a token grants: the umpire, or a seat (named).
+type GrantedRole = (TokenRole, Option<String>);
 
 /// A game folded up to its latest known event. Shared, read-only, between
 /// the requests that use it: a new event makes a new fold.
@@ -180,7 +183,7 @@ impl GameService {
         &self,
         game_id: Uuid,
         token: &str,
-    ) -> Result<Option<(TokenRole, Option<String>)>, ApiError> {
+    ) -> Result<Option<GrantedRole>, ApiError> {
         let key = (game_id, umpire_storage::hash_token(token));
         if let Some(role) = self
             .tokens
