@@ -46,9 +46,10 @@ failed=0
 declare -A SERVICE_RATE SERVICE_P99 PGBENCH_TPS
 for clients in "${CLIENT_COUNTS[@]}"; do
     # Plan enough whole games that no client runs dry within the run: a
-    # generous guess of 400 actions/s per client.
-    per_thread=$((400 * SECONDS_PER_RUN))
-    ((clients > 1)) && per_thread=$((per_thread / 2))
+    # generous guess of 1,500 actions/s for one client, 600 per client for
+    # several (2-core machines reach about half of that).
+    per_thread=$((1500 * SECONDS_PER_RUN))
+    ((clients > 1)) && per_thread=$((600 * SECONDS_PER_RUN))
     log "planning games for $clients client(s)"
     python3 "$here/driver.py" plan "$BASE_URL" "$WORK_DIR/plan-$clients-" \
         --threads "$clients" --actions-per-thread "$per_thread"

@@ -59,7 +59,7 @@ type GrantedRole = (TokenRole, Option<String>);
 /// A game folded up to its latest known event. Shared, read-only, between
 /// the requests that use it: a new event makes a new fold.
 struct Fold {
-    record: GameRecord,
+    record: Arc<GameRecord>,
     events: Vec<Arc<StoredEvent>>,
     state: Box<dyn DynMatch>,
 }
@@ -214,10 +214,10 @@ impl GameService {
 
     /// The game's record (immutable, so served from the cache when possible):
     /// a 404 for an unknown game before any token is looked at.
-    pub async fn record(&self, game_id: Uuid) -> Result<GameRecord, ApiError> {
+    pub async fn record(&self, game_id: Uuid) -> Result<Arc<GameRecord>, ApiError> {
         match self.cached(game_id) {
             Some(fold) => Ok(fold.record.clone()),
-            None => Ok(self.store.game(game_id).await?),
+            None => Ok(Arc::new(self.store.game(game_id).await?)),
         }
     }
 
@@ -237,7 +237,7 @@ impl GameService {
                     .new_match(&record.options)
                     .map_err(|e| corrupt(game_id, e))?;
                 fresh_start = Fold {
-                    record,
+                    record: Arc::new(record),
                     events: Vec::new(),
                     state,
                 };
@@ -709,11 +709,7 @@ impl GameService {
         Ok(EventPage {
             id: game_id,
             version,
-            events: self.envelopes(
-                loaded.state(),
-                page.iter().map(|e| e.as_ref()),
-                principal,
-            )?,
+            events: self.envelopes(loaded.state(), page.iter().map(|e| e.as_ref()), principal)?,
             next_after: ((end as u64) < version).then_some(end as u64),
         })
     }

@@ -33,16 +33,108 @@ pub struct ChainLink<'a> {
 impl ChainLink<'_> {
     /// The lowercase hex SHA-256 of the canonical encoding.
     pub fn hash(&self) -> String {
-        // JCS cannot fail on values built from serde_json::Value and plain
-        // strings and integers.
-        let canonical = serde_jcs::to_vec(self).expect("canonical JSON of a chain link");
-        hex::encode(Sha256::digest(&canonical))
+        hex::encode(Sha256::digest(self.canonical_json()))
     }
+
+    /// The RFC 8785 (JCS) encoding of the link.
+    ///
+    /// Every appended event is hashed on the request path, and `serde_jcs`
+    /// (which buffers every value and converts every key to UTF-16) costs
+    /// about ten times plain serialisation. For the values events actually
+    /// hold — integers within ±2^53 and keys below U+E000 — JCS is exactly
+    /// serde_json's compact output with object keys in byte order: serde_json
+    /// escapes strings as JCS does, writes such integers as ECMAScript does,
+    /// and byte order is UTF-16 order below U+E000. Anything else (floats,
+    /// larger integers, other keys) goes through `serde_jcs`. A property test
+    /// holds the two to the same bytes.
+    pub fn canonical_json(&self) -> Vec<u8> {
+        let fast = plain(self.payload)
+            && plain(self.action)
+            && [self.seq, self.decided_at]
+                .iter()
+                .all(|n| *n <= SAFE_INTEGER);
+        let encoded = if fast {
+            serde_json::to_vec(&SortedLink {
+                action: Sorted(self.action),
+                actor: self.actor,
+                decided_at: self.decided_at,
+                event_type: self.event_type,
+                game_id: self.game_id,
+                payload: Sorted(self.payload),
+                prev_hash: self.prev_hash,
+                recorded_at: self.recorded_at,
+                rules_version: self.rules_version,
+                seq: self.seq,
+            })
+        } else {
+            // JCS cannot fail on serde_json values, strings and integers.
+            return serde_jcs::to_vec(self).expect("canonical JSON of a chain link");
+        };
+        encoded.expect("JSON of a chain link")
+    }
+}
+
+/// The largest integer every JSON reader holds exactly (2^53).
+const SAFE_INTEGER: u64 = 1 << 53;
+
+/// True when serde_json with sorted keys writes `value` as JCS does.
+fn plain(value: &Value) -> bool {
+    match value {
+        Value::Number(number) => {
+            number.as_u64().is_some_and(|n| n <= SAFE_INTEGER)
+                || number
+                    .as_i64()
+                    .is_some_and(|n| n.unsigned_abs() <= SAFE_INTEGER)
+        }
+        Value::Array(items) => items.iter().all(plain),
+        Value::Object(map) => map
+            .iter()
+            .all(|(key, item)| key.chars().all(|c| c < '\u{e000}') && plain(item)),
+        Value::Null | Value::Bool(_) | Value::String(_) => true,
+    }
+}
+
+/// A JSON value written with every object's keys in byte order.
+struct Sorted<'a>(&'a Value);
+
+impl Serialize for Sorted<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self.0 {
+            Value::Object(map) => {
+                let mut entries: Vec<_> = map.iter().collect();
+                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                let mut out = serializer.serialize_map(Some(entries.len()))?;
+                for (key, item) in entries {
+                    out.serialize_entry(key, &Sorted(item))?;
+                }
+                out.end()
+            }
+            Value::Array(items) => serializer.collect_seq(items.iter().map(Sorted)),
+            other => other.serialize(serializer),
+        }
+    }
+}
+
+/// [`ChainLink`]'s fields in JCS order (sorted by name): keep them sorted.
+#[derive(Serialize)]
+struct SortedLink<'a> {
+    action: Sorted<'a>,
+    actor: &'a str,
+    decided_at: u64,
+    event_type: &'a str,
+    game_id: &'a str,
+    payload: Sorted<'a>,
+    prev_hash: &'a str,
+    recorded_at: &'a str,
+    rules_version: u32,
+    seq: u64,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use serde_json::json;
 
     fn link<'a>(payload: &'a Value, prev: &'a str) -> ChainLink<'a> {
@@ -65,6 +157,63 @@ mod tests {
         let a = json!({"card": "Q7", "cell": "D5"});
         let b: Value = serde_json::from_str(r#"{"cell":"D5","card":"Q7"}"#).unwrap();
         assert_eq!(link(&a, GENESIS_HASH).hash(), link(&b, GENESIS_HASH).hash());
+    }
+
+    fn any_json() -> impl Strategy<Value = Value> {
+        let key = prop_oneof![
+            "[a-z_]{0,6}",
+            any::<String>(),
+            Just("\u{e000}".to_string()),
+            Just("\u{10000}".to_string()),
+            Just("\u{7f}\u{1f}\"\\".to_string()),
+        ];
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            (-(1i64 << 53)..=(1i64 << 53)).prop_map(Value::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(Value::from),
+            any::<String>().prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 48, 6, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::vec((key.clone(), inner), 0..6)
+                    .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn the_fast_encoding_is_byte_for_byte_jcs(
+            payload in any_json(),
+            action in any_json(),
+            seq in prop_oneof![0u64..1000, any::<u64>()],
+            actor in any::<String>(),
+        ) {
+            let mut link = link(&payload, GENESIS_HASH);
+            link.action = &action;
+            link.seq = seq;
+            link.actor = &actor;
+            prop_assert_eq!(
+                String::from_utf8(link.canonical_json()).unwrap(),
+                String::from_utf8(serde_jcs::to_vec(&link).unwrap()).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn typical_events_take_the_fast_path() {
+        let payload =
+            json!({"type": "card_planted", "card": "Q7", "cell": "D5", "points": [1, -2]});
+        assert!(plain(&payload));
+        assert!(!plain(&json!({"ratio": 0.5})));
+        assert!(!plain(&json!({"seed": u64::MAX})));
+        assert!(!plain(&json!({"\u{10000}": 1})));
     }
 
     #[test]

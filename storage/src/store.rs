@@ -377,7 +377,12 @@ impl EventStore {
         )
         .await
         {
-            Ok(()) => Ok(AppendOutcome::Appended(stored)),
+            Ok(inserted) if inserted == stored.len() as u64 => Ok(AppendOutcome::Appended(stored)),
+            // Nothing inserted: there is no such game (see INSERT_EVENTS).
+            Ok(_) => Err(StoreError::GameNotFound(game_id)),
+            Err(error) if error.code() == Some(&SqlState::FOREIGN_KEY_VIOLATION) => {
+                Err(StoreError::GameNotFound(game_id))
+            }
             Err(error) if error.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
                 let constraint = error
                     .as_db_error()
@@ -542,6 +547,8 @@ fn link_events(
 
 /// One statement inserting a linked batch and, optionally, its idempotency
 /// key: atomic on its own, so the hot path needs no explicit transaction.
+/// It inserts no event unless the game exists (games are immutable, so no
+/// lock is needed for that to stay true; see migrations/V2).
 const INSERT_EVENTS: &str = "
     WITH idempotency AS (
         INSERT INTO idempotency_keys (game_id, idempotency_key, request_hash, response)
@@ -553,7 +560,8 @@ const INSERT_EVENTS: &str = "
            $8, u.prev_hash, u.hash, $11
     FROM unnest($2::bigint[], $3::text[], $4::jsonb[], $5::text[], $6::jsonb[],
                 $7::int[], $9::text[], $10::text[])
-      AS u(seq, event_type, payload, actor, action, rules_version, prev_hash, hash)";
+      AS u(seq, event_type, payload, actor, action, rules_version, prev_hash, hash)
+    WHERE EXISTS (SELECT 1 FROM games WHERE game_id = $1)";
 
 async fn execute_insert(
     client: &impl deadpool_postgres::GenericClient,
@@ -562,7 +570,7 @@ async fn execute_insert(
     recorded_at: &DateTime<Utc>,
     stored: &[StoredEvent],
     idempotency: Option<&IdempotentRequest>,
-) -> Result<(), tokio_postgres::Error> {
+) -> Result<u64, tokio_postgres::Error> {
     let seqs: Vec<i64> = stored.iter().map(|e| e.seq as i64).collect();
     let types: Vec<&str> = stored.iter().map(|e| e.event_type.as_str()).collect();
     let payloads: Vec<&Value> = stored.iter().map(|e| &e.payload).collect();
@@ -604,8 +612,7 @@ async fn execute_insert(
                 &response,
             ],
         )
-        .await?;
-    Ok(())
+        .await
 }
 
 async fn insert_events(
@@ -617,7 +624,7 @@ async fn insert_events(
 ) -> Result<Vec<StoredEvent>, StoreError> {
     let (recorded_at, stored) = link_events(game_id, expected_version, prev_hash, events);
     if !stored.is_empty() {
-        execute_insert(
+        let inserted = execute_insert(
             transaction,
             game_id,
             expected_version,
@@ -626,6 +633,9 @@ async fn insert_events(
             None,
         )
         .await?;
+        if inserted != stored.len() as u64 {
+            return Err(StoreError::GameNotFound(game_id));
+        }
     }
     Ok(stored)
 }

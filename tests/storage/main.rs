@@ -160,6 +160,54 @@ async fn racing_appends_never_lose_or_duplicate_an_event() {
 }
 
 #[tokio::test]
+async fn events_cannot_be_appended_to_a_game_that_does_not_exist() {
+    let (store, _) = fresh_store().await;
+    let nowhere = uuid::Uuid::new_v4();
+    for idempotency in [
+        None,
+        Some(IdempotentRequest {
+            key: "k".into(),
+            request_hash: "h".into(),
+            response: json!({}),
+        }),
+    ] {
+        let error = store
+            .append(nowhere, 0, &[event(1)], idempotency.as_ref())
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(error, StoreError::GameNotFound(id) if id == nowhere),
+            "{error:?}"
+        );
+    }
+    assert_eq!(store.version(nowhere).await.unwrap(), 0);
+}
+
+#[tokio::test]
+async fn the_database_refuses_to_change_or_remove_a_game() {
+    let (store, url) = fresh_store().await;
+    let game_id = new_game(&store).await;
+    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    for statement in [
+        format!("UPDATE games SET seed = 0 WHERE game_id = '{game_id}'"),
+        format!("DELETE FROM games WHERE game_id = '{game_id}'"),
+        "TRUNCATE games CASCADE".to_string(),
+    ] {
+        let error = client.batch_execute(&statement).await.unwrap_err();
+        let message = db_message(&error);
+        assert!(
+            message.contains("immutable") || message.contains("append-only"),
+            "{statement}: {message}"
+        );
+    }
+    assert!(store.game(game_id).await.is_ok());
+    assert_eq!(store.version(game_id).await.unwrap(), 1);
+}
+
+#[tokio::test]
 async fn the_database_refuses_to_update_delete_or_truncate_events() {
     let (store, url) = fresh_store().await;
     let game_id = new_game(&store).await;
