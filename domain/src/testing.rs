@@ -205,3 +205,63 @@ pub fn umpire_view_json<G: Game>(state: &G::State) -> serde_json::Value {
 pub fn next_seed(rng: &mut GameRng) -> u64 {
     rng.random()
 }
+
+/// `decide` as a value, so a secrecy checker can be shown to catch a
+/// deliberately leaky one.
+pub type Decide<G> = fn(
+    &<G as Game>::State,
+    Actor<<G as Game>::Seat>,
+    &<G as Game>::Action,
+) -> Result<Vec<<G as Game>::Event>, Violation>;
+
+/// About `limit` items spread evenly over `items`.
+pub fn spread<T: Clone>(items: &[T], limit: usize) -> Vec<T> {
+    if items.len() <= limit {
+        return items.to_vec();
+    }
+    let step = items.len().div_ceil(limit.max(1));
+    items.iter().step_by(step).cloned().collect()
+}
+
+/// Feeds each of `actions` to `decide` as `actor` at `state`. Every refusal
+/// must pass `check(violation, sent, context)`, `sent` being the action as
+/// JSON; and each action must meet exactly the same answer (the same
+/// refusal, or none) at every state of `variants` — the same position with
+/// other secrets — since an answer that depends on a secret gives it away.
+pub fn assert_refusals_keep_secrets<G: Game>(
+    decide: Decide<G>,
+    state: &G::State,
+    variants: &[G::State],
+    actor: Actor<G::Seat>,
+    actions: &[G::Action],
+    context: &str,
+    mut check: impl FnMut(&Violation, &str, &str),
+) {
+    for action in actions {
+        let sent = serde_json::to_string(action).expect("action");
+        let context = format!("{context}: {actor:?} sending {sent}");
+        let refusal = decide(state, actor, action).err();
+        if let Some(violation) = &refusal {
+            check(violation, &sent, &context);
+        }
+        for variant in variants {
+            assert_eq!(
+                &refusal,
+                &decide(variant, actor, action).err(),
+                "{context}: the answer depends on a secret"
+            );
+        }
+    }
+}
+
+/// Two other orders of a hidden sequence (the undealt part of a deck, say):
+/// rotated by one, so every item moves, and reversed, so most move far.
+pub fn other_orders<T: Clone>(hidden: &[T]) -> [Vec<T>; 2] {
+    let mut rotated = hidden.to_vec();
+    if !rotated.is_empty() {
+        rotated.rotate_left(1);
+    }
+    let mut reversed = hidden.to_vec();
+    reversed.reverse();
+    [rotated, reversed]
+}

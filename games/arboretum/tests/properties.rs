@@ -11,7 +11,9 @@ use umpire_arboretum::{
     Arboretum, ArboretumAction, ArboretumCard, ArboretumCell, ArboretumEvent, ArboretumGroup,
     ArboretumOptions, ArboretumPhase, ArboretumPlan, ArboretumSeat, ArboretumState,
 };
-use umpire_domain::testing::{fold, play_random, umpire_view_json, Table};
+use umpire_domain::testing::{
+    self, fold, other_orders, play_random, spread, umpire_view_json, Decide, Table,
+};
 use umpire_domain::{Actor, Game, Viewer, Violation};
 
 fn options(blue_holds_advantage: bool) -> ArboretumOptions {
@@ -68,22 +70,6 @@ fn any_actor() -> impl Strategy<Value = Actor<ArboretumSeat>> {
     prop_oneof![Just(RED), Just(BLUE), Just(UMPIRE)]
 }
 
-/// `decide` as the refusal checks call it, so a test can hand them a leaky one.
-type Decide = fn(
-    &ArboretumState,
-    Actor<ArboretumSeat>,
-    &ArboretumAction,
-) -> Result<Vec<ArboretumEvent>, Violation>;
-
-/// Takes about `limit` items spread evenly over `items`.
-fn spread<T: Clone>(items: &[T], limit: usize) -> Vec<T> {
-    if items.len() <= limit {
-        return items.to_vec();
-    }
-    let step = items.len().div_ceil(limit.max(1));
-    items.iter().step_by(step).cloned().collect()
-}
-
 /// The cards not dealt yet: their order is the umpire's secret (§6).
 fn undealt_cards(state: &ArboretumState) -> Vec<ArboretumCard> {
     state.deck.get(state.dealt..).unwrap_or_default().to_vec()
@@ -109,19 +95,12 @@ fn hidden_bid_of_other(
 /// of groups. Whether the other seat has bid is public and stays as it was.
 fn with_other_secrets_changed(state: &ArboretumState, seat: ArboretumSeat) -> [ArboretumState; 2] {
     let dealt = state.dealt.min(state.deck.len());
-    let mut rotated = state.clone();
-    if let Some(undealt) = rotated
-        .deck
-        .get_mut(dealt..)
-        .filter(|undealt| !undealt.is_empty())
-    {
-        undealt.rotate_left(1);
-    }
-    let mut reversed = state.clone();
-    if let Some(undealt) = reversed.deck.get_mut(dealt..) {
-        undealt.reverse();
-    }
-    let mut changed = [rotated, reversed];
+    let mut changed = other_orders(&state.deck[dealt..]).map(|undealt| {
+        let mut changed = state.clone();
+        changed.deck.truncate(dealt);
+        changed.deck.extend(undealt);
+        changed
+    });
     if let Some(bid) = hidden_bid_of_other(state, seat) {
         let other_bid = if bid.is_empty() {
             vec![ArboretumGroup {
@@ -159,7 +138,7 @@ fn a_public_card_elsewhere(state: &ArboretumState) -> Option<ArboretumCard> {
 fn assert_cards_in_the_deck_are_refused_alike(
     state: &ArboretumState,
     seat: ArboretumSeat,
-    decide: Decide,
+    decide: Decide<Arboretum>,
     context: &str,
 ) {
     let Some(public) = a_public_card_elsewhere(state) else {
@@ -248,25 +227,20 @@ fn assert_refusals_keep_secrets(
     state: &ArboretumState,
     seat: ArboretumSeat,
     actions: &[ArboretumAction],
-    decide: Decide,
+    decide: Decide<Arboretum>,
     context: &str,
 ) {
-    let changed = with_other_secrets_changed(state, seat);
-    for action in actions {
-        let sent = serde_json::to_string(action).expect("action");
-        let context = format!("{context}: {seat:?} sending {sent}");
-        let refusal = decide(state, Actor::Seat(seat), action).err();
-        if let Some(violation) = &refusal {
-            assert_refusal_names_no_secret(state, seat, violation, &sent, &context);
-        }
-        for other_secrets in &changed {
-            assert_eq!(
-                &refusal,
-                &decide(other_secrets, Actor::Seat(seat), action).err(),
-                "{context}: the answer depends on a secret"
-            );
-        }
-    }
+    testing::assert_refusals_keep_secrets::<Arboretum>(
+        decide,
+        state,
+        &with_other_secrets_changed(state, seat),
+        Actor::Seat(seat),
+        actions,
+        context,
+        |violation, sent, context| {
+            assert_refusal_names_no_secret(state, seat, violation, sent, context)
+        },
+    );
     assert_cards_in_the_deck_are_refused_alike(state, seat, decide, context);
 }
 

@@ -3,7 +3,9 @@
 //! violation refusing one of its actions.
 
 use proptest::prelude::*;
-use umpire_domain::testing::{fold, play_random, umpire_view_json, RandomGame};
+use umpire_domain::testing::{
+    self, fold, other_orders, play_random, spread, umpire_view_json, Decide, RandomGame,
+};
 use umpire_domain::{Actor, Game, SeatIndex, Viewer, Violation};
 use umpire_draft_cider::{
     DraftCider, DraftCiderAction, DraftCiderBatch, DraftCiderCard, DraftCiderEvent,
@@ -52,22 +54,6 @@ fn undealt(state: &umpire_draft_cider::DraftCiderState) -> Vec<String> {
         .collect()
 }
 
-/// `decide` as the refusal checks call it, so a test can hand them a leaky one.
-type Decide = fn(
-    &DraftCiderState,
-    Actor<SeatIndex>,
-    &DraftCiderAction,
-) -> Result<Vec<DraftCiderEvent>, Violation>;
-
-/// Takes about `limit` items spread evenly over `items`.
-fn spread<T: Clone>(items: &[T], limit: usize) -> Vec<T> {
-    if items.len() <= limit {
-        return items.to_vec();
-    }
-    let step = items.len().div_ceil(limit.max(1));
-    items.iter().step_by(step).cloned().collect()
-}
-
 fn undealt_cards(state: &DraftCiderState) -> Vec<DraftCiderCard> {
     state
         .deck
@@ -81,19 +67,12 @@ fn undealt_cards(state: &DraftCiderState) -> Vec<DraftCiderCard> {
 /// (moves most cards to another round's deal).
 fn with_deck_order_changed(state: &DraftCiderState) -> [DraftCiderState; 2] {
     let dealt = state.cards_dealt.min(state.deck.len());
-    let mut rotated = state.clone();
-    if let Some(undealt) = rotated
-        .deck
-        .get_mut(dealt..)
-        .filter(|undealt| !undealt.is_empty())
-    {
-        undealt.rotate_left(1);
-    }
-    let mut reversed = state.clone();
-    if let Some(undealt) = reversed.deck.get_mut(dealt..) {
-        undealt.reverse();
-    }
-    [rotated, reversed]
+    other_orders(&state.deck[dealt..]).map(|undealt| {
+        let mut changed = state.clone();
+        changed.deck.truncate(dealt);
+        changed.deck.extend(undealt);
+        changed
+    })
 }
 
 /// The refusal of picking `card` into the Bad batch (which takes any card),
@@ -102,7 +81,7 @@ fn anonymous_refusal(
     state: &DraftCiderState,
     seat: SeatIndex,
     card: DraftCiderCard,
-    decide: Decide,
+    decide: Decide<DraftCider>,
 ) -> Option<Violation> {
     let pick = DraftCiderAction::Pick {
         card,
@@ -122,7 +101,7 @@ fn anonymous_refusal(
 fn assert_cards_outside_the_hand_are_refused_alike(
     state: &DraftCiderState,
     seat: SeatIndex,
-    decide: Decide,
+    decide: Decide<DraftCider>,
     context: &str,
 ) {
     let placed = state.orchards.iter().find_map(|orchard| {
@@ -176,25 +155,18 @@ fn assert_refusals_keep_secrets(
     state: &DraftCiderState,
     seat: SeatIndex,
     actions: &[DraftCiderAction],
-    decide: Decide,
+    decide: Decide<DraftCider>,
     context: &str,
 ) {
-    let changed = with_deck_order_changed(state);
-    for action in actions {
-        let sent = serde_json::to_string(action).expect("action");
-        let context = format!("{context}: seat {} sending {sent}", seat.0);
-        let refusal = decide(state, Actor::Seat(seat), action).err();
-        if let Some(violation) = &refusal {
-            assert_refusal_names_no_secret(state, violation, &sent, &context);
-        }
-        for other_order in &changed {
-            assert_eq!(
-                &refusal,
-                &decide(other_order, Actor::Seat(seat), action).err(),
-                "{context}: the answer depends on the deck order"
-            );
-        }
-    }
+    testing::assert_refusals_keep_secrets::<DraftCider>(
+        decide,
+        state,
+        &with_deck_order_changed(state),
+        Actor::Seat(seat),
+        actions,
+        context,
+        |violation, sent, context| assert_refusal_names_no_secret(state, violation, sent, context),
+    );
     assert_cards_outside_the_hand_are_refused_alike(state, seat, decide, context);
 }
 

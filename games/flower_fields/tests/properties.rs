@@ -10,7 +10,7 @@ use rand::seq::IndexedRandom;
 use rand::Rng;
 use serde_json::Value;
 use umpire_domain::rng::rng_from_seed;
-use umpire_domain::testing::{fold, play_random, umpire_view_json};
+use umpire_domain::testing::{self, fold, play_random, spread, umpire_view_json, Decide};
 use umpire_domain::{Actor, Game, SeatIndex, Viewer, Violation};
 use umpire_flower_fields::flowers::{all_fields, field_due, manages, Flower};
 use umpire_flower_fields::state::{FieldState, SeatState, State};
@@ -184,22 +184,6 @@ fn scrubbed_for(state: &State, seat: u8) -> State {
     scrubbed
 }
 
-/// `decide` as the checks call it, so a test can hand them a leaky one.
-type Decide = fn(&State, Actor<SeatIndex>, &Action) -> Result<Vec<Event>, Violation>;
-
-/// Takes about `limit` items spread evenly over `items`, so the probes stay
-/// cheap while still reaching every part of a long list.
-fn spread<T: Clone>(items: &[T], limit: usize) -> Vec<T> {
-    if items.len() <= limit {
-        return items.to_vec();
-    }
-    let step = items.len().div_ceil(limit.max(1));
-    items.iter().step_by(step).cloned().collect()
-}
-
-/// Pieces `seat` may not know about at `state`: other seats' hands,
-/// submissions, missed and discarded pieces, every bag but the dealt part of
-/// its own, and the pieces of the fields it does not manage.
 fn secret_pieces_for(state: &State, seat: u8) -> Vec<Piece> {
     let mut secrets = Vec::new();
     for (index, seat_state) in state.seats.iter().enumerate() {
@@ -294,27 +278,25 @@ fn assert_refusals_keep_secrets(
     seat: u8,
     seen: &str,
     actions: &[Action],
-    decide: Decide,
+    decide: Decide<FlowerFields>,
     context: &str,
 ) {
     let actor = Actor::Seat(SeatIndex(seat));
     let secrets = secret_pieces_for(state, seat);
     let blind = scrubbed_for(state, seat);
-    for action in actions {
-        let sent = serde_json::to_string(action).expect("action");
-        let context = format!("{context} seat {seat} sending {sent}");
-        let refusal = decide(state, actor, action).err();
-        if let Some(violation) = &refusal {
+    testing::assert_refusals_keep_secrets::<FlowerFields>(
+        decide,
+        state,
+        &[blind],
+        actor,
+        actions,
+        context,
+        |violation, sent, context| {
             let json = serde_json::to_value(violation).expect("violation");
-            check_secrets(&json, Some(seat), &mut Vec::new(), &context);
-            assert_refusal_names_no_secret(violation, &secrets, seen, &sent, &context);
-        }
-        let blind_refusal = decide(&blind, actor, action).err();
-        assert_eq!(
-            refusal, blind_refusal,
-            "{context}: the answer depends on other seats' secrets"
-        );
-    }
+            check_secrets(&json, Some(seat), &mut Vec::new(), context);
+            assert_refusal_names_no_secret(violation, &secrets, seen, sent, context);
+        },
+    );
 }
 
 /// What each seat (0–4) and the umpire (5) may do at one state, a few
