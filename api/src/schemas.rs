@@ -105,10 +105,36 @@ fn collect_components(out: &mut Vec<(String, RefOr<Schema>)>) {
     for game in all_games() {
         for (name, schema) in game.components {
             if !out.iter().any(|(existing, _)| *existing == name) {
+                let schema = with_variant_titles(&name, schema);
                 out.push((name, schema));
             }
         }
     }
+}
+
+/// Titles each variant of a `type`-tagged enum after its tag
+/// (`ArboretumActionBid`), so that generated clients name their classes for
+/// what they are instead of `ArboretumActionType1`.
+fn with_variant_titles(name: &str, schema: RefOr<Schema>) -> RefOr<Schema> {
+    use heck::ToUpperCamelCase;
+    let Ok(mut json) = serde_json::to_value(&schema) else {
+        return schema;
+    };
+    let Some(variants) = json.get_mut("oneOf").and_then(Value::as_array_mut) else {
+        return schema;
+    };
+    for variant in variants {
+        let tag = variant
+            .pointer("/properties/type/enum/0")
+            .and_then(Value::as_str)
+            .map(|tag| tag.to_upper_camel_case());
+        if let (Some(tag), Some(object)) = (tag, variant.as_object_mut()) {
+            object
+                .entry("title")
+                .or_insert_with(|| Value::String(format!("{name}{tag}")));
+        }
+    }
+    serde_json::from_value(json).unwrap_or(schema)
 }
 
 macro_rules! any_game_schema {

@@ -130,3 +130,34 @@ fn the_spec_has_examples_of_every_games_actions_and_events() {
         );
     }
 }
+
+/// Generated clients name a class after a schema's title; untitled `oneOf`
+/// variants become `ArboretumActionType3`. Every variant of a game's action
+/// and event enums carries a title made of the enum and its tag.
+#[test]
+fn every_action_and_event_variant_has_a_title_naming_its_tag() {
+    let document: Value = serde_json::from_str(&umpire_api::openapi::document_json()).unwrap();
+    let schemas = document["components"]["schemas"].as_object().unwrap();
+    let mut checked = 0;
+    for game in ["Arboretum", "Treeblox", "DraftCider", "FlowerFields"] {
+        for kind in ["Action", "Event"] {
+            let name = format!("{game}{kind}");
+            let variants = schemas[&name]["oneOf"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{name}"));
+            for variant in variants {
+                let tag = variant["properties"]["type"]["enum"][0].as_str().unwrap();
+                let title = variant["title"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{name}/{tag}"));
+                let expected: String = tag
+                    .split('_')
+                    .map(|word| word[..1].to_uppercase() + &word[1..])
+                    .collect();
+                assert_eq!(title, format!("{name}{expected}"));
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 40, "{checked} variants");
+}
