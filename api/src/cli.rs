@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use umpire_storage::EventStore;
+use umpire_storage::{EventStore, GroupCommitLimits};
 
 use uuid::Uuid;
 
@@ -38,6 +38,10 @@ pub enum Command {
         /// HTTP worker threads (default: one per core).
         #[arg(long, env = "UMPIRE_WORKERS")]
         workers: Option<usize>,
+        /// Statements appending events at once; appends arriving while all
+        /// are busy share the next statement (group commit).
+        #[arg(long, default_value_t = GroupCommitLimits::default().writers, env = "UMPIRE_APPEND_WRITERS")]
+        append_writers: usize,
         /// When set, creating and importing games needs this token as a
         /// Bearer token; without it game creation is open to anyone.
         #[arg(long, env = "UMPIRE_ADMIN_TOKEN", hide_env_values = true)]
@@ -172,10 +176,23 @@ async fn run(command: Command) -> Result<(), String> {
             data_dir,
             pool_size,
             workers,
+            append_writers,
             admin_token,
         } => {
             let database = database::open(&data_dir).await?;
-            let outcome = serve(&database.url, &bind, pool_size, workers, admin_token).await;
+            let limits = GroupCommitLimits {
+                writers: append_writers,
+                ..GroupCommitLimits::default()
+            };
+            let outcome = serve(
+                &database.url,
+                &bind,
+                pool_size,
+                limits,
+                workers,
+                admin_token,
+            )
+            .await;
             if let Some(cluster) = database.cluster.as_ref().filter(|c| c.started_here) {
                 tracing::info!("stopping the private PostgreSQL cluster");
                 if let Err(error) = tokio::task::block_in_place(|| cluster.stop()) {
@@ -314,6 +331,7 @@ async fn serve(
     url: &str,
     bind: &str,
     pool_size: usize,
+    group_commit: GroupCommitLimits,
     workers: Option<usize>,
     admin_token: Option<String>,
 ) -> Result<(), String> {
@@ -325,14 +343,19 @@ async fn serve(
         .await
         .map_err(|e| format!("migrations failed: {e}"))?;
     let pool = umpire_storage::connect(url, pool_size).map_err(|e| e.to_string())?;
-    let application = Application::build_with(EventStore::new(pool), bind, workers, options)
-        .map_err(|error| {
-            if error.kind() == std::io::ErrorKind::AddrInUse {
-                format!("{bind} is already in use: pass another address with --bind")
-            } else {
-                format!("could not listen on {bind}: {error}")
-            }
-        })?;
+    let application = Application::build_with(
+        EventStore::with_group_commit(pool, group_commit),
+        bind,
+        workers,
+        options,
+    )
+    .map_err(|error| {
+        if error.kind() == std::io::ErrorKind::AddrInUse {
+            format!("{bind} is already in use: pass another address with --bind")
+        } else {
+            format!("could not listen on {bind}: {error}")
+        }
+    })?;
     tracing::info!(
         "listening on http://{bind} (port {}); Swagger UI at /docs/, spec at /openapi.json",
         application.port()

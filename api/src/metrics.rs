@@ -1,9 +1,9 @@
 //! Prometheus metrics served at `/metrics`: request counts and latency
 //! histograms per endpoint (from actix-web-prom), plus what the event store
-//! does: appends, version conflicts, rejected actions and pool usage.
+//! does: appends, group-commit batch sizes, version conflicts, rejected actions and pool usage.
 
 use actix_web_prom::{PrometheusMetrics, PrometheusMetricsBuilder};
-use prometheus::{IntCounter, IntCounterVec, IntGauge, Opts};
+use prometheus::{Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, Opts};
 
 /// Counters the service layer updates.
 #[derive(Clone)]
@@ -11,6 +11,8 @@ pub struct Metrics {
     pub appends: IntCounter,
     pub appended_events: IntCounter,
     pub conflicts: IntCounter,
+    /// Appends per statement written by the group commit.
+    pub append_batch_size: Histogram,
     pub rejections: IntCounterVec,
     pub pool_size: IntGauge,
     pub pool_available: IntGauge,
@@ -31,6 +33,14 @@ impl Metrics {
             conflicts: IntCounter::new(
                 "umpire_version_conflicts_total",
                 "Appends that lost a race or met a stale expected_version",
+            )
+            .expect("valid metric"),
+            append_batch_size: Histogram::with_opts(
+                HistogramOpts::new(
+                    "umpire_append_batch_size",
+                    "Appends written together in one statement (group commit)",
+                )
+                .buckets(vec![1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 32.0, 64.0]),
             )
             .expect("valid metric"),
             rejections: IntCounterVec::new(
@@ -67,6 +77,7 @@ impl Metrics {
         let _ = registry.register(Box::new(self.appends.clone()));
         let _ = registry.register(Box::new(self.appended_events.clone()));
         let _ = registry.register(Box::new(self.conflicts.clone()));
+        let _ = registry.register(Box::new(self.append_batch_size.clone()));
         let _ = registry.register(Box::new(self.rejections.clone()));
         let _ = registry.register(Box::new(self.pool_size.clone()));
         let _ = registry.register(Box::new(self.pool_available.clone()));

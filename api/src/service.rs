@@ -158,7 +158,10 @@ fn corrupt(game_id: Uuid, error: GameError) -> ApiError {
 }
 
 impl GameService {
-    pub fn new(store: EventStore, registry: Arc<Registry>) -> Self {
+    pub fn new(mut store: EventStore, registry: Arc<Registry>) -> Self {
+        let metrics = Metrics::unregistered();
+        let batch_sizes = metrics.append_batch_size.clone();
+        store.observe_batches(Arc::new(move |size| batch_sizes.observe(size as f64)));
         GameService {
             store,
             registry,
@@ -168,7 +171,7 @@ impl GameService {
             tokens: Arc::new(Mutex::new(LruCache::new(
                 NonZeroUsize::new(CACHED_TOKENS).expect("non-zero"),
             ))),
-            metrics: Metrics::unregistered(),
+            metrics,
         }
     }
 

@@ -7,12 +7,14 @@
 
 pub mod bulk;
 pub mod cluster;
+mod group_commit;
 pub mod pool;
 pub mod store;
 pub mod testing;
 
 pub use bulk::{BulkGame, FullGame, ImportGame, ImportOutcome};
 pub use cluster::{ClusterError, Durability, PrivateCluster};
+pub use group_commit::GroupCommitLimits;
 pub use pool::{connect, migrate, Pool};
 pub use store::{
     hash_token, Archive, EventStore, GameRecord, IdempotentRequest, NewEvent, NewGame, NewToken,

@@ -9,6 +9,9 @@ use tokio_postgres::error::SqlState;
 use umpire_domain::chain::{ChainLink, GENESIS_HASH};
 use uuid::Uuid;
 
+use crate::group_commit::{
+    insert_appends, GroupCommit, GroupCommitLimits, GroupOutcome, LinkedAppend,
+};
 use crate::{Pool, StoreError};
 
 /// An event about to be stored.
@@ -195,6 +198,8 @@ fn event_from_row(row: &tokio_postgres::Row) -> StoredEvent {
 #[derive(Clone)]
 pub struct EventStore {
     pool: Pool,
+    /// Concurrent appends share statements (see `group_commit`).
+    group: GroupCommit,
 }
 
 /// What an append did.
@@ -208,7 +213,20 @@ pub enum AppendOutcome {
 
 impl EventStore {
     pub fn new(pool: Pool) -> Self {
-        EventStore { pool }
+        Self::with_group_commit(pool, GroupCommitLimits::default())
+    }
+
+    pub fn with_group_commit(pool: Pool, limits: GroupCommitLimits) -> Self {
+        EventStore {
+            pool,
+            group: GroupCommit::new(limits),
+        }
+    }
+
+    /// Calls `observer` with the number of appends in every statement the
+    /// group commit writes (for a metrics histogram).
+    pub fn observe_batches(&mut self, observer: std::sync::Arc<dyn Fn(usize) + Send + Sync>) {
+        self.group.observe_batches(observer);
     }
 
     pub fn pool(&self) -> &Pool {
@@ -366,19 +384,33 @@ impl EventStore {
         if stored.is_empty() && idempotency.is_none() {
             return Ok(AppendOutcome::Appended(stored));
         }
-        let client = self.pool.get().await?;
-        match execute_insert(
-            &client,
+        let linked = LinkedAppend {
             game_id,
             expected_version,
-            &recorded_at,
-            &stored,
-            idempotency,
-        )
-        .await
-        {
-            Ok(inserted) if inserted == stored.len() as u64 => Ok(AppendOutcome::Appended(stored)),
-            // Nothing inserted: there is no such game (see INSERT_EVENTS).
+            recorded_at,
+            events: stored,
+            idempotency: idempotency.cloned(),
+        };
+        match self.group.write(&self.pool, linked).await {
+            Some((GroupOutcome::Written, linked)) => Ok(AppendOutcome::Appended(linked.events)),
+            Some((GroupOutcome::RunAlone, linked)) => self.append_alone(linked).await,
+            Some((GroupOutcome::Failed(error), _)) => Err(error),
+            None => Err(StoreError::Unavailable(
+                "the append's writer stopped before answering".into(),
+            )),
+        }
+    }
+
+    /// Writes one append in a statement of its own and says why it was
+    /// refused, if it was.
+    async fn append_alone(&self, linked: LinkedAppend) -> Result<AppendOutcome, StoreError> {
+        let game_id = linked.game_id;
+        let client = self.pool.get().await?;
+        match insert_appends(&client, &[&linked]).await {
+            Ok(inserted) if inserted == linked.events.len() as u64 => {
+                Ok(AppendOutcome::Appended(linked.events))
+            }
+            // Nothing inserted: there is no such game (see group_commit::INSERT_APPENDS).
             Ok(_) => Err(StoreError::GameNotFound(game_id)),
             Err(error) if error.code() == Some(&SqlState::FOREIGN_KEY_VIOLATION) => {
                 Err(StoreError::GameNotFound(game_id))
@@ -391,7 +423,10 @@ impl EventStore {
                     .to_string();
                 drop(client);
                 if constraint.starts_with("idempotency_keys") {
-                    let request = idempotency.expect("only an idempotent append inserts a key");
+                    let request = linked
+                        .idempotency
+                        .as_ref()
+                        .expect("only an idempotent append inserts a key");
                     return match self.idempotent_response(game_id, &request.key).await? {
                         Some((hash, response)) if hash == request.request_hash => {
                             Ok(AppendOutcome::Replayed(response))
@@ -400,7 +435,7 @@ impl EventStore {
                     };
                 }
                 Err(StoreError::Conflict {
-                    expected: expected_version,
+                    expected: linked.expected_version,
                     actual: self.version(game_id).await?,
                 })
             }
@@ -545,76 +580,6 @@ fn link_events(
     (recorded_at, stored)
 }
 
-/// One statement inserting a linked batch and, optionally, its idempotency
-/// key: atomic on its own, so the hot path needs no explicit transaction.
-/// It inserts no event unless the game exists (games are immutable, so no
-/// lock is needed for that to stay true; see migrations/V2).
-const INSERT_EVENTS: &str = "
-    WITH idempotency AS (
-        INSERT INTO idempotency_keys (game_id, idempotency_key, request_hash, response)
-        SELECT $1, $12, $13, $14 WHERE $12::text IS NOT NULL
-    )
-    INSERT INTO events (game_id, seq, event_type, payload, actor, action, rules_version,
-                        recorded_at, prev_hash, hash, decided_at)
-    SELECT $1, u.seq, u.event_type, u.payload, u.actor, u.action, u.rules_version,
-           $8, u.prev_hash, u.hash, $11
-    FROM unnest($2::bigint[], $3::text[], $4::jsonb[], $5::text[], $6::jsonb[],
-                $7::int[], $9::text[], $10::text[])
-      AS u(seq, event_type, payload, actor, action, rules_version, prev_hash, hash)
-    WHERE EXISTS (SELECT 1 FROM games WHERE game_id = $1)";
-
-async fn execute_insert(
-    client: &impl deadpool_postgres::GenericClient,
-    game_id: Uuid,
-    expected_version: u64,
-    recorded_at: &DateTime<Utc>,
-    stored: &[StoredEvent],
-    idempotency: Option<&IdempotentRequest>,
-) -> Result<u64, tokio_postgres::Error> {
-    let seqs: Vec<i64> = stored.iter().map(|e| e.seq as i64).collect();
-    let types: Vec<&str> = stored.iter().map(|e| e.event_type.as_str()).collect();
-    let payloads: Vec<&Value> = stored.iter().map(|e| &e.payload).collect();
-    let actors: Vec<&str> = stored.iter().map(|e| e.actor.as_str()).collect();
-    let actions: Vec<Option<&Value>> = stored
-        .iter()
-        .map(|e| {
-            if e.action.is_null() {
-                None
-            } else {
-                Some(&e.action)
-            }
-        })
-        .collect();
-    let versions: Vec<i32> = stored.iter().map(|e| e.rules_version as i32).collect();
-    let prevs: Vec<&str> = stored.iter().map(|e| e.prev_hash.as_str()).collect();
-    let hashes: Vec<&str> = stored.iter().map(|e| e.hash.as_str()).collect();
-    let key = idempotency.map(|i| i.key.as_str());
-    let request_hash = idempotency.map(|i| i.request_hash.as_str());
-    let response = idempotency.map(|i| &i.response);
-    let statement = client.prepare_cached(INSERT_EVENTS).await?;
-    client
-        .execute(
-            &statement,
-            &[
-                &game_id,
-                &seqs,
-                &types,
-                &payloads,
-                &actors,
-                &actions,
-                &versions,
-                recorded_at,
-                &prevs,
-                &hashes,
-                &(expected_version as i64),
-                &key,
-                &request_hash,
-                &response,
-            ],
-        )
-        .await
-}
-
 async fn insert_events(
     transaction: &deadpool_postgres::Transaction<'_>,
     game_id: Uuid,
@@ -623,19 +588,19 @@ async fn insert_events(
     events: &[NewEvent],
 ) -> Result<Vec<StoredEvent>, StoreError> {
     let (recorded_at, stored) = link_events(game_id, expected_version, prev_hash, events);
-    if !stored.is_empty() {
-        let inserted = execute_insert(
-            transaction,
-            game_id,
-            expected_version,
-            &recorded_at,
-            &stored,
-            None,
-        )
-        .await?;
-        if inserted != stored.len() as u64 {
-            return Err(StoreError::GameNotFound(game_id));
-        }
+    if stored.is_empty() {
+        return Ok(stored);
     }
-    Ok(stored)
+    let linked = LinkedAppend {
+        game_id,
+        expected_version,
+        recorded_at,
+        events: stored,
+        idempotency: None,
+    };
+    let inserted = insert_appends(transaction, &[&linked]).await?;
+    if inserted != linked.events.len() as u64 {
+        return Err(StoreError::GameNotFound(game_id));
+    }
+    Ok(linked.events)
 }

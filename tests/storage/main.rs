@@ -9,6 +9,8 @@ use umpire_storage::{
 };
 use uuid::Uuid;
 
+mod group_commit;
+
 async fn fresh_store() -> (EventStore, String) {
     let url = umpire_storage::testing::fresh_database_url().await;
     let pool = connect(&url, 8).expect("pool");

@@ -1,0 +1,335 @@
+//! Group commit: appends that arrive while others are being written are
+//! written together, in one statement (so one transaction, one WAL flush and
+//! one round trip) instead of one each.
+//!
+//! Nothing waits for a batch to fill: an append is written at once when a
+//! writer is free, and only appends that arrive while every writer is busy
+//! share the next statement. So one client sees the latency of a lone insert,
+//! and many clients share commits instead of queueing for them.
+//!
+//! A batch is atomic like a lone append, and it is only ever a shortcut: when
+//! its statement is refused as a whole (a lost race on one game's sequence
+//! number, an unknown game, a reused idempotency key), nothing of it was
+//! written and every append in it is told to run alone, where each refusal
+//! is classified for the one append it belongs to. An outage is not retried:
+//! whether a statement whose connection broke committed is unknown, and a
+//! lone retry could turn a written append into a reported conflict.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use chrono::{DateTime, Utc};
+use tokio::sync::oneshot;
+use uuid::Uuid;
+
+use crate::store::{IdempotentRequest, StoredEvent};
+use crate::{Pool, StoreError};
+
+/// One append, linked and ready to insert.
+#[derive(Debug, Clone)]
+pub(crate) struct LinkedAppend {
+    pub game_id: Uuid,
+    pub expected_version: u64,
+    pub recorded_at: DateTime<Utc>,
+    pub events: Vec<StoredEvent>,
+    pub idempotency: Option<IdempotentRequest>,
+}
+
+/// What happened to an append sent to the group.
+#[derive(Debug)]
+pub(crate) enum GroupOutcome {
+    /// Written, with every event.
+    Written,
+    /// The batch it was in was refused; nothing of it was written. Run it
+    /// alone to learn why (or to write it, if another append was to blame).
+    RunAlone,
+    /// The database could not be reached or the write's outcome is unknown.
+    Failed(StoreError),
+}
+
+/// How many batches may be written at once, and how big one may get.
+#[derive(Debug, Clone, Copy)]
+pub struct GroupCommitLimits {
+    /// Concurrent writers, each holding one pooled connection while writing.
+    pub writers: usize,
+    /// Appends per statement, at most.
+    pub batch: usize,
+}
+
+impl Default for GroupCommitLimits {
+    fn default() -> Self {
+        GroupCommitLimits {
+            writers: 2,
+            batch: 64,
+        }
+    }
+}
+
+struct Waiting {
+    append: LinkedAppend,
+    /// Hands the append back with its outcome, so nothing is copied.
+    reply: oneshot::Sender<(GroupOutcome, LinkedAppend)>,
+}
+
+#[derive(Default)]
+struct Queue {
+    waiting: VecDeque<Waiting>,
+    writers: usize,
+}
+
+/// The appends waiting to be written and the writers writing them. Cheap to
+/// clone; clones share the queue.
+#[derive(Clone)]
+pub(crate) struct GroupCommit {
+    queue: Arc<Mutex<Queue>>,
+    limits: GroupCommitLimits,
+    /// Batch sizes written, for the metrics.
+    observer: Option<Arc<dyn Fn(usize) + Send + Sync>>,
+}
+
+impl GroupCommit {
+    pub fn new(limits: GroupCommitLimits) -> Self {
+        GroupCommit {
+            queue: Arc::default(),
+            limits: GroupCommitLimits {
+                writers: limits.writers.max(1),
+                batch: limits.batch.max(1),
+            },
+            observer: None,
+        }
+    }
+
+    pub fn observe_batches(&mut self, observer: Arc<dyn Fn(usize) + Send + Sync>) {
+        self.observer = Some(observer);
+    }
+
+    /// Queues `append` and waits until a writer has written it or refused
+    /// it. The write itself runs in a spawned task, so a caller that goes
+    /// away (a client disconnecting) never cuts a batch short for the others.
+    /// Returns the append with the outcome, or `None` if its writer died.
+    pub async fn write(
+        &self,
+        pool: &Pool,
+        append: LinkedAppend,
+    ) -> Option<(GroupOutcome, LinkedAppend)> {
+        let (reply, outcome) = oneshot::channel();
+        let start_writer = {
+            let mut queue = self.lock();
+            queue.waiting.push_back(Waiting { append, reply });
+            let start = queue.writers < self.limits.writers;
+            if start {
+                queue.writers += 1;
+            }
+            start
+        };
+        if start_writer {
+            tokio::spawn(self.clone().drain(pool.clone()));
+        }
+        outcome.await.ok()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
+        // The queue holds no invariant a panic elsewhere could break.
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Writes batches until the queue is empty, then retires.
+    async fn drain(self, pool: Pool) {
+        let mut retire = Retire {
+            group: self.clone(),
+            armed: true,
+        };
+        loop {
+            let batch = {
+                let mut queue = self.lock();
+                let batch = take_batch(&mut queue.waiting, self.limits.batch);
+                if batch.is_empty() {
+                    // Retire under the lock, so an append queued after this
+                    // check sees a free writer slot and starts one.
+                    queue.writers -= 1;
+                    retire.armed = false;
+                    return;
+                }
+                batch
+            };
+            if let Some(observer) = &self.observer {
+                observer(batch.len());
+            }
+            let written = write_batch(&pool, &batch).await;
+            for Waiting { append, reply } in batch {
+                let outcome = match &written {
+                    Ok(()) => GroupOutcome::Written,
+                    Err(BatchError::Refused) => GroupOutcome::RunAlone,
+                    Err(BatchError::Failed(message)) => {
+                        GroupOutcome::Failed(StoreError::Unavailable(message.clone()))
+                    }
+                };
+                // The caller may have gone away; its append's fate is
+                // still decided (written or not) and nothing else waits.
+                let _ = reply.send((outcome, append));
+            }
+        }
+    }
+}
+
+/// Frees a writer slot if a writer task ends by panicking, so later appends
+/// start a new one instead of waiting forever.
+struct Retire {
+    group: GroupCommit,
+    armed: bool,
+}
+
+impl Drop for Retire {
+    fn drop(&mut self) {
+        if self.armed {
+            self.group.lock().writers -= 1;
+        }
+    }
+}
+
+/// The next batch: queued appends in arrival order, at most one per game (two
+/// appends to one game at once are a race one of them loses; writing them
+/// apart keeps the loser from sinking everyone else's batch), at most `max`.
+fn take_batch(waiting: &mut VecDeque<Waiting>, max: usize) -> Vec<Waiting> {
+    let mut batch: Vec<Waiting> = Vec::new();
+    let mut kept = VecDeque::new();
+    while let Some(next) = waiting.pop_front() {
+        if batch.len() == max {
+            kept.push_back(next);
+            break;
+        }
+        if batch
+            .iter()
+            .any(|taken| taken.append.game_id == next.append.game_id)
+        {
+            kept.push_back(next);
+        } else {
+            batch.push(next);
+        }
+    }
+    kept.append(waiting);
+    *waiting = kept;
+    batch
+}
+
+enum BatchError {
+    /// The statement was refused as a whole; nothing was written.
+    Refused,
+    /// No connection, or the connection broke: the outcome may be unknown.
+    Failed(String),
+}
+
+async fn write_batch(pool: &Pool, batch: &[Waiting]) -> Result<(), BatchError> {
+    let client = pool
+        .get()
+        .await
+        .map_err(|e| BatchError::Failed(StoreError::from(e).to_string()))?;
+    let mut appends: Vec<&LinkedAppend> = batch.iter().map(|w| &w.append).collect();
+    // One order for every batch, so two batches touching the same games take
+    // their index locks in the same order and cannot deadlock.
+    appends.sort_by_key(|append| append.game_id);
+    let expected: u64 = appends.iter().map(|a| a.events.len() as u64).sum();
+    match insert_appends(&client, &appends).await {
+        Ok(inserted) if inserted == expected => Ok(()),
+        // No rows: some game does not exist (and nothing was written, see
+        // INSERT_APPENDS). Which one, a lone run says.
+        Ok(_) => Err(BatchError::Refused),
+        Err(error) => match StoreError::from(error) {
+            // A broken connection or a cancelled statement: not retried.
+            StoreError::Unavailable(message) => Err(BatchError::Failed(message)),
+            // The database refused the statement (a key taken, a game
+            // missing, a value it cannot store): it wrote nothing, and a
+            // lone run finds whose append was to blame.
+            _ => Err(BatchError::Refused),
+        },
+    }
+}
+
+/// One statement inserting linked appends of any number of games and their
+/// idempotency keys: atomic on its own, so it needs no explicit transaction.
+/// It inserts nothing at all, no event and no key, unless every game exists
+/// (games are immutable, so no lock is needed for that to stay true; see
+/// migrations/V2): the caller compares the row count, and a batch is never
+/// half written.
+const INSERT_APPENDS: &str = "
+    WITH every_game_exists AS (
+        SELECT NOT EXISTS (
+            SELECT 1 FROM unnest($16::uuid[]) AS wanted(game_id)
+            WHERE NOT EXISTS (SELECT 1 FROM games g WHERE g.game_id = wanted.game_id)
+        ) AS yes
+    ), idempotency AS (
+        INSERT INTO idempotency_keys (game_id, idempotency_key, request_hash, response)
+        SELECT k.*
+        FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[])
+          AS k(game_id, idempotency_key, request_hash, response)
+        WHERE (SELECT yes FROM every_game_exists)
+    )
+    INSERT INTO events (game_id, seq, event_type, payload, actor, action, rules_version,
+                        recorded_at, prev_hash, hash, decided_at)
+    SELECT u.*
+    FROM unnest($5::uuid[], $6::bigint[], $7::text[], $8::jsonb[], $9::text[], $10::jsonb[],
+                $11::int[], $12::timestamptz[], $13::text[], $14::text[], $15::bigint[])
+      AS u(game_id, seq, event_type, payload, actor, action, rules_version,
+           recorded_at, prev_hash, hash, decided_at)
+    WHERE (SELECT yes FROM every_game_exists)";
+
+/// Runs [`INSERT_APPENDS`]; returns how many events were inserted.
+pub(crate) async fn insert_appends(
+    client: &impl deadpool_postgres::GenericClient,
+    appends: &[&LinkedAppend],
+) -> Result<u64, tokio_postgres::Error> {
+    let keyed = || {
+        appends
+            .iter()
+            .filter_map(|a| Some((a, a.idempotency.as_ref()?)))
+    };
+    let key_games: Vec<Uuid> = keyed().map(|(a, _)| a.game_id).collect();
+    let keys: Vec<&str> = keyed().map(|(_, i)| i.key.as_str()).collect();
+    let request_hashes: Vec<&str> = keyed().map(|(_, i)| i.request_hash.as_str()).collect();
+    let responses: Vec<&serde_json::Value> = keyed().map(|(_, i)| &i.response).collect();
+
+    let rows = || {
+        appends
+            .iter()
+            .flat_map(|a| a.events.iter().map(move |e| (*a, e)))
+    };
+    let games: Vec<Uuid> = rows().map(|(a, _)| a.game_id).collect();
+    let seqs: Vec<i64> = rows().map(|(_, e)| e.seq as i64).collect();
+    let types: Vec<&str> = rows().map(|(_, e)| e.event_type.as_str()).collect();
+    let payloads: Vec<&serde_json::Value> = rows().map(|(_, e)| &e.payload).collect();
+    let actors: Vec<&str> = rows().map(|(_, e)| e.actor.as_str()).collect();
+    let actions: Vec<Option<&serde_json::Value>> = rows()
+        .map(|(_, e)| (!e.action.is_null()).then_some(&e.action))
+        .collect();
+    let rules_versions: Vec<i32> = rows().map(|(_, e)| e.rules_version as i32).collect();
+    let recorded_ats: Vec<DateTime<Utc>> = rows().map(|(a, _)| a.recorded_at).collect();
+    let prevs: Vec<&str> = rows().map(|(_, e)| e.prev_hash.as_str()).collect();
+    let hashes: Vec<&str> = rows().map(|(_, e)| e.hash.as_str()).collect();
+    let decided_ats: Vec<i64> = rows().map(|(a, _)| a.expected_version as i64).collect();
+    let every_game: Vec<Uuid> = appends.iter().map(|a| a.game_id).collect();
+
+    let statement = client.prepare_cached(INSERT_APPENDS).await?;
+    client
+        .execute(
+            &statement,
+            &[
+                &key_games,
+                &keys,
+                &request_hashes,
+                &responses,
+                &games,
+                &seqs,
+                &types,
+                &payloads,
+                &actors,
+                &actions,
+                &rules_versions,
+                &recorded_ats,
+                &prevs,
+                &hashes,
+                &decided_ats,
+                &every_game,
+            ],
+        )
+        .await
+}
