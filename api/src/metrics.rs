@@ -13,6 +13,8 @@ pub struct Metrics {
     pub conflicts: IntCounter,
     /// Appends per statement written by the group commit.
     pub append_batch_size: Histogram,
+    /// How long each such statement took, waiting for a connection included.
+    pub append_batch_seconds: Histogram,
     pub rejections: IntCounterVec,
     pub pool_size: IntGauge,
     pub pool_available: IntGauge,
@@ -41,6 +43,14 @@ impl Metrics {
                     "Appends written together in one statement (group commit)",
                 )
                 .buckets(vec![1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 32.0, 64.0]),
+            )
+            .expect("valid metric"),
+            append_batch_seconds: Histogram::with_opts(
+                HistogramOpts::new(
+                    "umpire_append_batch_seconds",
+                    "Time to write one group-commit statement, connection wait included",
+                )
+                .buckets(prometheus::exponential_buckets(0.000_25, 2.0, 14).expect("buckets")),
             )
             .expect("valid metric"),
             rejections: IntCounterVec::new(
@@ -78,6 +88,7 @@ impl Metrics {
         let _ = registry.register(Box::new(self.appended_events.clone()));
         let _ = registry.register(Box::new(self.conflicts.clone()));
         let _ = registry.register(Box::new(self.append_batch_size.clone()));
+        let _ = registry.register(Box::new(self.append_batch_seconds.clone()));
         let _ = registry.register(Box::new(self.rejections.clone()));
         let _ = registry.register(Box::new(self.pool_size.clone()));
         let _ = registry.register(Box::new(self.pool_available.clone()));

@@ -160,8 +160,14 @@ fn corrupt(game_id: Uuid, error: GameError) -> ApiError {
 impl GameService {
     pub fn new(mut store: EventStore, registry: Arc<Registry>) -> Self {
         let metrics = Metrics::unregistered();
-        let batch_sizes = metrics.append_batch_size.clone();
-        store.observe_batches(Arc::new(move |size| batch_sizes.observe(size as f64)));
+        let (sizes, seconds) = (
+            metrics.append_batch_size.clone(),
+            metrics.append_batch_seconds.clone(),
+        );
+        store.observe_batches(Arc::new(move |size, took| {
+            sizes.observe(size as f64);
+            seconds.observe(took.as_secs_f64());
+        }));
         GameService {
             store,
             registry,

@@ -14,7 +14,7 @@ pub mod testing;
 
 pub use bulk::{BulkGame, FullGame, ImportGame, ImportOutcome};
 pub use cluster::{ClusterError, Durability, PrivateCluster};
-pub use group_commit::GroupCommitLimits;
+pub use group_commit::{BatchObserver, GroupCommitLimits};
 pub use pool::{connect, migrate, Pool};
 pub use store::{
     hash_token, Archive, EventStore, GameRecord, IdempotentRequest, NewEvent, NewGame, NewToken,

@@ -43,6 +43,7 @@ pub fn connect(database_url: &str, max_size: usize) -> Result<Pool, StoreError> 
                     .batch_execute(
                         "SET statement_timeout = '10s';
                          SET lock_timeout = '5s';
+                         SET plan_cache_mode = force_generic_plan;
                          DO $$ BEGIN
                            IF pg_has_role(current_user, 'umpire_app', 'MEMBER') THEN
                              SET ROLE umpire_app;

@@ -10,7 +10,7 @@ use umpire_domain::chain::{ChainLink, GENESIS_HASH};
 use uuid::Uuid;
 
 use crate::group_commit::{
-    insert_appends, GroupCommit, GroupCommitLimits, GroupOutcome, LinkedAppend,
+    insert_appends, BatchObserver, GroupCommit, GroupCommitLimits, GroupOutcome, LinkedAppend,
 };
 use crate::{Pool, StoreError};
 
@@ -224,8 +224,8 @@ impl EventStore {
     }
 
     /// Calls `observer` with the number of appends in every statement the
-    /// group commit writes (for a metrics histogram).
-    pub fn observe_batches(&mut self, observer: std::sync::Arc<dyn Fn(usize) + Send + Sync>) {
+    /// group commit writes and its duration (for the metrics).
+    pub fn observe_batches(&mut self, observer: std::sync::Arc<BatchObserver>) {
         self.group.observe_batches(observer);
     }
 

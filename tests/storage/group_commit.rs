@@ -28,7 +28,7 @@ async fn store_with_one_writer() -> (EventStore, Arc<Mutex<Vec<usize>>>) {
     );
     let batches = Arc::new(Mutex::new(Vec::new()));
     let seen = batches.clone();
-    store.observe_batches(Arc::new(move |size| seen.lock().unwrap().push(size)));
+    store.observe_batches(Arc::new(move |size, _| seen.lock().unwrap().push(size)));
     (store, batches)
 }
 
@@ -116,7 +116,11 @@ async fn when_sent_together(store: &EventStore, games: &[Uuid], wave: Vec<Given>
     for (n, game) in games.iter().enumerate() {
         let after = store.read_events(*game, 0, None, None).await.unwrap();
         assert_eq!(after.len(), before[n].len() + written[n], "game {n}'s log");
-        assert_eq!(after[..before[n].len()], before[n][..], "game {n}'s history");
+        assert_eq!(
+            after[..before[n].len()],
+            before[n][..],
+            "game {n}'s history"
+        );
         assert_eq!(verify_chain(&game.to_string(), &after), Ok(()), "game {n}");
     }
 }
