@@ -27,7 +27,7 @@ use crate::store::{IdempotentRequest, StoredEvent};
 use crate::{Pool, StoreError};
 
 /// One append, linked and ready to insert.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct LinkedAppend {
     pub game_id: Uuid,
     pub expected_version: u64,

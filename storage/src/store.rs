@@ -369,9 +369,10 @@ impl EventStore {
 
     /// The hot path: appends after a head the caller has just read
     /// (`expected_version` events, the last with hash `head_hash`) in one
-    /// statement and one round trip. If anyone appended in between, the
-    /// `(game_id, seq)` key refuses the batch and the answer is a conflict;
-    /// a stale head can therefore never produce a wrong hash link.
+    /// statement and one round trip, shared with other games' appends that
+    /// arrive meanwhile (see `group_commit`). If anyone appended in between,
+    /// the `(game_id, seq)` key refuses it and the answer is a conflict; a
+    /// stale head can therefore never produce a wrong hash link.
     pub async fn append_at_head(
         &self,
         game_id: Uuid,
