@@ -12,6 +12,7 @@ pub mod error;
 pub mod metrics;
 pub mod model;
 pub mod openapi;
+pub mod request_span;
 pub mod routes;
 pub mod schemas;
 pub mod service;

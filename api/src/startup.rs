@@ -11,6 +11,7 @@ use utoipa_swagger_ui::SwaggerUi;
 
 use crate::error::{json_error, path_error, query_error, ApiError};
 use crate::openapi;
+use crate::request_span::RequestSpan;
 use crate::routes::health;
 use crate::service::GameService;
 
@@ -82,7 +83,10 @@ impl Application {
                 )
                 .app_data(web::QueryConfig::default().error_handler(query_error))
                 .app_data(web::PathConfig::default().error_handler(path_error))
-                .map(|app| app.wrap(TracingLogger::default()).wrap(prometheus.clone()))
+                .map(|app| {
+                    app.wrap(TracingLogger::<RequestSpan>::new())
+                        .wrap(prometheus.clone())
+                })
                 .service(scope::scope("/v1").configure(openapi::v1_routes))
                 .service(health::healthz)
                 .service(health::readyz)
@@ -91,6 +95,10 @@ impl Application {
                 .default_service(web::to(not_found))
         })
         .shutdown_timeout(30)
+        // Responses are small and latency is what clients wait on: send each
+        // as soon as it is written instead of letting Nagle's algorithm hold
+        // back a segment until the client's (delayed) ACK arrives.
+        .tcp_nodelay(true)
         .listen(listener)?;
         if let Some(workers) = workers {
             server = server.workers(workers);
