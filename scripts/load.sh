@@ -42,6 +42,15 @@ field() { sed -n "s/.*[[:space:]]$1=\([0-9.]*\).*/\1/p" <<<"$2" | head -n 1; }
 result "# load.sh $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(nproc) cores; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 result "# umpire $("$binary" --version | awk '{print $2}'), $("$PG_BIN/postgres" --version), wrk $(wrk -v 2>&1 | head -n 1 | awk '{print $2}'), ${SECONDS_PER_RUN}s per run"
 
+# Files written just before a run (the plan files, the release build) are
+# written back by the kernel some 30 s later, in the middle of a measured
+# run, and PostgreSQL's WAL flushes queue behind that writeback: 140-190 ms
+# stalls, enough to move the 8-client p99 from ~10 ms to 40-75 ms (2 of 6
+# runs without this, 0 of 6 with it). Flushing them before each run keeps
+# the harness's own I/O out of what is measured; the service's and
+# PostgreSQL's I/O during the run are measured as they are.
+flush_page_cache() { sync; }
+
 failed=0
 declare -A SERVICE_RATE SERVICE_P99 PGBENCH_TPS
 for clients in "${CLIENT_COUNTS[@]}"; do
@@ -53,6 +62,7 @@ for clients in "${CLIENT_COUNTS[@]}"; do
     log "planning games for $clients client(s)"
     python3 "$here/driver.py" plan "$BASE_URL" "$WORK_DIR/plan-$clients-" \
         --threads "$clients" --actions-per-thread "$per_thread"
+    flush_page_cache
     log "wrk: $clients client(s) playing games for ${SECONDS_PER_RUN}s"
     output="$(PLAN_PREFIX="$WORK_DIR/plan-$clients-" wrk -t"$clients" -c"$clients" \
         -d"${SECONDS_PER_RUN}s" --timeout 10s -s "$here/play.lua" "$BASE_URL")"
@@ -75,6 +85,7 @@ psql_admin -d postgres -c "CREATE DATABASE pgbench_events"
 psql_admin -d pgbench_events -f "$here/pgbench-schema.sql"
 result "# durability: $(psql_admin -d pgbench_events -Atc "SELECT string_agg(name || '=' || setting, ' ' ORDER BY name) FROM pg_settings WHERE name IN ('fsync','synchronous_commit','full_page_writes','wal_sync_method','commit_delay')")"
 for clients in "${CLIENT_COUNTS[@]}"; do
+    flush_page_cache
     log "pgbench: $clients client(s), ${SECONDS_PER_RUN}s"
     log_dir="$WORK_DIR/pgbench-$clients"; mkdir -p "$log_dir"
     output="$(cd "$log_dir" && "$PG_BIN/pgbench" -n -h "$socket_dir" -U umpire \
@@ -105,6 +116,7 @@ done
 log "building a 500-event game"
 read -r game_id seat_token version < <(python3 "$here/driver.py" long-game "$BASE_URL" --events 500)
 for clients in "${CLIENT_COUNTS[@]}"; do
+    flush_page_cache
     log "wrk: GET state of a $version-event game, $clients client(s)"
     output="$(wrk -t"$clients" -c"$clients" -d"${SECONDS_PER_RUN}s" --timeout 10s -s "$here/report.lua" \
         -H "Authorization: Bearer $seat_token" "$BASE_URL/v1/games/$game_id/state")"
