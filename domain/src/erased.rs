@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::openapi::{RefOr, Schema};
@@ -164,11 +165,21 @@ fn to_json<T: Serialize>(value: &T) -> Value {
     serde_json::to_value(value).expect("game types serialise to JSON")
 }
 
+/// Reads a typed value straight from the JSON tree, without copying it
+/// first (`serde_json::from_value` takes the tree by value): on the action
+/// path every new event is read twice, and the copies showed in its profile.
+fn from_json<G: Game, T: DeserializeOwned>(
+    value: &Value,
+    what: &'static str,
+) -> Result<T, GameError> {
+    T::deserialize(value).map_err(|e| malformed::<G>(what, e))
+}
+
 fn parse_options<G: Game>(options: &Value) -> Result<G::Options, GameError> {
     if options.is_null() {
         return Ok(G::Options::default());
     }
-    serde_json::from_value(options.clone()).map_err(|e| malformed::<G>("options", e))
+    from_json::<G, _>(options, "options")
 }
 
 fn parse_seat<G: Game>(name: &str) -> Result<G::Seat, GameError> {
@@ -240,8 +251,7 @@ impl<G: Game> DynMatch for Match<G> {
         self.version
     }
     fn apply_json(&mut self, event: &Value) -> Result<(), GameError> {
-        let event: G::Event =
-            serde_json::from_value(event.clone()).map_err(|e| malformed::<G>("event", e))?;
+        let event: G::Event = from_json::<G, _>(event, "event")?;
         self.apply_typed(&event);
         Ok(())
     }
@@ -253,8 +263,7 @@ impl<G: Game> DynMatch for Match<G> {
     }
     fn decide(&self, actor: &Actor<String>, action: &Value) -> Result<Vec<Value>, GameError> {
         let actor = parse_actor::<G>(actor)?;
-        let action: G::Action =
-            serde_json::from_value(action.clone()).map_err(|e| malformed::<G>("action", e))?;
+        let action: G::Action = from_json::<G, _>(action, "action")?;
         let events = G::decide(&self.state, actor, &action)?;
         Ok(events.iter().map(to_json).collect())
     }
@@ -275,8 +284,7 @@ impl<G: Game> DynMatch for Match<G> {
         viewer: &Viewer<String>,
     ) -> Result<Option<Value>, GameError> {
         let viewer = parse_viewer::<G>(viewer)?;
-        let event: G::Event =
-            serde_json::from_value(event.clone()).map_err(|e| malformed::<G>("event", e))?;
+        let event: G::Event = from_json::<G, _>(event, "event")?;
         Ok(G::redact_event(&self.state, &event, viewer).map(|e| to_json(&e)))
     }
     fn legal_actions(&self, actor: &Actor<String>) -> Result<Vec<Value>, GameError> {
