@@ -19,11 +19,12 @@ pub struct RequestSpan;
 
 impl RootSpanBuilder for RequestSpan {
     fn on_request_start(request: &ServiceRequest) -> Span {
+        // TracingLogger stores the id before calling this; recorded as it is,
+        // without formatting it into a string of its own first.
         let request_id = request.extensions().get::<RequestId>().copied();
-        let request_id = request_id.map(|id| id.to_string()).unwrap_or_default();
         tracing::info_span!(
             "request",
-            request_id = %request_id,
+            request_id = request_id.map(tracing::field::display),
             method = %request.method(),
             route = request.match_pattern().as_deref().unwrap_or("default"),
             status = tracing::field::Empty,
