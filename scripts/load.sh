@@ -9,8 +9,10 @@
 #     (each client plays whole games, one at a time, in order);
 #   * pgbench: transactions/s and p50/p99 of a single-row INSERT of an
 #     event-sized row (~300-byte jsonb payload, same columns as `events`);
+#   * the stack's ceiling: the same INSERT per request through actix-web and
+#     the service's pool with no rules at all (api/examples/stack_ceiling.rs);
 #   * the ratio service actions/s : pgbench tps (target >= 0.70 at 8 clients,
-#     service p99 < 20 ms);
+#     service p99 < 20 ms), and both against the stack's ceiling;
 # and the p99 of GET .../state on a 500-event game (target < 5 ms).
 #
 # Usage: scripts/load.sh          (LOAD_SECONDS=15 per run by default)
@@ -99,11 +101,45 @@ for clients in "${CLIENT_COUNTS[@]}"; do
     result "pgbench clients=$clients tps=$tps p50_ms=$p50 p99_ms=$p99"
 done
 
+# The stack's own ceiling: actix-web and the service's pool doing pgbench's
+# INSERT, one commit per request, no rules (api/examples/stack_ceiling.rs).
+# What it reaches against pgbench bounds what any service on this stack and
+# machine can, so the service's own cost is its rate against this one.
+log "building the stack-ceiling baseline"
+(cd "$REPO_ROOT" && cargo build --release -p umpire-api --example stack_ceiling >&2)
+ceiling_port="$(free_port)"
+"${CARGO_TARGET_DIR:-$REPO_ROOT/target}/release/examples/stack_ceiling" \
+    "host=$socket_dir user=umpire dbname=pgbench_events" "127.0.0.1:$ceiling_port" \
+    >>"$WORK_DIR/stack-ceiling.log" 2>&1 &
+ceiling_pid=$!
+trap 'kill "$ceiling_pid" 2>/dev/null || true; cleanup_work_dir' EXIT
+for _ in $(seq 50); do
+    curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$ceiling_port/" && break
+    sleep 0.2
+done
+declare -A CEILING_RATE
+for clients in "${CLIENT_COUNTS[@]}"; do
+    flush_page_cache
+    log "wrk: stack ceiling, $clients client(s), ${SECONDS_PER_RUN}s"
+    output="$(LOAD_DIR="$here" wrk -t"$clients" -c"$clients" -d"${SECONDS_PER_RUN}s" --timeout 10s \
+        -s "$here/insert.lua" "http://127.0.0.1:$ceiling_port/insert")"
+    line="$(grep '^RESULT' <<<"$output")"
+    [[ "$(field non_2xx "$line")" == 0 ]] || { tail -n 5 "$WORK_DIR/stack-ceiling.log" >&2; die "the stack-ceiling baseline answered non-2xx"; }
+    rate="$(awk -v a="$(field requests "$line")" -v d="$(field duration_us "$line")" 'BEGIN { printf "%.1f", a / (d / 1e6) }')"
+    p50="$(awk -v v="$(field p50_us "$line")" 'BEGIN { printf "%.2f", v / 1000 }')"
+    p99="$(awk -v v="$(field p99_us "$line")" 'BEGIN { printf "%.2f", v / 1000 }')"
+    CEILING_RATE[$clients]="$rate"
+    result "stack_ceiling clients=$clients requests_per_s=$rate p50_ms=$p50 p99_ms=$p99"
+done
+kill "$ceiling_pid" 2>/dev/null || true
+
 verdict() { awk -v ok="$1" 'BEGIN { print (ok ? "PASS" : "MISS") }'; }
 targets_met=1
 for clients in "${CLIENT_COUNTS[@]}"; do
     ratio="$(awk -v s="${SERVICE_RATE[$clients]}" -v p="${PGBENCH_TPS[$clients]}" 'BEGIN { printf "%.2f", s / p }')"
-    line="ratio clients=$clients service/pgbench=$ratio"
+    ceiling="$(awk -v c="${CEILING_RATE[$clients]}" -v p="${PGBENCH_TPS[$clients]}" 'BEGIN { printf "%.2f", c / p }')"
+    own="$(awk -v s="${SERVICE_RATE[$clients]}" -v c="${CEILING_RATE[$clients]}" 'BEGIN { printf "%.2f", s / c }')"
+    line="ratio clients=$clients service/pgbench=$ratio stack_ceiling/pgbench=$ceiling service/stack_ceiling=$own"
     if ((clients == 8)); then
         ok_ratio="$(awk -v r="$ratio" 'BEGIN { print (r >= 0.70) }')"
         ok_p99="$(awk -v p="${SERVICE_P99[8]}" 'BEGIN { print (p < 20) }')"

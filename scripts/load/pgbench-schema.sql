@@ -15,3 +15,10 @@ CREATE TABLE bench_events (
     hash           text        NOT NULL,
     PRIMARY KEY (game_id, seq)
 );
+-- The stack-ceiling baseline (api/examples/stack_ceiling.rs) connects through
+-- the service's pool, which acts as `umpire_app`.
+DO $$ BEGIN
+  IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'umpire_app') THEN
+    GRANT INSERT ON bench_events TO umpire_app;
+  END IF;
+END $$;
