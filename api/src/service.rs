@@ -503,7 +503,7 @@ impl GameService {
                     game_id,
                     version,
                     game.head_hash(),
-                    &new_events,
+                    new_events,
                     idempotent.as_ref(),
                 )
                 .await

@@ -18,7 +18,7 @@ use tokio_postgres::binary_copy::{BinaryCopyOutRow, BinaryCopyOutStream};
 use tokio_postgres::types::Type;
 use uuid::Uuid;
 
-use crate::store::{GameRecord, NewToken, Rejection, StoredEvent, TokenRole};
+use crate::store::{format_time, GameRecord, NewToken, Rejection, StoredEvent, TokenRole};
 use crate::{EventStore, StoreError};
 
 /// One game as bulk scoring needs it: the options and the event payloads as
@@ -156,10 +156,6 @@ struct ArchiveMerge {
     games: RowStream,
     events: SortedRows,
     rejections: SortedRows,
-}
-
-fn format_time(time: &DateTime<Utc>) -> String {
-    time.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
 }
 
 fn version_of(seq: i64) -> u64 {

@@ -1,7 +1,7 @@
 //! The event store API the service calls: create a game, append with an
 //! expected version, read a stream, tokens, idempotency and rejections.
 
-use chrono::{DateTime, SubsecRound, Utc};
+use chrono::{DateTime, SecondsFormat, SubsecRound, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -164,8 +164,11 @@ fn now() -> DateTime<Utc> {
     Utc::now().trunc_subsecs(6)
 }
 
-fn format_time(time: &DateTime<Utc>) -> String {
-    time.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
+/// The hashed and served form of a time: RFC 3339 in UTC with exactly six
+/// fractional digits, e.g. `2026-11-23T16:43:22.120000Z` (what
+/// `%Y-%m-%dT%H:%M:%S%.6fZ` gives, without parsing a format per event).
+pub(crate) fn format_time(time: &DateTime<Utc>) -> String {
+    time.to_rfc3339_opts(SecondsFormat::Micros, true)
 }
 
 fn version_of(seq: i64) -> u64 {
@@ -353,7 +356,7 @@ impl EventStore {
         &self,
         game_id: Uuid,
         expected_version: u64,
-        events: &[NewEvent],
+        events: Vec<NewEvent>,
         idempotency: Option<&IdempotentRequest>,
     ) -> Result<AppendOutcome, StoreError> {
         let (actual, head_hash) = self.head(game_id).await?;
@@ -378,7 +381,7 @@ impl EventStore {
         game_id: Uuid,
         expected_version: u64,
         head_hash: &str,
-        events: &[NewEvent],
+        events: Vec<NewEvent>,
         idempotency: Option<&IdempotentRequest>,
     ) -> Result<AppendOutcome, StoreError> {
         let (recorded_at, stored) = link_events(game_id, expected_version, head_hash, events);
@@ -554,24 +557,24 @@ fn link_events(
     game_id: Uuid,
     expected_version: u64,
     prev_hash: &str,
-    events: &[NewEvent],
+    events: Vec<NewEvent>,
 ) -> (DateTime<Utc>, Vec<StoredEvent>) {
     let game_id_text = game_id.to_string();
     let recorded_at = now();
     let recorded_at_text = format_time(&recorded_at);
     let mut prev_hash = prev_hash.to_string();
     let mut stored = Vec::with_capacity(events.len());
-    for (offset, event) in events.iter().enumerate() {
+    for (offset, event) in events.into_iter().enumerate() {
         let mut record = StoredEvent {
             seq: expected_version + offset as u64 + 1,
-            event_type: event.event_type.clone(),
-            payload: event.payload.clone(),
-            actor: event.actor.clone(),
-            action: event.action.clone(),
+            event_type: event.event_type,
+            payload: event.payload,
+            actor: event.actor,
+            action: event.action,
             decided_at: expected_version,
             rules_version: event.rules_version,
             recorded_at: recorded_at_text.clone(),
-            prev_hash: prev_hash.clone(),
+            prev_hash,
             hash: String::new(),
         };
         record.hash = record.chain_link(&game_id_text).hash();
@@ -588,7 +591,8 @@ async fn insert_events(
     prev_hash: &str,
     events: &[NewEvent],
 ) -> Result<Vec<StoredEvent>, StoreError> {
-    let (recorded_at, stored) = link_events(game_id, expected_version, prev_hash, events);
+    let (recorded_at, stored) =
+        link_events(game_id, expected_version, prev_hash, events.to_vec());
     if stored.is_empty() {
         return Ok(stored);
     }
@@ -604,4 +608,32 @@ async fn insert_events(
         return Err(StoreError::GameNotFound(game_id));
     }
     Ok(linked.events)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Stored hashes cover `recorded_at` as text: the format must never
+    /// change, whatever formats it.
+    #[test]
+    fn times_format_as_they_always_have() {
+        let times = [
+            "2026-11-23T16:43:22.123456Z",
+            "2026-11-23T16:43:22Z",
+            "1999-12-31T23:59:59.999999Z",
+            "2000-02-29T00:00:00.000001Z",
+            "2026-01-01T00:00:00.1Z",
+        ];
+        for text in times {
+            let time: DateTime<Utc> = text.parse().expect("a valid time");
+            assert_eq!(
+                format_time(&time),
+                time.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string(),
+                "{text}"
+            );
+        }
+        let time: DateTime<Utc> = "2026-11-23T16:43:22Z".parse().expect("valid");
+        assert_eq!(format_time(&time), "2026-11-23T16:43:22.000000Z");
+    }
 }

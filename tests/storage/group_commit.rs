@@ -91,7 +91,7 @@ async fn when_sent_together(store: &EventStore, games: &[Uuid], wave: Vec<Given>
         let events: Vec<NewEvent> = vec![event(1000 + index as u32), event(2000 + index as u32)];
         sends.push(async move {
             store
-                .append_at_head(game_id, head, &head_hash, &events, idempotency.as_ref())
+                .append_at_head(game_id, head, &head_hash, events, idempotency.as_ref())
                 .await
         });
     }
@@ -236,7 +236,7 @@ async fn many_writers_on_many_games_lose_and_duplicate_nothing() {
             for i in 0..15u32 {
                 let (version, head) = store.head(game_id).await.unwrap();
                 let outcome = store
-                    .append_at_head(game_id, version, &head, &[event(n as u32 * 100 + i)], None)
+                    .append_at_head(game_id, version, &head, vec![event(n as u32 * 100 + i)], None)
                     .await;
                 assert!(
                     matches!(outcome, Ok(AppendOutcome::Appended(_))),

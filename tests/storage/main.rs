@@ -97,7 +97,7 @@ async fn appended_events_read_back_in_order_with_a_valid_chain() {
     let game_id = new_game(&store).await;
     let stored = appended(
         store
-            .append(game_id, 1, &[event(1), event(2)], None)
+            .append(game_id, 1, vec![event(1), event(2)], None)
             .await
             .unwrap(),
     );
@@ -116,9 +116,9 @@ async fn appended_events_read_back_in_order_with_a_valid_chain() {
 async fn a_stale_expected_version_is_a_conflict_and_writes_nothing() {
     let (store, _) = fresh_store().await;
     let game_id = new_game(&store).await;
-    appended(store.append(game_id, 1, &[event(1)], None).await.unwrap());
+    appended(store.append(game_id, 1, vec![event(1)], None).await.unwrap());
     let error = store
-        .append(game_id, 1, &[event(2)], None)
+        .append(game_id, 1, vec![event(2)], None)
         .await
         .unwrap_err();
     assert!(
@@ -147,7 +147,7 @@ async fn racing_appends_never_lose_or_duplicate_an_event() {
                 loop {
                     let version = store.version(game_id).await.unwrap();
                     match store
-                        .append(game_id, version, &[event(writer * 100 + attempt)], None)
+                        .append(game_id, version, vec![event(writer * 100 + attempt)], None)
                         .await
                     {
                         Ok(_) => {
@@ -192,7 +192,7 @@ async fn events_cannot_be_appended_to_a_game_that_does_not_exist() {
         }),
     ] {
         let error = store
-            .append(nowhere, 0, &[event(1)], idempotency.as_ref())
+            .append(nowhere, 0, vec![event(1)], idempotency.as_ref())
             .await
             .unwrap_err();
         assert!(
@@ -261,12 +261,12 @@ async fn an_idempotency_key_returns_the_first_response_and_refuses_a_different_b
     };
     appended(
         store
-            .append(game_id, 1, &[event(1)], Some(&request))
+            .append(game_id, 1, vec![event(1)], Some(&request))
             .await
             .unwrap(),
     );
     match store
-        .append(game_id, 2, &[event(1)], Some(&request))
+        .append(game_id, 2, vec![event(1)], Some(&request))
         .await
         .unwrap()
     {
@@ -278,7 +278,7 @@ async fn an_idempotency_key_returns_the_first_response_and_refuses_a_different_b
         ..request
     };
     let error = store
-        .append(game_id, 2, &[event(9)], Some(&different))
+        .append(game_id, 2, vec![event(9)], Some(&different))
         .await
         .unwrap_err();
     assert!(
