@@ -80,14 +80,20 @@ impl Fold {
                 .apply_json(&event.payload)
                 .map_err(|e| corrupt(self.record.game_id, e))?;
         }
+        Ok(self.followed_by(stored, state))
+    }
+
+    /// This fold followed by `stored` events, `state` being the state after
+    /// them (as `DynMatch::decide_and_apply` gives it).
+    fn followed_by(&self, stored: Vec<StoredEvent>, state: Box<dyn DynMatch>) -> Fold {
         let mut events = Vec::with_capacity(self.events.len() + stored.len());
         events.extend(self.events.iter().cloned());
         events.extend(stored.into_iter().map(Arc::new));
-        Ok(Fold {
+        Fold {
             record: self.record.clone(),
             events,
             state,
-        })
+        }
     }
 }
 
@@ -470,8 +476,8 @@ impl GameService {
                     });
                 }
             }
-            let produced = match game.state.decide(&actor, &request.action) {
-                Ok(events) => events,
+            let decision = match game.state.decide_and_apply(&actor, &request.action) {
+                Ok(decision) => decision,
                 Err(GameError::Violation(_)) if !fresh => {
                     fresh = true;
                     continue;
@@ -482,7 +488,8 @@ impl GameService {
                         .await?)
                 }
             };
-            let new_events: Vec<NewEvent> = produced
+            let new_events: Vec<NewEvent> = decision
+                .events
                 .into_iter()
                 .map(|payload| NewEvent {
                     event_type: event_type(&payload).to_string(),
@@ -511,7 +518,8 @@ impl GameService {
                 Ok(AppendOutcome::Appended(stored)) => {
                     self.metrics.appends.inc();
                     self.metrics.appended_events.inc_by(stored.len() as u64);
-                    return Ok((self.accepted(game_id, principal, &game, stored)?, false));
+                    let accepted = self.accepted(game_id, principal, &game, stored, decision.after);
+                    return Ok((accepted?, false));
                 }
                 Ok(AppendOutcome::Replayed(response)) => {
                     return Ok((self.replayed(game_id, principal, &response).await?, true));
@@ -574,9 +582,10 @@ impl GameService {
         principal: &Principal,
         game: &Fold,
         stored: Vec<StoredEvent>,
+        after: Box<dyn DynMatch>,
     ) -> Result<ActionAccepted, ApiError> {
         let appended = stored.len();
-        let fold = game.extended(stored)?;
+        let fold = game.followed_by(stored, after);
         let accepted = ActionAccepted {
             version: fold.state.version(),
             events: self.envelopes(

@@ -116,6 +116,14 @@ pub trait DynMatch: Send + Sync {
     /// Same as `apply_json`, straight from stored text (faster for bulk work).
     fn apply_str(&mut self, event: &str) -> Result<(), GameError>;
     fn decide(&self, actor: &Actor<String>, action: &Value) -> Result<Vec<Value>, GameError>;
+    /// `decide`, and for an accepted action also the state after its events:
+    /// what applying each event with `apply_json` gives, without reading the
+    /// events back from the JSON just written (the service's append path).
+    fn decide_and_apply(
+        &self,
+        actor: &Actor<String>,
+        action: &Value,
+    ) -> Result<Decision, GameError>;
     fn status(&self) -> StatusJson;
     fn view(&self, viewer: &Viewer<String>) -> Result<Value, GameError>;
     /// The event as the viewer may see it now; `None` when it is hidden.
@@ -134,6 +142,13 @@ impl Clone for Box<dyn DynMatch> {
     fn clone(&self) -> Self {
         self.clone_box()
     }
+}
+
+/// An accepted action: its events, as they will be stored, and the state
+/// after them.
+pub struct Decision {
+    pub events: Vec<Value>,
+    pub after: Box<dyn DynMatch>,
 }
 
 /// The event's `type` tag, used as the stored event type.
@@ -241,6 +256,16 @@ impl<G: Game> Match<G> {
         G::apply(&mut self.state, event);
         self.version += 1;
     }
+
+    fn decide_typed(
+        &self,
+        actor: &Actor<String>,
+        action: &Value,
+    ) -> Result<Vec<G::Event>, GameError> {
+        let actor = parse_actor::<G>(actor)?;
+        let action: G::Action = from_json::<G, _>(action, "action")?;
+        Ok(G::decide(&self.state, actor, &action)?)
+    }
 }
 
 impl<G: Game> DynMatch for Match<G> {
@@ -262,10 +287,29 @@ impl<G: Game> DynMatch for Match<G> {
         Ok(())
     }
     fn decide(&self, actor: &Actor<String>, action: &Value) -> Result<Vec<Value>, GameError> {
-        let actor = parse_actor::<G>(actor)?;
-        let action: G::Action = from_json::<G, _>(action, "action")?;
-        let events = G::decide(&self.state, actor, &action)?;
-        Ok(events.iter().map(to_json).collect())
+        Ok(self
+            .decide_typed(actor, action)?
+            .iter()
+            .map(to_json)
+            .collect())
+    }
+    fn decide_and_apply(
+        &self,
+        actor: &Actor<String>,
+        action: &Value,
+    ) -> Result<Decision, GameError> {
+        let events = self.decide_typed(actor, action)?;
+        let mut after = Match::<G> {
+            state: self.state.clone(),
+            version: self.version,
+        };
+        for event in &events {
+            after.apply_typed(event);
+        }
+        Ok(Decision {
+            events: events.iter().map(to_json).collect(),
+            after: Box::new(after),
+        })
     }
     fn status(&self) -> StatusJson {
         let status = G::status(&self.state);

@@ -13,7 +13,7 @@ pub mod seat;
 pub mod testing;
 pub mod violation;
 
-pub use erased::{DynGame, DynMatch, GameError, GameSchemas, Registry, StatusJson};
+pub use erased::{Decision, DynGame, DynMatch, GameError, GameSchemas, Registry, StatusJson};
 pub use game::{Game, ScoreSummary, Status};
 pub use rng::GameRng;
 pub use seat::{Actor, Seat, SeatIndex, Viewer};

@@ -591,8 +591,7 @@ async fn insert_events(
     prev_hash: &str,
     events: &[NewEvent],
 ) -> Result<Vec<StoredEvent>, StoreError> {
-    let (recorded_at, stored) =
-        link_events(game_id, expected_version, prev_hash, events.to_vec());
+    let (recorded_at, stored) = link_events(game_id, expected_version, prev_hash, events.to_vec());
     if stored.is_empty() {
         return Ok(stored);
     }

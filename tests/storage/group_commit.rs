@@ -236,7 +236,13 @@ async fn many_writers_on_many_games_lose_and_duplicate_nothing() {
             for i in 0..15u32 {
                 let (version, head) = store.head(game_id).await.unwrap();
                 let outcome = store
-                    .append_at_head(game_id, version, &head, vec![event(n as u32 * 100 + i)], None)
+                    .append_at_head(
+                        game_id,
+                        version,
+                        &head,
+                        vec![event(n as u32 * 100 + i)],
+                        None,
+                    )
                     .await;
                 assert!(
                     matches!(outcome, Ok(AppendOutcome::Appended(_))),

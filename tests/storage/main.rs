@@ -116,7 +116,12 @@ async fn appended_events_read_back_in_order_with_a_valid_chain() {
 async fn a_stale_expected_version_is_a_conflict_and_writes_nothing() {
     let (store, _) = fresh_store().await;
     let game_id = new_game(&store).await;
-    appended(store.append(game_id, 1, vec![event(1)], None).await.unwrap());
+    appended(
+        store
+            .append(game_id, 1, vec![event(1)], None)
+            .await
+            .unwrap(),
+    );
     let error = store
         .append(game_id, 1, vec![event(2)], None)
         .await

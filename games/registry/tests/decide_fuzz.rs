@@ -1,12 +1,14 @@
 //! Arbitrary JSON actions fed to every game's `decide`, at many positions of
 //! random games: never a panic, always events or a refusal (a violation, or
-//! "malformed" for JSON that is not an action at all).
+//! "malformed" for JSON that is not an action at all). And the service's
+//! append path (`decide_and_apply`, which keeps the typed state instead of
+//! reading the events back) always ends where folding the stored events does.
 
 use proptest::prelude::*;
 use rand::seq::IndexedRandom;
 use rand::SeedableRng;
 use serde_json::{json, Map, Value};
-use umpire_domain::{Actor, DynMatch, GameError};
+use umpire_domain::{Actor, DynMatch, GameError, Viewer};
 
 /// Any JSON value, biased towards objects with a `type` (so the fuzzing gets
 /// past the tag) and towards the field names games use.
@@ -89,11 +91,45 @@ fn position(game: &str, seed: u64, steps: usize) -> Box<dyn DynMatch> {
         let Some(action) = legal.choose(&mut rng) else {
             break;
         };
-        for event in state.decide(&actor, action).unwrap() {
-            state.apply_json(&event).unwrap();
+        let events = state.decide(&actor, action).unwrap();
+        let mut folded = state.clone_box();
+        for event in &events {
+            folded.apply_json(event).unwrap();
         }
+        assert_decided_as_folded(state.as_ref(), &actor, action, &events, folded.as_ref());
+        state = folded;
     }
     state
+}
+
+/// `decide_and_apply` gives the events `decide` gives, and a state that is
+/// indistinguishable from `folded` (the events applied from their JSON):
+/// same version, status, score, and the umpire's view, which shows
+/// everything, deck orders included.
+fn assert_decided_as_folded(
+    state: &dyn DynMatch,
+    actor: &Actor<String>,
+    action: &Value,
+    events: &[Value],
+    folded: &dyn DynMatch,
+) {
+    let decision = state
+        .decide_and_apply(actor, action)
+        .expect("accepted by decide, so by decide_and_apply");
+    assert_eq!(decision.events, events, "{action}");
+    let after = decision.after.as_ref();
+    assert_eq!(after.version(), folded.version());
+    assert_eq!(after.status(), folded.status());
+    assert_eq!(
+        after.view(&Viewer::Umpire).unwrap(),
+        folded.view(&Viewer::Umpire).unwrap(),
+        "{action}"
+    );
+    assert_eq!(
+        after.score(&Viewer::Umpire).unwrap(),
+        folded.score(&Viewer::Umpire).unwrap()
+    );
+    assert_eq!(after.summary(), folded.summary());
 }
 
 fn check(state: &dyn DynMatch, actor: &Actor<String>, action: &Value) {
@@ -104,6 +140,7 @@ fn check(state: &dyn DynMatch, actor: &Actor<String>, action: &Value) {
             for event in &events {
                 after.apply_json(event).expect("accepted events fold");
             }
+            assert_decided_as_folded(state, actor, action, &events, after.as_ref());
         }
         Err(GameError::Violation(violation)) => {
             assert!(
@@ -144,5 +181,16 @@ proptest! {
                 check(state.as_ref(), actor, &mutate(legal, replacement.clone(), pick));
             }
         }
+    }
+
+    /// Whole random games: every accepted action's `decide_and_apply` ends
+    /// where folding its stored events does (checked inside `position`).
+    #[test]
+    fn deciding_and_applying_ends_where_folding_does(
+        game in prop::sample::select(GAMES.to_vec()),
+        seed in 0u64..10_000,
+    ) {
+        let state = position(game, seed, 400);
+        prop_assert!(state.version() > 0);
     }
 }
