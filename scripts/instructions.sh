@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Instructions the service executes per accepted action, counted by
+# valgrind's callgrind: repeatable to ~0.2 % whatever else the machine is
+# doing, unlike wall-clock load figures (±15 % between identical runs here).
+# Use it to compare two builds of the action path:
+#
+#   scripts/instructions.sh                      # the current release build
+#   UMPIRE_BIN=/tmp/umpire-before scripts/instructions.sh
+#
+# It starts the service under callgrind (its PostgreSQL runs natively),
+# plans games with scripts/load/driver.py, replays 200 submissions to warm
+# the caches, zeroes the counters, replays ACTIONS more (one client, in
+# order) and reads the totals. Prints instructions per action in all and
+# without SHA-256's compression function: under valgrind sha2 runs its
+# portable code, natively it uses the CPU's SHA extensions, so that part
+# is mostly an artefact of the measurement.
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+
+ACTIONS="${ACTIONS:-1000}"
+WARM_UP=200
+ensure_apt valgrind valgrind
+binary="$(umpire_binary release)"
+make_work_dir
+trap cleanup_work_dir EXIT
+out="$WORK_DIR/callgrind.out"
+wrapper="$WORK_DIR/umpire-under-callgrind"
+printf '#!/bin/sh\nexec valgrind --tool=callgrind --callgrind-out-file=%s.%%p %s "$@"\n' \
+    "$out" "$binary" >"$wrapper"
+chmod +x "$wrapper"
+log "starting $binary under callgrind (slow)"
+start_server "$wrapper" "$WORK_DIR/data"
+here="$REPO_ROOT/scripts/load"
+python3 "$here/driver.py" plan "$BASE_URL" "$WORK_DIR/plan-" --threads 1 \
+    --actions-per-thread $((WARM_UP + ACTIONS))
+python3 "$here/replay.py" "$BASE_URL" "$WORK_DIR/plan-0.tsv" 0 "$WARM_UP"
+callgrind_control -z "$SERVER_PID" >/dev/null 2>&1
+log "replaying $ACTIONS submissions"
+python3 "$here/replay.py" "$BASE_URL" "$WORK_DIR/plan-0.tsv" "$WARM_UP" "$ACTIONS"
+callgrind_control -d "$SERVER_PID" >/dev/null 2>&1
+dump="$out.$SERVER_PID.1"
+for _ in $(seq 50); do [[ -s "$dump" ]] && break; sleep 0.2; done
+totals="$(callgrind_annotate --inclusive=yes "$dump" 2>/dev/null)"
+all="$(awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }' <<<"$totals")"
+sha="$(awk '/sha2::sha256::compress256/ { gsub(",", "", $1); print $1; exit }' <<<"$totals")"
+awk -v all="$all" -v sha="${sha:-0}" -v n="$ACTIONS" -v bin="$binary" 'BEGIN {
+    printf "instructions per action: %.0f in all, %.0f without SHA-256 compression (%s, %d actions)\n",
+        all / n, (all - sha) / n, bin, n }'
