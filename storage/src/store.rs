@@ -277,7 +277,7 @@ impl EventStore {
             game.game_id,
             0,
             GENESIS_HASH,
-            &game.setup_events,
+            game.setup_events,
         )
         .await?;
         transaction.commit().await?;
@@ -589,9 +589,9 @@ async fn insert_events(
     game_id: Uuid,
     expected_version: u64,
     prev_hash: &str,
-    events: &[NewEvent],
+    events: Vec<NewEvent>,
 ) -> Result<Vec<StoredEvent>, StoreError> {
-    let (recorded_at, stored) = link_events(game_id, expected_version, prev_hash, events.to_vec());
+    let (recorded_at, stored) = link_events(game_id, expected_version, prev_hash, events);
     if stored.is_empty() {
         return Ok(stored);
     }
