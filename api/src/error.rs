@@ -45,6 +45,10 @@ pub enum ApiError {
     /// 409: the game moved on since the version the client expected.
     #[error("the game is at version {actual}, not the expected {expected}")]
     VersionConflict { expected: u64, actual: u64 },
+    /// 409: the game is so busy that the submission lost every race for its
+    /// turn within the deadline; nothing was applied, send it again.
+    #[error("{message}")]
+    Contended { message: String },
     /// 409: what the request would create is already there.
     #[error("{message}")]
     AlreadyExists { code: &'static str, message: String },
@@ -103,6 +107,7 @@ impl ApiError {
                 Some(serde_json::json!({"expected": expected, "actual": actual})),
             ),
             ApiError::PayloadTooLarge { .. } => ("payload_too_large".to_string(), None, None),
+            ApiError::Contended { .. } => ("contended".to_string(), None, None),
             ApiError::Violation(violation) => (
                 violation.code.to_string(),
                 Some(violation.rule.to_string()),
@@ -135,9 +140,9 @@ impl ResponseError for ApiError {
             ApiError::Unauthorized { .. } => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden { .. } => StatusCode::FORBIDDEN,
             ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
-            ApiError::VersionConflict { .. } | ApiError::AlreadyExists { .. } => {
-                StatusCode::CONFLICT
-            }
+            ApiError::VersionConflict { .. }
+            | ApiError::AlreadyExists { .. }
+            | ApiError::Contended { .. } => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Violation(_) | ApiError::Unprocessable { .. } => {
                 StatusCode::UNPROCESSABLE_ENTITY
@@ -158,7 +163,7 @@ impl ResponseError for ApiError {
             ApiError::Unauthorized { .. } => {
                 response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
             }
-            ApiError::Unavailable(_) => {
+            ApiError::Unavailable(_) | ApiError::Contended { .. } => {
                 response.insert_header((header::RETRY_AFTER, "1"));
             }
             _ => {}

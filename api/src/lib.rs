@@ -17,5 +17,6 @@ pub mod routes;
 pub mod schemas;
 pub mod service;
 pub mod startup;
+pub mod turns;
 
 pub use startup::{AppState, Application, ServiceOptions};

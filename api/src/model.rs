@@ -99,9 +99,9 @@ pub struct ActionCheck {
     pub legal: bool,
     /// The version the action was checked against.
     pub at: u64,
-    /// What the action would produce: in full for the umpire; for seats only
-    /// each event's `type`, since consequences can reveal secrets (a second
-    /// bid reveals the first) that a seat may learn only by committing.
+    /// What the action would produce, for the umpire only; empty for a seat,
+    /// since consequences can reveal secrets (a second bid reveals the
+    /// first) that a seat may learn only by committing to the action.
     #[schema(value_type = Vec<AnyEvent>)]
     pub events: Vec<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

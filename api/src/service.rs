@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use lru::LruCache;
 
@@ -11,7 +12,7 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use umpire_domain::chain::GENESIS_HASH;
 use umpire_domain::erased::event_type;
-use umpire_domain::{DynMatch, GameError, Registry};
+use umpire_domain::{Actor, DynMatch, GameError, Registry};
 use umpire_storage::store::AppendOutcome;
 use umpire_storage::{
     EventStore, GameRecord, IdempotentRequest, NewEvent, NewGame, NewToken, Rejection, StoredEvent,
@@ -27,9 +28,11 @@ use crate::model::{
     ActionAccepted, ActionCheck, CreateGameRequest, CreatedGame, EventEnvelope, EventPage,
     GameSummary, ScoreResponse, StateResponse, SubmitActionRequest,
 };
+use crate::turns::Turns;
 
-/// How often a submission without `expected_version` retries a lost race.
-const MAX_APPEND_ATTEMPTS: usize = 8;
+/// How long a submission may wait for its turn at a game and retry races
+/// lost to other instances before it is answered 409 `contended`.
+const SUBMIT_DEADLINE: Duration = Duration::from_secs(2);
 /// Page size of the event log.
 pub const DEFAULT_EVENT_PAGE: u64 = 100;
 pub const MAX_EVENT_PAGE: u64 = 1000;
@@ -50,7 +53,56 @@ pub struct GameService {
     cache: Arc<Mutex<LruCache<Uuid, Arc<Fold>>>>,
     /// Roles granted to tokens, by `(game, token hash)`.
     tokens: Arc<Mutex<LruCache<(Uuid, String), GrantedRole>>>,
+    /// Submissions to one game take turns within this instance.
+    turns: Turns,
     pub metrics: Metrics,
+}
+
+/// An `Idempotency-Key` and what identifies the request sent with it.
+struct Idempotency<'a> {
+    key: &'a str,
+    request_hash: String,
+}
+
+/// A fold to decide on, and whether it may be behind the store.
+enum Stale {
+    /// From the cache: another instance may have appended since.
+    Maybe(Arc<Fold>),
+    /// Just brought up to date.
+    No(Arc<Fold>),
+}
+
+impl Stale {
+    fn fold(&self) -> &Fold {
+        match self {
+            Stale::Maybe(fold) | Stale::No(fold) => fold,
+        }
+    }
+}
+
+/// How one attempt at a submission ended.
+enum Attempt {
+    /// Appended, or the idempotent original answer: `(answer, replayed)`.
+    Done((ActionAccepted, bool)),
+    /// Refused on this fold (reported only once the fold is known fresh).
+    Refused(Refusal),
+    /// Someone appended at this version first.
+    LostRace { expected: u64, actual: u64 },
+}
+
+/// Why a submission is refused.
+enum Refusal {
+    Conflict { expected: u64, actual: u64 },
+    Contended,
+    Rule(GameError),
+}
+
+/// The pause before retrying the `lost`-th lost race: exponential from
+/// 5 ms, capped at 200 ms, with full jitter so instances do not retry in step.
+fn backoff(lost: u32) -> Duration {
+    let ceiling_ms = (5u64 << lost.min(6)).min(200);
+    let jitter = getrandom::u64().unwrap_or(ceiling_ms / 2) % ceiling_ms.max(1);
+    Duration::from_millis(jitter.max(1))
 }
 
 /// What a token grants: the umpire, or a seat (named).
@@ -146,15 +198,24 @@ fn storable(value: &Value) -> Value {
 
 /// What identifies a submission for its idempotency key: the same key with
 /// a different request is refused rather than answered with the old response.
+/// The request is hashed in canonical form, so a retry that a client library
+/// serialised with its keys in another order is still the same request.
 fn request_hash(principal: &Principal, request: &SubmitActionRequest) -> String {
-    hex::encode(Sha256::digest(
-        serde_json::to_vec(&json!({
-            "actor": principal.label(),
-            "action": request.action,
-            "expected_version": request.expected_version,
-        }))
-        .unwrap_or_default(),
-    ))
+    hex::encode(Sha256::digest(umpire_domain::chain::canonical(&json!({
+        "actor": principal.label(),
+        "action": request.action,
+        "expected_version": request.expected_version,
+    }))))
+}
+
+fn contended(game_id: Uuid) -> ApiError {
+    ApiError::Contended {
+        message: format!(
+            "Game {game_id} is receiving many actions at once and this one did not get its \
+             turn within {} ms; nothing was applied, send it again.",
+            SUBMIT_DEADLINE.as_millis()
+        ),
+    }
 }
 
 fn corrupt(game_id: Uuid, error: GameError) -> ApiError {
@@ -183,6 +244,7 @@ impl GameService {
             tokens: Arc::new(Mutex::new(LruCache::new(
                 NonZeroUsize::new(CACHED_TOKENS).expect("non-zero"),
             ))),
+            turns: Turns::default(),
             metrics,
         }
     }
@@ -423,13 +485,17 @@ impl GameService {
 
     /// Decides an action and appends what it produces.
     ///
-    /// The first attempt decides against the cached fold without asking the
-    /// store, and appends at the head that fold ends with: one round trip. A
-    /// fold that is behind (another instance appended) can only make that
-    /// attempt fail — the `(game_id, seq)` key refuses the append, or the
-    /// action looks stale or illegal — and every such failure is retried on a
-    /// fold brought up to date before it is reported, so staleness is never
-    /// visible to the caller.
+    /// Submissions to one game take turns within this instance (see
+    /// [`Turns`]), so they do not race each other to the same version; only
+    /// another instance can append in between. The first attempt decides
+    /// against the cached fold without asking the store, and appends at the
+    /// head that fold ends with: one round trip. A fold that is behind can
+    /// only make an attempt fail — the `(game_id, seq)` key refuses the
+    /// append, or the action looks stale or illegal — and every such failure
+    /// is tried again on a fold brought up to date before it is reported, so
+    /// staleness is never visible to the caller. With an `Idempotency-Key`,
+    /// the key is looked up again before any refusal is reported: a retry
+    /// that lost to its own first attempt gets that attempt's answer.
     pub async fn submit(
         &self,
         game_id: Uuid,
@@ -438,107 +504,180 @@ impl GameService {
         idempotency_key: Option<&str>,
     ) -> Result<(ActionAccepted, bool), ApiError> {
         let actor = principal.actor()?;
-        let idempotency = match idempotency_key {
-            None => None,
-            Some(key) => {
-                let request_hash = request_hash(principal, request);
-                if let Some((stored_hash, response)) =
-                    self.store.idempotent_response(game_id, key).await?
-                {
-                    if stored_hash != request_hash {
-                        return Err(umpire_storage::StoreError::IdempotencyKeyReused.into());
-                    }
-                    return Ok((self.replayed(game_id, principal, &response).await?, true));
-                }
-                Some((key, request_hash))
-            }
-        };
+        let idempotency = idempotency_key.map(|key| Idempotency {
+            key,
+            request_hash: request_hash(principal, request),
+        });
+        let deadline = Instant::now() + SUBMIT_DEADLINE;
+        let _turn = self
+            .turns
+            .take(game_id, deadline)
+            .await
+            .map_err(|_| contended(game_id))?;
+        if let Some(replayed) = self
+            .replay_if_recorded(game_id, principal, idempotency.as_ref())
+            .await?
+        {
+            return Ok((replayed, true));
+        }
         let action = storable(&request.action);
-        let mut fresh = false;
-        for _ in 0..MAX_APPEND_ATTEMPTS {
-            let game = match self.cached(game_id) {
-                Some(cached) if !fresh => cached,
-                _ => {
-                    fresh = true;
-                    self.latest(game_id).await?
-                }
-            };
-            let version = game.state.version();
-            if let Some(expected) = request.expected_version {
-                if expected != version {
-                    if !fresh {
-                        fresh = true;
-                        continue;
-                    }
-                    return Err(ApiError::VersionConflict {
-                        expected,
-                        actual: version,
-                    });
-                }
-            }
-            let decision = match game.state.decide_and_apply(&actor, &request.action) {
-                Ok(decision) => decision,
-                Err(GameError::Violation(_)) if !fresh => {
-                    fresh = true;
+        let mut game = match self.cached(game_id) {
+            Some(cached) => Stale::Maybe(cached),
+            None => Stale::No(self.latest(game_id).await?),
+        };
+        let mut lost_races = 0u32;
+        loop {
+            let outcome = self
+                .attempt(
+                    game_id,
+                    principal,
+                    &actor,
+                    request,
+                    &action,
+                    idempotency.as_ref(),
+                    game.fold(),
+                )
+                .await?;
+            let refusal = match (outcome, &game) {
+                (Attempt::Done(result), _) => return Ok(result),
+                // A refusal decided on a fold that may be behind proves
+                // nothing yet: decide again on the latest one.
+                (Attempt::Refused(_), Stale::Maybe(_)) => {
+                    game = Stale::No(self.latest(game_id).await?);
                     continue;
                 }
-                Err(error) => {
-                    return Err(self
-                        .reject(game_id, principal, &game, action, error)
-                        .await?)
-                }
-            };
-            let new_events: Vec<NewEvent> = decision
-                .events
-                .into_iter()
-                .map(|payload| NewEvent {
-                    event_type: event_type(&payload).to_string(),
-                    payload,
-                    actor: principal.label(),
-                    action: action.clone(),
-                    rules_version: game.record.rules_version,
-                })
-                .collect();
-            let idempotent = idempotency.as_ref().map(|(key, request_hash)| IdempotentRequest {
-                key: key.to_string(),
-                request_hash: request_hash.clone(),
-                response: json!({"first_seq": version + 1, "version": version + new_events.len() as u64}),
-            });
-            match self
-                .store
-                .append_at_head(
-                    game_id,
-                    version,
-                    game.head_hash(),
-                    new_events,
-                    idempotent.as_ref(),
-                )
-                .await
-            {
-                Ok(AppendOutcome::Appended(stored)) => {
-                    self.metrics.appends.inc();
-                    self.metrics.appended_events.inc_by(stored.len() as u64);
-                    let accepted = self.accepted(game_id, principal, &game, stored, decision.after);
-                    return Ok((accepted?, false));
-                }
-                Ok(AppendOutcome::Replayed(response)) => {
-                    return Ok((self.replayed(game_id, principal, &response).await?, true));
-                }
-                Err(umpire_storage::StoreError::Conflict { expected, actual }) => {
+                (Attempt::Refused(refusal), Stale::No(_)) => refusal,
+                (Attempt::LostRace { expected, actual }, _) => {
                     self.metrics.conflicts.inc();
                     if request.expected_version.is_some() {
-                        return Err(ApiError::VersionConflict { expected, actual });
+                        Refusal::Conflict { expected, actual }
+                    } else {
+                        // Another instance appended first: decide again on
+                        // the new state, after a pause that spreads the
+                        // retries of instances racing for one game.
+                        lost_races += 1;
+                        let pause = backoff(lost_races);
+                        if Instant::now() + pause >= deadline {
+                            Refusal::Contended
+                        } else {
+                            tokio::time::sleep(pause).await;
+                            game = Stale::No(self.latest(game_id).await?);
+                            continue;
+                        }
                     }
-                    // Someone else appended first: decide again on the new state.
-                    fresh = true;
-                    continue;
                 }
-                Err(other) => return Err(other.into()),
+            };
+            if let Some(replayed) = self
+                .replay_if_recorded(game_id, principal, idempotency.as_ref())
+                .await?
+            {
+                return Ok((replayed, true));
+            }
+            return Err(match refusal {
+                Refusal::Conflict { expected, actual } => {
+                    ApiError::VersionConflict { expected, actual }
+                }
+                Refusal::Contended => contended(game_id),
+                Refusal::Rule(error) => {
+                    self.reject(game_id, principal, game.fold(), action, error)
+                        .await?
+                }
+            });
+        }
+    }
+
+    /// One try at deciding `request` on `game` and appending the outcome at
+    /// its head.
+    #[allow(clippy::too_many_arguments)]
+    async fn attempt(
+        &self,
+        game_id: Uuid,
+        principal: &Principal,
+        actor: &Actor<String>,
+        request: &SubmitActionRequest,
+        action: &Value,
+        idempotency: Option<&Idempotency<'_>>,
+        game: &Fold,
+    ) -> Result<Attempt, ApiError> {
+        let version = game.state.version();
+        if let Some(expected) = request.expected_version {
+            if expected != version {
+                return Ok(Attempt::Refused(Refusal::Conflict {
+                    expected,
+                    actual: version,
+                }));
             }
         }
-        Err(ApiError::Unavailable(format!(
-            "game {game_id} is too contended: {MAX_APPEND_ATTEMPTS} attempts lost the race"
-        )))
+        let decision = match game.state.decide_and_apply(actor, &request.action) {
+            Ok(decision) => decision,
+            Err(error) => return Ok(Attempt::Refused(Refusal::Rule(error))),
+        };
+        let new_events: Vec<NewEvent> = decision
+            .events
+            .into_iter()
+            .map(|payload| NewEvent {
+                event_type: event_type(&payload).to_string(),
+                payload,
+                actor: principal.label(),
+                action: action.clone(),
+                rules_version: game.record.rules_version,
+            })
+            .collect();
+        let idempotent = idempotency.map(|idempotency| IdempotentRequest {
+            key: idempotency.key.to_string(),
+            request_hash: idempotency.request_hash.clone(),
+            response: json!({"first_seq": version + 1, "version": version + new_events.len() as u64}),
+        });
+        match self
+            .store
+            .append_at_head(
+                game_id,
+                version,
+                game.head_hash(),
+                new_events,
+                idempotent.as_ref(),
+            )
+            .await
+        {
+            Ok(AppendOutcome::Appended(stored)) => {
+                self.metrics.appends.inc();
+                self.metrics.appended_events.inc_by(stored.len() as u64);
+                let accepted = self.accepted(game_id, principal, game, stored, decision.after)?;
+                Ok(Attempt::Done((accepted, false)))
+            }
+            Ok(AppendOutcome::Replayed(response)) => Ok(Attempt::Done((
+                self.replayed(game_id, principal, &response).await?,
+                true,
+            ))),
+            Err(umpire_storage::StoreError::Conflict { expected, actual }) => {
+                Ok(Attempt::LostRace { expected, actual })
+            }
+            Err(other) => Err(other.into()),
+        }
+    }
+
+    /// The original answer to an idempotent request already applied, if it
+    /// was; a refusal when the key was used for another request.
+    async fn replay_if_recorded(
+        &self,
+        game_id: Uuid,
+        principal: &Principal,
+        idempotency: Option<&Idempotency<'_>>,
+    ) -> Result<Option<ActionAccepted>, ApiError> {
+        let Some(idempotency) = idempotency else {
+            return Ok(None);
+        };
+        let Some((stored_hash, response)) = self
+            .store
+            .idempotent_response(game_id, idempotency.key)
+            .await?
+        else {
+            return Ok(None);
+        };
+        if stored_hash != idempotency.request_hash {
+            return Err(umpire_storage::StoreError::IdempotencyKeyReused.into());
+        }
+        Ok(Some(self.replayed(game_id, principal, &response).await?))
     }
 
     /// Records a refused action for the audit and returns its error.
@@ -634,37 +773,20 @@ impl GameService {
         let actor = principal.actor()?;
         let loaded = self.load(game_id, at).await?;
         let at = loaded.state().version();
-        match loaded.state().decide(&actor, action) {
-            Ok(events) => {
-                // The consequences of an action can reveal secrets (the second
-                // bid reveals the first), which a seat must not learn without
-                // committing to it: seats and spectators get the event types
-                // only, the umpire gets the events in full.
-                let visible = events
-                    .iter()
-                    .map(|event| {
-                        if principal.is_umpire() {
-                            event.clone()
-                        } else {
-                            json!({"type": event_type(event)})
-                        }
-                    })
-                    .collect();
-                Ok(ActionCheck {
-                    legal: true,
-                    at,
-                    events: visible,
-                    violation: None,
-                })
-            }
-            Err(GameError::Violation(violation)) => Ok(ActionCheck {
-                legal: false,
-                at,
-                events: Vec::new(),
-                violation: Some(ApiError::Violation(violation).body()),
-            }),
-            Err(other) => Err(other.into()),
-        }
+        let decision = match loaded.state().decide(&actor, action) {
+            Ok(events) => Ok(events),
+            Err(GameError::Violation(violation)) => Err(violation),
+            Err(other) => return Err(other.into()),
+        };
+        let answer = umpire_domain::dry_run(decision, &actor);
+        Ok(ActionCheck {
+            legal: answer.legal,
+            at,
+            events: answer.events,
+            violation: answer
+                .violation
+                .map(|violation| ApiError::Violation(violation).body()),
+        })
     }
 
     pub async fn legal_actions(

@@ -74,6 +74,16 @@ impl ChainLink<'_> {
     }
 }
 
+/// The RFC 8785 (JCS) encoding of any JSON value: two values that mean the
+/// same (keys in another order, other whitespace) encode to the same bytes.
+pub fn canonical(value: &Value) -> Vec<u8> {
+    if plain(value) {
+        serde_json::to_vec(&Sorted(value)).expect("JSON of a JSON value")
+    } else {
+        serde_jcs::to_vec(value).expect("canonical JSON of a JSON value")
+    }
+}
+
 /// The largest integer every JSON reader holds exactly (2^53).
 const SAFE_INTEGER: u64 = 1 << 53;
 

@@ -6,6 +6,7 @@
 //! draws are recorded as events, so a replay never re-rolls.
 
 pub mod chain;
+pub mod dry_run;
 pub mod erased;
 pub mod game;
 pub mod rng;
@@ -13,6 +14,7 @@ pub mod seat;
 pub mod testing;
 pub mod violation;
 
+pub use dry_run::{dry_run, DryRun};
 pub use erased::{Decision, DynGame, DynMatch, GameError, GameSchemas, Registry, StatusJson};
 pub use game::{Game, ScoreSummary, Status};
 pub use rng::GameRng;

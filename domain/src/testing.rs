@@ -228,6 +228,8 @@ pub fn spread<T: Clone>(items: &[T], limit: usize) -> Vec<T> {
 /// JSON; and each action must meet exactly the same answer (the same
 /// refusal, or none) at every state of `variants` — the same position with
 /// other secrets — since an answer that depends on a secret gives it away.
+/// The same holds for what a dry run of the action tells `actor`
+/// ([`crate::dry_run`]): a dry run may not say more than sending would.
 pub fn assert_refusals_keep_secrets<G: Game>(
     decide: Decide<G>,
     state: &G::State,
@@ -244,11 +246,21 @@ pub fn assert_refusals_keep_secrets<G: Game>(
         if let Some(violation) = &refusal {
             check(violation, &sent, &context);
         }
+        let dry_run = |state: &G::State| {
+            crate::dry_run(decide(state, actor, action), &actor)
+                .map_events(|event| serde_json::to_value(event).expect("event"))
+        };
+        let dry_run_here = dry_run(state);
         for variant in variants {
             assert_eq!(
                 &refusal,
                 &decide(variant, actor, action).err(),
                 "{context}: the answer depends on a secret"
+            );
+            assert_eq!(
+                dry_run_here,
+                dry_run(variant),
+                "{context}: the dry run's answer depends on a secret"
             );
         }
     }

@@ -69,8 +69,11 @@ async fn a_secret_bid_is_seen_only_by_its_seat_and_the_umpire_until_the_reveal()
     assert_eq!(check["legal"], true);
     let bid_shown_to_blue = check.to_string().contains(marker);
     // The dry run of blue's bid would reveal both bids, so blue would learn
-    // red's bid only by actually bidding; a dry run must not show it early.
+    // red's bid only by actually bidding; a dry run must not show it early,
+    // nor even which events it would cause (`round_ended` right after the
+    // reveal would tell blue that red bid nothing).
     assert!(!bid_shown_to_blue, "{check}");
+    assert_eq!(check["events"], json!([]), "{check}");
     // After blue bids, both bids are public.
     app.submit(
         &created.id,

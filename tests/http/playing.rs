@@ -123,7 +123,8 @@ async fn a_dry_run_says_whether_an_action_is_legal_and_stores_nothing() {
         .await
         .unwrap();
     assert_eq!(legal["legal"], true, "{legal}");
-    assert_eq!(legal["events"][0]["type"], "starting_player_chosen");
+    // A seat learns that it may; only the umpire sees what it would cause.
+    assert_eq!(legal["events"], json!([]), "{legal}");
     let blue = created.token("blue").to_string();
     let illegal: Value = app
         .post_json(
@@ -138,13 +139,30 @@ async fn a_dry_run_says_whether_an_action_is_legal_and_stores_nothing() {
     assert_eq!(illegal["legal"], false);
     assert_eq!(illegal["violation"]["code"], "arboretum.not_your_turn");
     assert_eq!(app.stored_version(&created.id).await, 1);
-    // At a past version too.
+    // Once bidding has begun, the umpire may time a seat out, and sees
+    // what that would cause.
     app.submit(
         &created.id,
         Some(&red),
         json!({"type": "choose_start", "seat": "red"}),
     )
     .await;
+    let as_umpire: Value = app
+        .post_json(
+            &path,
+            Some(&created.umpire_token),
+            &json!({"action": {"type": "timeout", "seat": "red"}}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(as_umpire["legal"], true, "{as_umpire}");
+    assert!(
+        !as_umpire["events"].as_array().unwrap().is_empty(),
+        "{as_umpire}"
+    );
+    // At a past version too.
     let past: Value = app
         .post_json(
             &format!("{path}?at=1"),
