@@ -41,6 +41,9 @@ fn any_of(
     for game in all_games() {
         builder = builder.item(Ref::from_schema_name(pick(&game).clone()));
     }
+    if let Examples::Events = examples {
+        builder = builder.item(Ref::from_schema_name(HIDDEN_EVENT));
+    }
     builder = match examples {
         Examples::None => builder,
         Examples::Actions => builder.examples(
@@ -101,7 +104,35 @@ fn event_examples() -> Vec<Value> {
     examples
 }
 
+/// The name of the placeholder schema for an event the viewer may not see.
+const HIDDEN_EVENT: &str = "HiddenEvent";
+
+/// `{"type": "hidden"}`: what stands in the sequence for an event the viewer
+/// may not see, so that every viewer's sequence has no gaps.
+fn hidden_event() -> RefOr<Schema> {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    RefOr::T(Schema::Object(
+        ObjectBuilder::new()
+            .title(Some(HIDDEN_EVENT))
+            .description(Some(
+                "An event the viewer may not see, in its place in the sequence: that it \
+                 happened and when are public, nothing else.",
+            ))
+            .property(
+                "type",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .enum_values(Some([umpire_domain::erased::HIDDEN_EVENT_TYPE])),
+            )
+            .required("type")
+            .build(),
+    ))
+}
+
 fn collect_components(out: &mut Vec<(String, RefOr<Schema>)>) {
+    if !out.iter().any(|(existing, _)| existing == HIDDEN_EVENT) {
+        out.push((HIDDEN_EVENT.to_string(), hidden_event()));
+    }
     for game in all_games() {
         for (name, schema) in game.components {
             if !out.iter().any(|(existing, _)| *existing == name) {

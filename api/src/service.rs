@@ -444,18 +444,37 @@ impl GameService {
     }
 
     /// An event as `principal` may see it, judged against the latest state.
+    /// An event it may not see is a placeholder in its place (`{"type":
+    /// "hidden"}`), so that every viewer's sequence is gap-free: its number
+    /// and time, and that the system (setup) recorded it, are public; who
+    /// acted is not, since a secret move can be a seat's own.
     fn envelope(
         &self,
         now: &dyn DynMatch,
         event: &StoredEvent,
         principal: &Principal,
-    ) -> Result<Option<EventEnvelope>, ApiError> {
-        let Some(payload) = now.redact_event(&event.payload, &principal.viewer())? else {
-            return Ok(None);
-        };
+    ) -> Result<EventEnvelope, ApiError> {
         let umpire = principal.is_umpire();
+        let Some(payload) = now.redact_event(&event.payload, &principal.viewer())? else {
+            let payload = umpire_domain::erased::hidden_event();
+            return Ok(EventEnvelope {
+                seq: event.seq,
+                event_type: event_type(&payload).to_string(),
+                actor: if event.actor == "system" {
+                    event.actor.clone()
+                } else {
+                    umpire_domain::erased::HIDDEN_EVENT_TYPE.to_string()
+                },
+                recorded_at: event.recorded_at.clone(),
+                rules_version: event.rules_version,
+                payload,
+                action: None,
+                prev_hash: None,
+                hash: None,
+            });
+        };
         let own_action = umpire || event.actor == principal.label();
-        Ok(Some(EventEnvelope {
+        Ok(EventEnvelope {
             seq: event.seq,
             event_type: event_type(&payload).to_string(),
             actor: event.actor.clone(),
@@ -465,7 +484,7 @@ impl GameService {
             action: (own_action && !event.action.is_null()).then(|| event.action.clone()),
             prev_hash: umpire.then(|| event.prev_hash.clone()),
             hash: umpire.then(|| event.hash.clone()),
-        }))
+        })
     }
 
     fn envelopes<'a>(
@@ -474,13 +493,10 @@ impl GameService {
         events: impl IntoIterator<Item = &'a StoredEvent>,
         principal: &Principal,
     ) -> Result<Vec<EventEnvelope>, ApiError> {
-        let mut out = Vec::new();
-        for event in events {
-            if let Some(envelope) = self.envelope(now, event, principal)? {
-                out.push(envelope);
-            }
-        }
-        Ok(out)
+        events
+            .into_iter()
+            .map(|event| self.envelope(now, event, principal))
+            .collect()
     }
 
     /// Decides an action and appends what it produces.

@@ -151,6 +151,17 @@ pub struct Decision {
     pub after: Box<dyn DynMatch>,
 }
 
+/// The `type` of the placeholder that stands for an event the viewer may not
+/// see (`{"type": "hidden"}`): every viewer's sequence is then gap-free, and
+/// a hidden event tells no more than that something happened. No game may
+/// name an event type so.
+pub const HIDDEN_EVENT_TYPE: &str = "hidden";
+
+/// The placeholder payload for an event the viewer may not see.
+pub fn hidden_event() -> Value {
+    serde_json::json!({ "type": HIDDEN_EVENT_TYPE })
+}
+
 /// The event's `type` tag, used as the stored event type.
 pub fn event_type(event: &Value) -> &str {
     event
