@@ -134,12 +134,21 @@ pub enum Command {
 fn init_tracing() {
     use tracing_subscriber::{fmt, EnvFilter};
     let filter = EnvFilter::try_from_env("UMPIRE_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    let writer = crate::log_lines::EscapedLines(std::io::stdout);
     if std::env::var("UMPIRE_LOG_FORMAT").as_deref() == Ok("json") {
-        fmt().with_env_filter(filter).json().init();
+        fmt()
+            .with_env_filter(filter)
+            .json()
+            .with_writer(writer)
+            .init();
     } else {
-        // Colours only on a terminal: a log file gets plain text.
-        let ansi = std::io::IsTerminal::is_terminal(&std::io::stdout());
-        fmt().with_env_filter(filter).with_ansi(ansi).init();
+        // No colours: every control character in a record is escaped, so
+        // that nothing a client sent can forge a line or drive a terminal.
+        fmt()
+            .with_env_filter(filter)
+            .with_ansi(false)
+            .with_writer(writer)
+            .init();
     }
 }
 

@@ -52,6 +52,12 @@ pub enum ApiError {
     /// 409: what the request would create is already there.
     #[error("{message}")]
     AlreadyExists { code: &'static str, message: String },
+    /// 408: the request body stalled (see `body_deadline.rs`).
+    #[error("The request body did not arrive in time: no more than {idle_seconds} s may pass between its parts, and {total_seconds} s in all.")]
+    BodyTimeout {
+        idle_seconds: u64,
+        total_seconds: u64,
+    },
     /// 413
     #[error("{message}")]
     PayloadTooLarge { message: String },
@@ -83,6 +89,13 @@ impl ApiError {
         }
     }
 
+    pub fn body_timeout() -> Self {
+        ApiError::BodyTimeout {
+            idle_seconds: crate::body_deadline::BODY_IDLE.as_secs(),
+            total_seconds: crate::body_deadline::BODY_TOTAL.as_secs(),
+        }
+    }
+
     pub fn unprocessable(code: &'static str, message: impl Into<String>) -> Self {
         ApiError::Unprocessable {
             code,
@@ -108,6 +121,7 @@ impl ApiError {
             ),
             ApiError::PayloadTooLarge { .. } => ("payload_too_large".to_string(), None, None),
             ApiError::Contended { .. } => ("contended".to_string(), None, None),
+            ApiError::BodyTimeout { .. } => ("body_timeout".to_string(), None, None),
             ApiError::Violation(violation) => (
                 violation.code.to_string(),
                 Some(violation.rule.to_string()),
@@ -144,6 +158,7 @@ impl ResponseError for ApiError {
             | ApiError::AlreadyExists { .. }
             | ApiError::Contended { .. } => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::BodyTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
             ApiError::Violation(_) | ApiError::Unprocessable { .. } => {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
@@ -165,6 +180,10 @@ impl ResponseError for ApiError {
             }
             ApiError::Unavailable(_) | ApiError::Contended { .. } => {
                 response.insert_header((header::RETRY_AFTER, "1"));
+            }
+            // The rest of the body may still trickle in: do not wait for it.
+            ApiError::BodyTimeout { .. } => {
+                response.force_close();
             }
             _ => {}
         }
@@ -230,6 +249,9 @@ pub fn json_error(
         JsonPayloadError::Overflow { limit } => ApiError::PayloadTooLarge {
             message: format!("The body is larger than the limit of {limit} bytes."),
         },
+        JsonPayloadError::Payload(payload) if crate::body_deadline::timed_out(payload) => {
+            ApiError::body_timeout()
+        }
         JsonPayloadError::ContentType => ApiError::bad_request(
             "unsupported_content_type",
             "The body must be JSON with Content-Type: application/json.",

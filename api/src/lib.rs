@@ -5,10 +5,12 @@
 //! to statuses in one place, [`error::ApiError`].
 
 pub mod auth;
+pub mod body_deadline;
 pub mod cli;
 pub mod commands;
 pub mod database;
 pub mod error;
+pub mod log_lines;
 pub mod metrics;
 pub mod model;
 pub mod openapi;

@@ -3,12 +3,13 @@
 use std::net::TcpListener;
 use std::sync::Arc;
 
-use actix_web::dev::Server;
+use actix_web::dev::{Server, Service};
 use actix_web::{web, App, HttpResponse, HttpServer};
 use tracing_actix_web::TracingLogger;
 use utoipa_actix_web::{scope, AppExt};
 use utoipa_swagger_ui::SwaggerUi;
 
+use crate::body_deadline;
 use crate::error::{json_error, path_error, query_error, ApiError};
 use crate::openapi;
 use crate::request_span::RequestSpan;
@@ -84,8 +85,12 @@ impl Application {
                 .app_data(web::QueryConfig::default().error_handler(query_error))
                 .app_data(web::PathConfig::default().error_handler(path_error))
                 .map(|app| {
-                    app.wrap(TracingLogger::<RequestSpan>::new())
-                        .wrap(prometheus.clone())
+                    app.wrap_fn(|mut request, service| {
+                        body_deadline::limit_body(&mut request);
+                        service.call(request)
+                    })
+                    .wrap(TracingLogger::<RequestSpan>::new())
+                    .wrap(prometheus.clone())
                 })
                 .service(scope::scope("/v1").configure(openapi::v1_routes))
                 .service(health::healthz)

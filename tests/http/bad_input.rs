@@ -430,3 +430,35 @@ async fn an_action_with_nul_characters_is_refused_and_recorded_not_a_500() {
     assert!(!rejections[0].action.to_string().contains("\\u0000"));
     assert_eq!(app.stored_version(&created.id).await, 1);
 }
+
+#[tokio::test]
+async fn a_body_that_stops_arriving_is_answered_408_and_the_connection_closed() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = TestApp::spawn().await;
+    let created = game(&app).await;
+    let address = app.address.trim_start_matches("http://").to_string();
+    let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+    let head = format!(
+        "POST /v1/games/{}/actions HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: application/json\r\nContent-Length: 100\r\n\r\n",
+        created.id,
+        created.token("red")
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(br#"{"action": {"type": "#).await.unwrap();
+    let started = std::time::Instant::now();
+    let mut answer = Vec::new();
+    // Well past the body's idle limit, well short of forever.
+    tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        stream.read_to_end(&mut answer),
+    )
+    .await
+    .expect("the server answers and closes instead of waiting forever")
+    .unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("\"code\":\"body_timeout\""), "{answer}");
+    assert!(started.elapsed() >= umpire_api::body_deadline::BODY_IDLE);
+    assert_eq!(app.stored_version(&created.id).await, 1);
+}
