@@ -21,7 +21,9 @@ pub struct CreateGameRequest {
     #[schema(value_type = Option<AnyOptions>)]
     pub options: Value,
     /// RNG seed for the deals (umpire-only information); random if absent.
+    /// At most 2^63 − 1, so that every client's 64-bit integer holds it.
     #[serde(default)]
+    #[schema(maximum = 9223372036854775807_i64)]
     pub seed: Option<u64>,
 }
 

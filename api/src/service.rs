@@ -340,8 +340,16 @@ impl GameService {
         let options = game.validate_options(&request.options)?;
         let seats = game.seats(&options)?;
         let seed = match request.seed {
+            // The spec promises an int64: a larger seed is refused rather
+            // than accepted from some clients and unrepresentable in others.
+            Some(seed) if seed > i64::MAX as u64 => {
+                return Err(ApiError::bad_request(
+                    "invalid_seed",
+                    format!("The seed {seed} is larger than the largest allowed, 2^63 - 1."),
+                ))
+            }
             Some(seed) => seed,
-            None => new_seed()?,
+            None => new_seed()? & i64::MAX as u64,
         };
         let setup = game.setup(&options, seed)?;
         let game_id = Uuid::new_v4();

@@ -4,7 +4,8 @@ use std::net::TcpListener;
 use std::sync::Arc;
 
 use actix_web::dev::{Server, Service};
-use actix_web::{web, App, HttpResponse, HttpServer};
+use actix_web::http::header;
+use actix_web::{middleware, web, App, HttpResponse, HttpServer};
 use tracing_actix_web::TracingLogger;
 use utoipa_actix_web::{scope, AppExt};
 use utoipa_swagger_ui::SwaggerUi;
@@ -92,7 +93,16 @@ impl Application {
                     .wrap(TracingLogger::<RequestSpan>::new())
                     .wrap(prometheus.clone())
                 })
-                .service(scope::scope("/v1").configure(openapi::v1_routes))
+                // Answers carry tokens, per-seat secrets and states that
+                // change: no cache, shared or private, may keep them.
+                .service(
+                    scope::scope("/v1")
+                        .wrap(
+                            middleware::DefaultHeaders::new()
+                                .add((header::CACHE_CONTROL, "no-store")),
+                        )
+                        .configure(openapi::v1_routes),
+                )
                 .service(health::healthz)
                 .service(health::readyz)
                 .split_for_parts();

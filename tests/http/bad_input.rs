@@ -462,3 +462,65 @@ async fn a_body_that_stops_arriving_is_answered_408_and_the_connection_closed() 
     assert!(started.elapsed() >= umpire_api::body_deadline::BODY_IDLE);
     assert_eq!(app.stored_version(&created.id).await, 1);
 }
+
+#[tokio::test]
+async fn a_seed_beyond_the_documented_int64_is_refused() {
+    let app = TestApp::spawn().await;
+    let response = app
+        .post_json(
+            "/v1/games",
+            None,
+            &json!({"game": "arboretum", "seed": 9_223_372_036_854_775_808u64}),
+        )
+        .await;
+    assert_error(response, StatusCode::BAD_REQUEST, "invalid_seed").await;
+    let largest = app
+        .post_json(
+            "/v1/games",
+            None,
+            &json!({"game": "arboretum", "seed": 9_223_372_036_854_775_807u64}),
+        )
+        .await;
+    assert_eq!(largest.status(), StatusCode::CREATED);
+}
+
+#[tokio::test]
+async fn the_summary_checks_a_token_like_every_other_read() {
+    let app = TestApp::spawn().await;
+    let created = game(&app).await;
+    let path = format!("/v1/games/{}", created.id);
+    assert_error(
+        app.get(&path, Some("not-a-token")).await,
+        StatusCode::UNAUTHORIZED,
+        "invalid_token",
+    )
+    .await;
+    assert_eq!(app.get(&path, None).await.status(), StatusCode::OK);
+    assert_eq!(
+        app.get(&path, Some(created.token("red"))).await.status(),
+        StatusCode::OK
+    );
+}
+
+#[tokio::test]
+async fn answers_carrying_tokens_or_secrets_are_never_cached() {
+    let app = TestApp::spawn().await;
+    let created = app
+        .post_json("/v1/games", None, &json!({"game": "arboretum", "seed": 1}))
+        .await;
+    assert_eq!(created.headers().get("cache-control").unwrap(), "no-store");
+    let created: serde_json::Value = created.json().await.unwrap();
+    let red = created["seat_tokens"]["red"].as_str().unwrap();
+    let id = created["id"].as_str().unwrap();
+    for path in ["state", "events", "legal-actions", "score"] {
+        let response = app.get(&format!("/v1/games/{id}/{path}"), Some(red)).await;
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
+        assert_eq!(
+            response.headers().get("cache-control").unwrap(),
+            "no-store",
+            "{path}"
+        );
+    }
+    let refused = app.get(&format!("/v1/games/{id}/state"), Some("x")).await;
+    assert_eq!(refused.headers().get("cache-control").unwrap(), "no-store");
+}

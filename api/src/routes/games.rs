@@ -50,8 +50,10 @@ pub async fn create_game(
     operation_id = "get_game",
     tag = "games",
     params(("id" = Uuid, Path, description = "Game id")),
+    security((), ("bearer" = [])),
     responses(
         (status = 200, description = "The game", body = GameSummary),
+        (status = 401, description = "A token that is not valid for this game", body = ErrorBody),
         (status = 404, description = "No such game", body = ErrorBody),
         (status = 503, description = "Database unavailable", body = ErrorBody),
     )
@@ -59,9 +61,14 @@ pub async fn create_game(
 #[get("/games/{id}")]
 pub async fn get_game(
     state: web::Data<AppState>,
+    request: HttpRequest,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(state.service.summary(id.into_inner()).await?))
+    let game_id = id.into_inner();
+    // The summary is public, but a token sent with it is checked as every
+    // other read checks it: a client with a wrong token learns so here too.
+    caller(&state, game_id, &request).await?;
+    Ok(HttpResponse::Ok().json(state.service.summary(game_id).await?))
 }
 
 /// Who calls about one game. An unknown game is a 404 before any token is
