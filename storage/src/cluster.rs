@@ -57,7 +57,8 @@ pub enum ClusterError {
     },
     #[error(
         "the cluster asks for passwords but the password file {0} is missing or unreadable: \
-         restore it, or set the roles' passwords again and write it (see README, \"The private cluster\")"
+         restore it from a backup of the data directory (see README: the private cluster \
+         belongs to the service alone)"
     )]
     PasswordsLost(PathBuf),
     #[error("no randomness for the cluster's passwords: {0}")]
