@@ -82,12 +82,15 @@ if [ "$DB" = "1" ]; then
     SERVE=$!
     trap 'kill $SERVE 2>/dev/null; wait $SERVE 2>/dev/null || true' EXIT
     for _ in $(seq 1 120); do grep -q "listening on" "$PORT_LOG" && break; sleep 0.5; done
+    # psql logs in as the cluster's owner with the password from its
+    # pgpass file; `umpire import` and `score --db` reuse the running
+    # cluster through --data-dir.
     URL="host=$DATA/socket port=5432 user=umpire dbname=umpire"
-    export DATABASE_URL=$URL
+    export PGPASSFILE=$DATA/pgpass
     STORED=$(psql "$URL" -Atc "SELECT count(*) FROM games")
     if [ "$STORED" -lt "$GAMES" ]; then
         echo "importing $GAMES games (each validated by replay)" >&2
-        read -r import_s _ < <(measure "$BIN" import "$FILE")
+        read -r import_s _ < <(measure "$BIN" import --data-dir "$DATA" "$FILE")
         echo "import: ${import_s}s" >&2
         psql "$URL" -qc "VACUUM ANALYZE" >/dev/null
     fi
@@ -96,7 +99,7 @@ if [ "$DB" = "1" ]; then
     DB_MB=$(awk -v b="$DB_BYTES" 'BEGIN { printf "%.1f", b / 1e6 }')
     psql "$URL" -c "$COPY" >/dev/null # warm shared buffers
     read -r copy_s _ < <(measure psql "$URL" -c "$COPY")
-    read -r db_s db_rss < <(measure "$BIN" score --db --format csv --out /dev/null)
+    read -r db_s db_rss < <(measure "$BIN" score --db --data-dir "$DATA" --format csv --out /dev/null)
     echo
     echo "| from the database ($GAMES games, $DB_MB MB as COPY text) | seconds | games/s | MB/s | peak RSS |"
     echo "| --- | ---: | ---: | ---: | ---: |"

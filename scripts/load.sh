@@ -35,6 +35,8 @@ make_work_dir
 trap cleanup_work_dir EXIT
 start_server "$binary" "$WORK_DIR/data"
 socket_dir="$WORK_DIR/data/socket"
+# psql and pgbench log in as the cluster's owner with its password.
+export PGPASSFILE="$WORK_DIR/data/pgpass"
 here="$REPO_ROOT/scripts/load"
 
 : >"$RESULTS"
@@ -109,7 +111,7 @@ log "building the stack-ceiling baseline"
 (cd "$REPO_ROOT" && cargo build --release -p umpire-api --example stack_ceiling >&2)
 ceiling_port="$(free_port)"
 "${CARGO_TARGET_DIR:-$REPO_ROOT/target}/release/examples/stack_ceiling" \
-    "host=$socket_dir user=umpire dbname=pgbench_events" "127.0.0.1:$ceiling_port" \
+    "$(cluster_url umpire pgbench_events "$WORK_DIR/data")" "127.0.0.1:$ceiling_port" \
     >>"$WORK_DIR/stack-ceiling.log" 2>&1 &
 ceiling_pid=$!
 trap 'kill "$ceiling_pid" 2>/dev/null || true; cleanup_work_dir' EXIT

@@ -193,15 +193,7 @@ async fn run(command: Command) -> Result<(), String> {
                 writers: append_writers,
                 ..GroupCommitLimits::default()
             };
-            let outcome = serve(
-                &database.url,
-                &bind,
-                pool_size,
-                limits,
-                workers,
-                admin_token,
-            )
-            .await;
+            let outcome = serve(&database, &bind, pool_size, limits, workers, admin_token).await;
             if let Some(cluster) = database.cluster.as_ref().filter(|c| c.started_here) {
                 tracing::info!("stopping the private PostgreSQL cluster");
                 if let Err(error) = tokio::task::block_in_place(|| cluster.stop()) {
@@ -212,7 +204,7 @@ async fn run(command: Command) -> Result<(), String> {
         }
         Command::Migrate { data_dir } => {
             let database = database::open(&data_dir).await?;
-            umpire_storage::migrate(&database.url)
+            umpire_storage::migrate(&database.owner_url)
                 .await
                 .map_err(|e| e.to_string())?;
             tracing::info!("migrations applied");
@@ -250,14 +242,15 @@ async fn run(command: Command) -> Result<(), String> {
             data_dir,
         } => {
             let database = database::open(&data_dir).await?;
-            let outcome = commands::export(&database.url, &game_ids, all, out.as_deref()).await;
+            let outcome =
+                commands::export(&database.service_url, &game_ids, all, out.as_deref()).await;
             stop_private_cluster(Some(&database));
             outcome
         }
         Command::Import { inputs, data_dir } => {
             let database = database::open(&data_dir).await?;
-            let outcome = match umpire_storage::migrate(&database.url).await {
-                Ok(()) => commands::import(&database.url, &inputs).await,
+            let outcome = match umpire_storage::migrate(&database.owner_url).await {
+                Ok(()) => commands::import(&database.service_url, &inputs).await,
                 Err(error) => Err(error.to_string()),
             };
             stop_private_cluster(Some(&database));
@@ -292,7 +285,7 @@ async fn run(command: Command) -> Result<(), String> {
             };
             let outcome = commands::score(commands::ScoreCommand {
                 inputs,
-                database: database.as_ref().map(|d| d.url.clone()),
+                database: database.as_ref().map(|d| d.service_url.clone()),
                 format,
                 finished_only,
                 threads,
@@ -315,7 +308,7 @@ async fn archive_source(
         (Some(game_id), None) => {
             let database = database::open(data_dir).await?;
             let source = commands::ArchiveSource::Database {
-                url: database.url.clone(),
+                url: database.service_url.clone(),
                 game_id,
             };
             Ok((source, Some(database)))
@@ -337,7 +330,7 @@ fn stop_private_cluster(database: Option<&database::Database>) {
 }
 
 async fn serve(
-    url: &str,
+    database: &database::Database,
     bind: &str,
     pool_size: usize,
     group_commit: GroupCommitLimits,
@@ -348,10 +341,11 @@ async fn serve(
         tracing::warn!("no admin token configured: anyone can create and import games (set UMPIRE_ADMIN_TOKEN to restrict)");
     }
     let options = crate::startup::ServiceOptions { admin_token };
-    umpire_storage::migrate(url)
+    umpire_storage::migrate(&database.owner_url)
         .await
         .map_err(|e| format!("migrations failed: {e}"))?;
-    let pool = umpire_storage::connect(url, pool_size).map_err(|e| e.to_string())?;
+    let pool =
+        umpire_storage::connect(&database.service_url, pool_size).map_err(|e| e.to_string())?;
     let application = Application::build_with(
         EventStore::with_group_commit(pool, group_commit),
         bind,

@@ -116,6 +116,19 @@ stop_server() {
     SERVER_PID=
 }
 
+# cluster_url ROLE DATABASE DATA_DIR: a libpq connection string to the
+# private cluster under DATA_DIR as ROLE (`umpire`, the owner, for admin work;
+# `umpire_app`, the service's role), with the password from DATA_DIR/pgpass.
+# For psql and pgbench prefer `export PGPASSFILE=DATA_DIR/pgpass`: a password
+# in a command's arguments is visible to every local account in `ps`.
+cluster_url() {
+    local role="$1" database="$2" data_dir="$3" password
+    password="$(awk -F: -v role="$role" '$4 == role { print $5 }' "$data_dir/pgpass")"
+    [[ -n "$password" ]] || die "no password for $role in $data_dir/pgpass"
+    printf 'host=%s port=5432 user=%s password=%s dbname=%s\n' \
+        "$data_dir/socket" "$role" "$password" "$database"
+}
+
 # pg_as_postgres ARGS...: runs a PostgreSQL binary as the postgres system
 # user when we are root (PostgreSQL refuses to run as root).
 pg_as_postgres() {

@@ -6,10 +6,25 @@
 //! (`listen_addresses = ''`), so it never fights another server for a TCP
 //! port. initdb and postgres refuse to run as root; when we are root they run
 //! as the `postgres` system user through `runuser`.
+//!
+//! The cluster belongs to the service alone. The data and socket
+//! directories are mode 0700, owned by the user PostgreSQL runs as, so no
+//! other local account can reach the socket; and `pg_hba.conf` asks every
+//! connection for a password (scram-sha-256). There are two roles, each with
+//! a random password kept in [`PASSWORD_FILE`] (pgpass format, mode 0600):
+//! the owner [`OWNER_ROLE`], the cluster's superuser, which only creates
+//! databases and runs migrations; and [`SERVICE_ROLE`], which the service's
+//! pool logs in as and which may only read and insert (migrations/V1).
+//!
+//! A data directory made by an older version (trust for every local
+//! connection) is secured in place at start: the passwords are set while
+//! trust still lets us in, then the new `pg_hba.conf` is loaded.
 
-use std::os::unix::fs::MetadataExt;
+use std::io::Write;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// How much the cluster may trade durability for speed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +55,32 @@ pub enum ClusterError {
         #[source]
         source: std::io::Error,
     },
+    #[error(
+        "the cluster asks for passwords but the password file {0} is missing or unreadable: \
+         restore it from a backup of the data directory (see README: the private cluster \
+         belongs to the service alone)"
+    )]
+    PasswordsLost(PathBuf),
+    #[error("no randomness for the cluster's passwords: {0}")]
+    NoRandomness(String),
+    #[error("PostgreSQL still accepted a connection without a password {0:?} after the new pg_hba.conf was loaded")]
+    StillTrusting(Duration),
+}
+
+/// A password that never shows in `Debug` output or logs.
+#[derive(Clone, PartialEq, Eq)]
+struct Secret(String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Passwords {
+    owner: Secret,
+    service: Secret,
 }
 
 /// A running private cluster. Dropping it does not stop it: call [`stop`].
@@ -48,16 +89,35 @@ pub enum ClusterError {
 #[derive(Debug)]
 pub struct PrivateCluster {
     bin_dir: PathBuf,
+    data_dir: PathBuf,
     pgdata: PathBuf,
     socket_dir: PathBuf,
-    run_as_postgres: bool,
+    /// The `postgres` user's uid and gid when we are root (PostgreSQL then
+    /// runs as it); `None` when PostgreSQL runs as ourselves.
+    postgres_user: Option<(u32, u32)>,
+    passwords: Passwords,
     /// True when this process started the server (and so should stop it).
     pub started_here: bool,
 }
 
-/// The superuser the cluster is initialised with.
-pub const CLUSTER_USER: &str = "umpire";
+/// The cluster's superuser: creates databases and runs migrations, nothing else.
+pub const OWNER_ROLE: &str = "umpire";
+/// The role the service's connections log in as: not a superuser, and
+/// granted only SELECT and INSERT (migrations/V1).
+pub const SERVICE_ROLE: &str = "umpire_app";
+/// The roles' passwords, under the data directory, in libpq's pgpass format
+/// so that `PGPASSFILE=DATA_DIR/pgpass psql -h DATA_DIR/socket -U umpire`
+/// works for an operator. Mode 0600, owned by whoever runs the service.
+pub const PASSWORD_FILE: &str = "pgpass";
 const PORT: u16 = 5432;
+
+/// Every local connection must prove its role's password; there are no TCP
+/// connections (`listen_addresses = ''`), so there are no `host` lines.
+const SECURE_HBA: &str = "\
+# Written by umpire: the cluster belongs to the service alone. Every
+# connection needs its role's password (DATA_DIR/pgpass); see README.
+local all all scram-sha-256
+";
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> ClusterError + '_ {
     move |source| ClusterError::Io {
@@ -92,6 +152,26 @@ pub fn find_binaries() -> Result<PathBuf, ClusterError> {
         .ok_or(ClusterError::BinariesNotFound)
 }
 
+/// `psql`: beside `pg_ctl`, beside the file `pg_ctl` links to (a PATH
+/// directory may hold only links to the server binaries), or on PATH.
+pub fn find_psql() -> Result<PathBuf, ClusterError> {
+    let bin_dir = find_binaries()?;
+    let beside_target = bin_dir
+        .join("pg_ctl")
+        .canonicalize()
+        .ok()
+        .and_then(|pg_ctl| Some(pg_ctl.parent()?.join("psql")));
+    let on_path = std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
+        .map(|dir| dir.join("psql"));
+    std::iter::once(bin_dir.join("psql"))
+        .chain(beside_target)
+        .chain(on_path)
+        .find(|candidate| candidate.is_file())
+        .ok_or(ClusterError::BinariesNotFound)
+}
+
 fn running_as_root() -> bool {
     std::fs::metadata("/proc/self")
         .map(|meta| meta.uid() == 0)
@@ -118,10 +198,66 @@ fn postgres_ids() -> Result<(u32, u32), ClusterError> {
     Ok((uid, gid))
 }
 
+fn random_password() -> Result<Secret, ClusterError> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| ClusterError::NoRandomness(e.to_string()))?;
+    Ok(Secret(hex::encode(bytes)))
+}
+
+/// Reads the owner's and the service's passwords from a pgpass file written
+/// by [`write_password_file`]; `None` when it is missing or incomplete.
+fn read_password_file(path: &Path) -> Option<Passwords> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let password_of = |role: &str| {
+        text.lines().find_map(|line| {
+            let mut fields = line.splitn(5, ':');
+            let role_field = fields.nth(3)?;
+            let password = fields.next()?;
+            (role_field == role && !password.is_empty()).then(|| Secret(password.to_string()))
+        })
+    };
+    Some(Passwords {
+        owner: password_of(OWNER_ROLE)?,
+        service: password_of(SERVICE_ROLE)?,
+    })
+}
+
+/// Writes the passwords with mode 0600 from the first byte on (never
+/// readable by others, not even briefly), then moves the file into place.
+fn write_password_file(path: &Path, passwords: &Passwords) -> Result<(), ClusterError> {
+    let partial = path.with_extension("partial");
+    let _ = std::fs::remove_file(&partial);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&partial)
+        .map_err(io_error(&partial))?;
+    write!(
+        file,
+        "# The private cluster's roles (pgpass format, for libpq: PGPASSFILE).\n\
+         *:*:*:{OWNER_ROLE}:{}\n*:*:*:{SERVICE_ROLE}:{}\n",
+        passwords.owner.0, passwords.service.0
+    )
+    .and_then(|_| file.sync_all())
+    .map_err(io_error(&partial))?;
+    std::fs::rename(&partial, path).map_err(io_error(path))
+}
+
 impl PrivateCluster {
-    /// Initialises the cluster under `data_dir` if needed, and starts it
-    /// unless it is already running there (then it is reused).
+    /// Initialises the cluster under `data_dir` if needed, starts it unless
+    /// it is already running there (then it is reused), and makes sure it
+    /// asks for passwords, upgrading a trusting cluster in place.
     pub fn start(data_dir: &Path, durability: Durability) -> Result<Self, ClusterError> {
+        let mut cluster = Self::prepare(data_dir)?;
+        cluster.init_and_run(durability)?;
+        cluster.passwords = cluster.require_passwords()?;
+        Ok(cluster)
+    }
+
+    /// Creates the directories, closed to everyone but the user PostgreSQL
+    /// runs as, before any server can listen in them.
+    fn prepare(data_dir: &Path) -> Result<Self, ClusterError> {
         let bin_dir = find_binaries()?;
         std::fs::create_dir_all(data_dir).map_err(io_error(data_dir))?;
         let data_dir = data_dir.canonicalize().map_err(io_error(data_dir))?;
@@ -132,26 +268,50 @@ impl PrivateCluster {
         if socket_file.as_os_str().len() >= 100 {
             return Err(ClusterError::SocketPathTooLong(socket_file));
         }
-        let run_as_postgres = running_as_root();
-        if run_as_postgres {
-            let (uid, gid) = postgres_ids()?;
-            for dir in [&data_dir, &socket_dir] {
-                std::os::unix::fs::chown(dir, Some(uid), Some(gid)).map_err(io_error(dir))?;
-            }
-        }
-        let mut cluster = PrivateCluster {
+        let postgres_user = if running_as_root() {
+            Some(postgres_ids()?)
+        } else {
+            None
+        };
+        let cluster = PrivateCluster {
             bin_dir,
+            data_dir,
             pgdata,
             socket_dir,
-            run_as_postgres,
+            postgres_user,
+            passwords: Passwords {
+                owner: Secret(String::new()),
+                service: Secret(String::new()),
+            },
             started_here: false,
         };
-        if !cluster.pgdata.join("PG_VERSION").is_file() {
+        for dir in [&cluster.data_dir, &cluster.socket_dir] {
+            cluster.give_to_postgres(dir, 0o700)?;
+        }
+        Ok(cluster)
+    }
+
+    /// Makes `path` belong to the user PostgreSQL runs as, with `mode`.
+    fn give_to_postgres(&self, path: &Path, mode: u32) -> Result<(), ClusterError> {
+        if let Some((uid, gid)) = self.postgres_user {
+            std::os::unix::fs::chown(path, Some(uid), Some(gid)).map_err(io_error(path))?;
+        }
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+            .map_err(io_error(path))
+    }
+
+    /// initdb (with trust: nobody else can reach the socket directory, and
+    /// [`require_passwords`] ends trust before anyone is told the cluster is
+    /// up) and start the server if it is not running.
+    ///
+    /// [`require_passwords`]: PrivateCluster::require_passwords
+    fn init_and_run(&mut self, durability: Durability) -> Result<(), ClusterError> {
+        if !self.pgdata.join("PG_VERSION").is_file() {
             let mut args = vec![
                 "-D".to_string(),
-                cluster.pgdata.display().to_string(),
+                self.pgdata.display().to_string(),
                 "-U".into(),
-                CLUSTER_USER.into(),
+                OWNER_ROLE.into(),
                 "--auth=trust".into(),
                 "--encoding=UTF8".into(),
                 "--locale=C".into(),
@@ -160,19 +320,19 @@ impl PrivateCluster {
             if durability == Durability::Throwaway {
                 args.push("--no-sync".into());
             }
-            cluster.run("initdb", &args)?;
+            self.run("initdb", &args)?;
         }
-        if !cluster.is_running() {
+        if !self.is_running() {
             let mut server_options = format!(
                 "-c listen_addresses='' -k {} -p {PORT} -c max_connections=200",
-                cluster.socket_dir.display()
+                self.socket_dir.display()
             );
             if durability == Durability::Throwaway {
                 server_options
                     .push_str(" -c fsync=off -c synchronous_commit=off -c full_page_writes=off");
             }
-            let log = data_dir.join("postgres.log");
-            cluster.run(
+            let log = self.data_dir.join("postgres.log");
+            self.run(
                 "pg_ctl",
                 &[
                     "start".into(),
@@ -180,16 +340,157 @@ impl PrivateCluster {
                     "-t".into(),
                     "60".into(),
                     "-D".into(),
-                    cluster.pgdata.display().to_string(),
+                    self.pgdata.display().to_string(),
                     "-l".into(),
                     log.display().to_string(),
                     "-o".into(),
                     server_options,
                 ],
             )?;
-            cluster.started_here = true;
+            self.started_here = true;
         }
-        Ok(cluster)
+        Ok(())
+    }
+
+    /// Ends trust: unless `pg_hba.conf` is already ours, sets both roles'
+    /// passwords while trust still lets the owner in, then loads the new
+    /// `pg_hba.conf` and waits until the server asks for passwords. Returns
+    /// the passwords.
+    fn require_passwords(&self) -> Result<Passwords, ClusterError> {
+        let password_file = self.password_file();
+        let hba = self.pgdata.join("pg_hba.conf");
+        let secured = std::fs::read_to_string(&hba).is_ok_and(|text| text == SECURE_HBA);
+        let known = read_password_file(&password_file);
+        if secured {
+            return known.ok_or(ClusterError::PasswordsLost(password_file));
+        }
+        // Written before the roles change, so a crash in between leaves a
+        // file whose passwords the next start sets again (trust still holds).
+        let passwords = match known {
+            Some(passwords) => passwords,
+            None => {
+                let passwords = Passwords {
+                    owner: random_password()?,
+                    service: random_password()?,
+                };
+                write_password_file(&password_file, &passwords)?;
+                passwords
+            }
+        };
+        self.set_role_passwords(&passwords)?;
+        let partial = hba.with_extension("conf.partial");
+        std::fs::write(&partial, SECURE_HBA).map_err(io_error(&partial))?;
+        self.give_to_postgres(&partial, 0o600)?;
+        std::fs::rename(&partial, &hba).map_err(io_error(&hba))?;
+        self.run(
+            "pg_ctl",
+            &[
+                "reload".into(),
+                "-D".into(),
+                self.pgdata.display().to_string(),
+            ],
+        )?;
+        self.wait_until_trust_is_gone()?;
+        Ok(passwords)
+    }
+
+    /// Creates the service role if an older version did not (or made it
+    /// NOLOGIN), and sets both passwords. The SQL goes through psql's stdin,
+    /// never its arguments (which any local user can read in `ps`), and the
+    /// session keeps the statement out of the server log.
+    fn set_role_passwords(&self, passwords: &Passwords) -> Result<(), ClusterError> {
+        let sql = format!(
+            "SET log_statement = 'none';
+             SET log_min_error_statement = panic;
+             DO $$ BEGIN
+               IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{SERVICE_ROLE}') THEN
+                 CREATE ROLE {SERVICE_ROLE};
+               END IF;
+             END $$;
+             ALTER ROLE {SERVICE_ROLE} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION
+               NOBYPASSRLS PASSWORD '{}';
+             ALTER ROLE {OWNER_ROLE} PASSWORD '{}';
+             REVOKE pg_execute_server_program, pg_read_server_files, pg_write_server_files
+               FROM {SERVICE_ROLE};\n",
+            passwords.service.0, passwords.owner.0
+        );
+        let mut child = self
+            .psql(&[
+                "-v".into(),
+                "ON_ERROR_STOP=1".into(),
+                "-f".into(),
+                "-".into(),
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(io_error(&self.bin_dir.join("psql")))?;
+        let written = child
+            .stdin
+            .take()
+            .map(|mut stdin| stdin.write_all(sql.as_bytes()));
+        let output = child
+            .wait_with_output()
+            .map_err(io_error(&self.bin_dir.join("psql")))?;
+        if output.status.success() && matches!(written, Some(Ok(()))) {
+            return Ok(());
+        }
+        let mut text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        for secret in [&passwords.owner, &passwords.service] {
+            text = text.replace(&secret.0, "[redacted]");
+        }
+        Err(ClusterError::CommandFailed {
+            command: "psql (setting the roles' passwords)".into(),
+            output: text,
+        })
+    }
+
+    /// `pg_ctl reload` only signals the server; wait until a connection
+    /// without a password is refused, so nobody is told the cluster is
+    /// private while it still trusts.
+    fn wait_until_trust_is_gone(&self) -> Result<(), ClusterError> {
+        let limit = Duration::from_secs(20);
+        let started = Instant::now();
+        while started.elapsed() < limit {
+            let output = self
+                .psql(&["-w".into(), "-c".into(), "SELECT 1".into()])
+                .output()
+                .map_err(io_error(&self.bin_dir.join("psql")))?;
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            if !output.status.success() && stderr.contains("password") {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Err(ClusterError::StillTrusting(limit))
+    }
+
+    /// psql as the owner on the `postgres` database, without any password
+    /// source: it gets in only while trust holds.
+    fn psql(&self, args: &[String]) -> Command {
+        let mut all = vec![
+            "-X".to_string(),
+            "-q".into(),
+            "-h".into(),
+            self.socket_dir.display().to_string(),
+            "-p".into(),
+            PORT.to_string(),
+            "-U".into(),
+            OWNER_ROLE.into(),
+            "-d".into(),
+            "postgres".into(),
+        ];
+        all.extend_from_slice(args);
+        let mut command = self.command("psql", &all);
+        command
+            .env_remove("PGPASSWORD")
+            .env("PGPASSFILE", "/dev/null");
+        command
     }
 
     fn is_running(&self) -> bool {
@@ -209,8 +510,11 @@ impl PrivateCluster {
     }
 
     fn command(&self, program: &str, args: &[String]) -> Command {
-        let binary = self.bin_dir.join(program);
-        let mut command = if self.run_as_postgres {
+        let binary = match program {
+            "psql" => find_psql().unwrap_or_else(|_| self.bin_dir.join(program)),
+            _ => self.bin_dir.join(program),
+        };
+        let mut command = if self.postgres_user.is_some() {
             let mut command = Command::new("runuser");
             command.args(["-u", "postgres", "--"]).arg(binary);
             command
@@ -240,16 +544,40 @@ impl PrivateCluster {
         }
     }
 
-    /// A libpq key/value connection string for a database of this cluster.
-    pub fn url(&self, database: &str) -> String {
-        format!(
-            "host={} port={PORT} user={CLUSTER_USER} dbname={database}",
-            self.socket_dir.display()
-        )
+    fn url_as(&self, role: &str, password: &Secret, database: &str) -> String {
+        let mut url = format!("host={} port={PORT} user={role}", self.socket_dir.display());
+        if !password.0.is_empty() {
+            url.push_str(&format!(" password={}", password.0));
+        }
+        url.push_str(&format!(" dbname={database}"));
+        url
+    }
+
+    /// A libpq key/value connection string for `database` as the owner, the
+    /// cluster's superuser: for creating databases and running migrations
+    /// only. It holds the password: never log it.
+    pub fn owner_url(&self, database: &str) -> String {
+        self.url_as(OWNER_ROLE, &self.passwords.owner, database)
+    }
+
+    /// A libpq key/value connection string for `database` as the service
+    /// role, for the service's pool. It holds the password: never log it.
+    pub fn service_url(&self, database: &str) -> String {
+        self.url_as(SERVICE_ROLE, &self.passwords.service, database)
     }
 
     pub fn socket_dir(&self) -> &Path {
         &self.socket_dir
+    }
+
+    /// The directory given to [`start`](PrivateCluster::start), canonical.
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// Where the roles' passwords are kept (pgpass format).
+    pub fn password_file(&self) -> PathBuf {
+        self.data_dir.join(PASSWORD_FILE)
     }
 
     /// Stops the server (fast shutdown: open transactions roll back, nothing
@@ -273,7 +601,7 @@ impl PrivateCluster {
     /// test binary's cluster never outlives the run, however it ends.
     pub fn stop_when_process_exits(&self, pid: u32, remove_dir: &Path) {
         let pg_ctl = self.bin_dir.join("pg_ctl");
-        let prefix = if self.run_as_postgres {
+        let prefix = if self.postgres_user.is_some() {
             "runuser -u postgres -- "
         } else {
             ""
@@ -292,6 +620,22 @@ impl PrivateCluster {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn();
+    }
+
+    /// Initialises and starts a cluster under `data_dir` the way versions
+    /// before the private setup did: trust for every local connection,
+    /// directories open to everyone, no passwords. Only for the test that
+    /// holds the in-place upgrade.
+    #[doc(hidden)]
+    /// Its URLs carry no passwords.
+    #[doc(hidden)]
+    pub fn start_trusting_like_older_versions(data_dir: &Path) -> Result<Self, ClusterError> {
+        let mut cluster = Self::prepare(data_dir)?;
+        for dir in [&cluster.data_dir, &cluster.socket_dir] {
+            cluster.give_to_postgres(dir, 0o755)?;
+        }
+        cluster.init_and_run(Durability::Throwaway)?;
+        Ok(cluster)
     }
 }
 

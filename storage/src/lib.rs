@@ -15,7 +15,7 @@ pub mod testing;
 pub use bulk::{BulkGame, FullGame, ImportGame, ImportOutcome};
 pub use cluster::{ClusterError, Durability, PrivateCluster};
 pub use group_commit::{BatchObserver, GroupCommitLimits};
-pub use pool::{connect, migrate, Pool};
+pub use pool::{connect, logs_in_as_superuser, migrate, Pool};
 pub use store::{
     hash_token, Archive, EventStore, GameRecord, IdempotentRequest, NewEvent, NewGame, NewToken,
     Rejection, StoredEvent, TokenRole,

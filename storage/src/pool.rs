@@ -13,10 +13,15 @@ mod embedded {
     refinery::embed_migrations!("../migrations");
 }
 
-/// Builds a bounded pool. Every connection gets a statement timeout and, where
-/// the role exists, runs as `umpire_app`, which may insert events but not
-/// change them. Waiting for a connection is bounded too, so an exhausted pool
-/// answers 503 instead of hanging.
+/// Builds a bounded pool. Every connection gets a statement timeout.
+/// `database_url` should log in as `umpire_app` (the private cluster's
+/// [`service_url`](crate::PrivateCluster::service_url)), which may read and
+/// insert but never change or remove. For an external URL that logs in as
+/// another role, connections still `SET ROLE umpire_app` where they may;
+/// that narrows what a statement can do by mistake but is no boundary (a
+/// session can `RESET ROLE`), hence the warning from
+/// [`logs_in_as_superuser`]. Waiting for a connection is bounded too, so an
+/// exhausted pool answers 503 instead of hanging.
 pub fn connect(database_url: &str, max_size: usize) -> Result<Pool, StoreError> {
     let config: tokio_postgres::Config =
         database_url.parse().map_err(|e: tokio_postgres::Error| {
@@ -58,9 +63,29 @@ pub fn connect(database_url: &str, max_size: usize) -> Result<Pool, StoreError> 
         .map_err(|e| StoreError::Unavailable(e.to_string()))
 }
 
+/// Whether `database_url` logs in as a superuser (the session's role, not a
+/// role it may `SET ROLE` to): such a pool could run programs on the database
+/// host and rewrite the log past the triggers.
+pub async fn logs_in_as_superuser(database_url: &str) -> Result<bool, StoreError> {
+    let (client, connection) = tokio_postgres::connect(database_url, NoTls).await?;
+    let connection = tokio::spawn(connection);
+    let superuser: bool = client
+        .query_one(
+            "SELECT rolsuper FROM pg_roles WHERE rolname = session_user",
+            &[],
+        )
+        .await?
+        .get(0);
+    drop(client);
+    let _ = connection.await;
+    Ok(superuser)
+}
+
 /// Applies the SQL migrations in `migrations/` that are not yet applied.
-/// Runs on its own connection as the connecting user (not `umpire_app`), under
-/// an advisory lock so two starting services do not race.
+/// Runs on its own connection as the connecting user: the owner (the private
+/// cluster's [`owner_url`](crate::PrivateCluster::owner_url)), never the
+/// service role, which may not create anything. Under an advisory lock so
+/// two starting services do not race.
 pub async fn migrate(database_url: &str) -> Result<(), StoreError> {
     let (mut client, connection) = tokio_postgres::connect(database_url, NoTls).await?;
     let connection = tokio::spawn(connection);

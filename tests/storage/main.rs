@@ -9,12 +9,15 @@ use umpire_storage::{
 };
 use uuid::Uuid;
 
+mod cluster;
 mod group_commit;
 
+/// A store on a fresh database, its pool logged in as the service role; and
+/// the database's URL as the owner.
 async fn fresh_store() -> (EventStore, String) {
-    let url = umpire_storage::testing::fresh_database_url().await;
-    let pool = connect(&url, 8).expect("pool");
-    (EventStore::new(pool), url)
+    let database = umpire_storage::testing::fresh_database().await;
+    let pool = connect(&database.service_url, 8).expect("pool");
+    (EventStore::new(pool), database.owner_url)
 }
 
 fn event(n: u32) -> NewEvent {
