@@ -17,5 +17,6 @@ pub mod routes;
 pub mod schemas;
 pub mod service;
 pub mod startup;
+pub mod throttle;
 
 pub use startup::{AppState, Application, ServiceOptions};

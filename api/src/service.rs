@@ -50,6 +50,8 @@ pub struct GameService {
     cache: Arc<Mutex<LruCache<Uuid, Arc<Fold>>>>,
     /// Roles granted to tokens, by `(game, token hash)`.
     tokens: Arc<Mutex<LruCache<(Uuid, String), GrantedRole>>>,
+    /// Refused actions per (game, actor): a flood of them is answered 429.
+    refusals: Arc<crate::throttle::RefusalThrottle>,
     pub metrics: Metrics,
 }
 
@@ -183,6 +185,7 @@ impl GameService {
             tokens: Arc::new(Mutex::new(LruCache::new(
                 NonZeroUsize::new(CACHED_TOKENS).expect("non-zero"),
             ))),
+            refusals: Arc::default(),
             metrics,
         }
     }
@@ -541,7 +544,9 @@ impl GameService {
         )))
     }
 
-    /// Records a refused action for the audit and returns its error.
+    /// Records a refused action for the audit and returns its error, or,
+    /// when this actor's refusals in this game exceed their budget, returns
+    /// `too_many_refusals` and records nothing (see `throttle.rs`).
     async fn reject(
         &self,
         game_id: Uuid,
@@ -550,6 +555,19 @@ impl GameService {
         action: Value,
         error: GameError,
     ) -> Result<ApiError, ApiError> {
+        let actor = principal.label();
+        if let Err(retry_after_seconds) =
+            self.refusals
+                .take(game_id, &actor, std::time::Instant::now())
+        {
+            self.metrics
+                .rejections
+                .with_label_values(&["too_many_refusals"])
+                .inc();
+            return Ok(ApiError::TooManyRefusals {
+                retry_after_seconds,
+            });
+        }
         let error = ApiError::from(error);
         let body = error.body();
         self.metrics
@@ -561,13 +579,14 @@ impl GameService {
                 game_id,
                 &Rejection {
                     at_version: game.state.version(),
-                    actor: principal.label(),
+                    actor,
                     action,
                     code: body.code,
                     message: body.message,
                     rule: body.rule,
                     rules_version: game.record.rules_version,
                     recorded_at: String::new(),
+                    repeats: 1,
                 },
             )
             .await?;

@@ -553,7 +553,9 @@ impl EventStore {
                     &rejection.actor,
                     &rejection.action,
                     &rejection.code,
-                    &rejection.message,
+                    // A violation's message may quote what the client sent;
+                    // PostgreSQL text cannot hold U+0000.
+                    &rejection.message.replace('\0', "\u{FFFD}"),
                     &rejection.rule,
                     &(rejection.rules_version as i32),
                     &(REFUSALS_KEPT_PER_VERSION as i64),

@@ -8,4 +8,5 @@ mod concurrency;
 mod documents;
 mod hidden_information;
 mod playing;
+mod refusals;
 mod support;

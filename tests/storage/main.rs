@@ -10,6 +10,7 @@ use umpire_storage::{
 use uuid::Uuid;
 
 mod group_commit;
+mod refusals;
 
 async fn fresh_store() -> (EventStore, String) {
     let url = umpire_storage::testing::fresh_database_url().await;
@@ -341,6 +342,7 @@ async fn rejections_are_recorded_outside_the_stream() {
                 rule: Some("arboretum §4".into()),
                 rules_version: 1,
                 recorded_at: String::new(),
+                repeats: 1,
             },
         )
         .await
