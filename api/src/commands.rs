@@ -129,7 +129,10 @@ fn refused_rejection(invalid: &InvalidRejection) -> ApiError {
     };
     ApiError::Unprocessable {
         code,
-        message: format!("Rejection {} is refused: {}.", invalid.index, invalid.message),
+        message: format!(
+            "Rejection {} is refused: {}.",
+            invalid.index, invalid.message
+        ),
         details: Some(serde_json::json!({"rejection": invalid.index})),
     }
 }
@@ -148,12 +151,12 @@ pub async fn import_archive(
         kept_per_version: umpire_storage::REFUSALS_KEPT_PER_VERSION,
         not_kept_code: umpire_storage::REFUSALS_NOT_KEPT_CODE,
     };
-    umpire_archive::validate_for_import(registry, archive, &policy).map_err(|refusal| {
-        match refusal {
+    umpire_archive::validate_for_import(registry, archive, &policy).map_err(
+        |refusal| match refusal {
             ImportRefusal::Log(divergence) => refused(&divergence),
             ImportRefusal::Rejection(invalid) => refused_rejection(&invalid),
-        }
-    })?;
+        },
+    )?;
     let game = registry.get(&archive.game)?;
     let created_at = chrono::DateTime::parse_from_rfc3339(&archive.created_at)
         .map_err(|e| {

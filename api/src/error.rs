@@ -67,7 +67,9 @@ pub enum ApiError {
     /// came faster than the refusal budget refills (see `throttle.rs`); the
     /// action was decided but neither stored nor counted. `Retry-After` says
     /// when the next refusal will be accepted.
-    #[error("Too many refused actions from this token in this game; retry in {retry_after_seconds} s.")]
+    #[error(
+        "Too many refused actions from this token in this game; retry in {retry_after_seconds} s."
+    )]
     TooManyRefusals { retry_after_seconds: u64 },
     /// 503: the database is down or saturated; retry shortly.
     #[error("service unavailable: {0}")]

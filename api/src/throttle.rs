@@ -56,7 +56,9 @@ impl RefusalThrottle {
             tokens: REFUSAL_BURST,
             refreshed: now,
         });
-        let elapsed = now.saturating_duration_since(bucket.refreshed).as_secs_f64();
+        let elapsed = now
+            .saturating_duration_since(bucket.refreshed)
+            .as_secs_f64();
         bucket.tokens = (bucket.tokens + elapsed * REFUSALS_PER_SECOND).min(REFUSAL_BURST);
         bucket.refreshed = now;
         if bucket.tokens >= 1.0 {
@@ -83,7 +85,11 @@ mod tests {
             assert_eq!(throttle.take(game, "seat:red", start), Ok(()));
         }
         assert_eq!(throttle.take(game, "seat:red", start), Err(1));
-        assert_eq!(throttle.take(game, "seat:blue", start), Ok(()), "budgets are per actor");
+        assert_eq!(
+            throttle.take(game, "seat:blue", start),
+            Ok(()),
+            "budgets are per actor"
+        );
         let later = start + Duration::from_secs_f64(1.0 / REFUSALS_PER_SECOND);
         assert_eq!(throttle.take(game, "seat:red", later), Ok(()));
     }

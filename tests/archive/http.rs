@@ -34,7 +34,12 @@ impl TestApp {
         request.send().await.expect("request")
     }
 
-    pub(crate) async fn post(&self, path: &str, token: Option<&str>, body: String) -> reqwest::Response {
+    pub(crate) async fn post(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        body: String,
+    ) -> reqwest::Response {
         let mut request = self
             .client
             .post(format!("{}{path}", self.address))

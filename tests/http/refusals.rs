@@ -36,7 +36,10 @@ async fn a_refusal_sent_a_hundred_times_is_stored_once_with_its_count() {
         }
     }
     assert!(refused >= REFUSAL_BURST as u64, "{refused} refused");
-    assert!(throttled > 0, "the burst of {REFUSAL_BURST} was exceeded unthrottled");
+    assert!(
+        throttled > 0,
+        "the burst of {REFUSAL_BURST} was exceeded unthrottled"
+    );
     assert_eq!(refused + throttled, 100);
     let export: Value = app
         .get(
@@ -49,7 +52,10 @@ async fn a_refusal_sent_a_hundred_times_is_stored_once_with_its_count() {
         .unwrap();
     let rejections = export["rejections"].as_array().unwrap();
     assert_eq!(rejections.len(), 1, "{rejections:?}");
-    assert_eq!(rejections[0]["repeats"], refused, "every 422 counted, no 429");
+    assert_eq!(
+        rejections[0]["repeats"], refused,
+        "every 422 counted, no 429"
+    );
     let audit: Value = app
         .get(
             &format!("/v1/games/{}/audit", created.id),
@@ -84,7 +90,12 @@ async fn a_flood_of_refusals_is_a_429_with_retry_after_and_accepted_actions_stil
         .parse()
         .unwrap();
     assert!((1..=60).contains(&retry_after), "{retry_after}");
-    let body = assert_error(throttled, StatusCode::TOO_MANY_REQUESTS, "too_many_refusals").await;
+    let body = assert_error(
+        throttled,
+        StatusCode::TOO_MANY_REQUESTS,
+        "too_many_refusals",
+    )
+    .await;
     assert_eq!(body["details"]["retry_after_seconds"], retry_after);
     // The budget is blue's in this game: red's legal action is decided and stored.
     let response = app
