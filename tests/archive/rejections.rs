@@ -40,6 +40,9 @@ fn with_bad_rejection(index: usize, spoil: impl FnOnce(&mut ArchivedRejection)) 
     archive
 }
 
+/// One way to spoil a rejection.
+type Spoil = Box<dyn FnOnce(&mut ArchivedRejection)>;
+
 async fn assert_refused(app: &TestApp, archive: &Archive, code: &str, index: usize) {
     let (status, body) = app.import(archive).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{code}: {body}");
@@ -58,7 +61,7 @@ async fn assert_nothing_stored(app: &TestApp, archive: &Archive) {
 #[tokio::test]
 async fn each_bad_rejection_is_a_422_naming_it_and_stores_nothing() {
     let app = TestApp::spawn().await;
-    let cases: Vec<(&str, Box<dyn FnOnce(&mut ArchivedRejection)>)> = vec![
+    let cases: Vec<(&str, Spoil)> = vec![
         (
             "archive_rejection_unknown_actor",
             Box::new(|r| r.actor = "seat:nobody".into()),
