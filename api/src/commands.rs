@@ -14,7 +14,8 @@ use serde_json::Value;
 use umpire_archive::format::{FORMAT, FORMAT_VERSION};
 use umpire_archive::pipeline::{self, Input, Progress, ScoreSettings};
 use umpire_archive::{
-    Archive, ArchivedEvent, ArchivedRejection, Cause, Divergence, OutputFormat, RowWriter,
+    Archive, ArchivedEvent, ArchivedRejection, Cause, Divergence, ImportRefusal, InvalidRejection,
+    OutputFormat, RejectionFault, RowWriter,
 };
 use umpire_domain::Registry;
 use umpire_storage::{
@@ -68,6 +69,7 @@ pub fn archive_of(
                 rule: r.rule,
                 rules_version: r.rules_version,
                 recorded_at: r.recorded_at,
+                repeats: r.repeats,
             })
             .collect(),
     }
@@ -96,6 +98,7 @@ pub fn refused(divergence: &Divergence) -> ApiError {
         Cause::EventDiffers => "archive_event_differs",
         Cause::ActionRefused => "archive_action_refused",
         Cause::MalformedAction => "archive_malformed_action",
+        Cause::UnstorableText => "archive_nul_character",
     };
     ApiError::Unprocessable {
         code,
@@ -110,6 +113,30 @@ pub fn refused(divergence: &Divergence) -> ApiError {
     }
 }
 
+/// The HTTP error for an archive with a rejection the store would not have
+/// kept: 422 naming the entry by its index in `rejections`.
+fn refused_rejection(invalid: &InvalidRejection) -> ApiError {
+    let code = match invalid.fault {
+        RejectionFault::UnknownActor => "archive_rejection_unknown_actor",
+        RejectionFault::VersionOutOfRange => "archive_rejection_version_out_of_range",
+        RejectionFault::NulCharacter => "archive_rejection_nul_character",
+        RejectionFault::InvalidTime => "archive_rejection_invalid_time",
+        RejectionFault::InvalidText => "archive_rejection_invalid_text",
+        RejectionFault::RulesVersionMismatch => "archive_rejection_rules_version_mismatch",
+        RejectionFault::InvalidRepeats => "archive_rejection_invalid_repeats",
+        RejectionFault::Duplicate => "archive_rejection_duplicate",
+        RejectionFault::OverCap => "archive_rejection_over_cap",
+    };
+    ApiError::Unprocessable {
+        code,
+        message: format!(
+            "Rejection {} is refused: {}.",
+            invalid.index, invalid.message
+        ),
+        details: Some(serde_json::json!({"rejection": invalid.index})),
+    }
+}
+
 /// Validates an archive by replay and stores it whole with new tokens.
 /// Nothing is stored unless every check passes.
 pub async fn import_archive(
@@ -120,7 +147,16 @@ pub async fn import_archive(
     archive
         .check_format()
         .map_err(|e| ApiError::unprocessable("unsupported_archive", e.to_string()))?;
-    umpire_archive::validate_for_import(registry, archive).map_err(|d| refused(&d))?;
+    let policy = umpire_archive::RejectionPolicy {
+        kept_per_version: umpire_storage::REFUSALS_KEPT_PER_VERSION,
+        not_kept_code: umpire_storage::REFUSALS_NOT_KEPT_CODE,
+    };
+    umpire_archive::validate_for_import(registry, archive, &policy).map_err(
+        |refusal| match refusal {
+            ImportRefusal::Log(divergence) => refused(&divergence),
+            ImportRefusal::Rejection(invalid) => refused_rejection(&invalid),
+        },
+    )?;
     let game = registry.get(&archive.game)?;
     let created_at = chrono::DateTime::parse_from_rfc3339(&archive.created_at)
         .map_err(|e| {
@@ -183,6 +219,7 @@ pub async fn import_archive(
                 rule: r.rule.clone(),
                 rules_version: r.rules_version,
                 recorded_at: r.recorded_at.clone(),
+                repeats: r.repeats,
             })
             .collect(),
         tokens,

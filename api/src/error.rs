@@ -73,6 +73,14 @@ pub enum ApiError {
         message: String,
         details: Option<Value>,
     },
+    /// 429 `too_many_refusals`: this token's refused actions in this game
+    /// came faster than the refusal budget refills (see `throttle.rs`); the
+    /// action was decided but neither stored nor counted. `Retry-After` says
+    /// when the next refusal will be accepted.
+    #[error(
+        "Too many refused actions from this token in this game; retry in {retry_after_seconds} s."
+    )]
+    TooManyRefusals { retry_after_seconds: u64 },
     /// 503: the database is down or saturated; retry shortly.
     #[error("service unavailable: {0}")]
     Unavailable(String),
@@ -127,6 +135,13 @@ impl ApiError {
                 Some(violation.rule.to_string()),
                 None,
             ),
+            ApiError::TooManyRefusals {
+                retry_after_seconds,
+            } => (
+                "too_many_refusals".to_string(),
+                None,
+                Some(serde_json::json!({"retry_after_seconds": retry_after_seconds})),
+            ),
             ApiError::Unavailable(_) => ("unavailable".to_string(), None, None),
             ApiError::Internal(_) => ("internal".to_string(), None, None),
         };
@@ -162,6 +177,7 @@ impl ResponseError for ApiError {
             ApiError::Violation(_) | ApiError::Unprocessable { .. } => {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
+            ApiError::TooManyRefusals { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -184,6 +200,11 @@ impl ResponseError for ApiError {
             // The rest of the body may still trickle in: do not wait for it.
             ApiError::BodyTimeout { .. } => {
                 response.force_close();
+            }
+            ApiError::TooManyRefusals {
+                retry_after_seconds,
+            } => {
+                response.insert_header((header::RETRY_AFTER, retry_after_seconds.to_string()));
             }
             _ => {}
         }

@@ -19,6 +19,7 @@ pub mod routes;
 pub mod schemas;
 pub mod service;
 pub mod startup;
+pub mod throttle;
 pub mod turns;
 
 pub use startup::{AppState, Application, ServiceOptions};

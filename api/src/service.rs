@@ -55,6 +55,8 @@ pub struct GameService {
     tokens: Arc<Mutex<LruCache<(Uuid, String), GrantedRole>>>,
     /// Submissions to one game take turns within this instance.
     turns: Turns,
+    /// Refused actions per (game, actor): a flood of them is answered 429.
+    refusals: Arc<crate::throttle::RefusalThrottle>,
     pub metrics: Metrics,
 }
 
@@ -245,6 +247,7 @@ impl GameService {
                 NonZeroUsize::new(CACHED_TOKENS).expect("non-zero"),
             ))),
             turns: Turns::default(),
+            refusals: Arc::default(),
             metrics,
         }
     }
@@ -704,7 +707,9 @@ impl GameService {
         Ok(Some(self.replayed(game_id, principal, &response).await?))
     }
 
-    /// Records a refused action for the audit and returns its error.
+    /// Records a refused action for the audit and returns its error, or,
+    /// when this actor's refusals in this game exceed their budget, returns
+    /// `too_many_refusals` and records nothing (see `throttle.rs`).
     async fn reject(
         &self,
         game_id: Uuid,
@@ -713,6 +718,19 @@ impl GameService {
         action: Value,
         error: GameError,
     ) -> Result<ApiError, ApiError> {
+        let actor = principal.label();
+        if let Err(retry_after_seconds) =
+            self.refusals
+                .take(game_id, &actor, std::time::Instant::now())
+        {
+            self.metrics
+                .rejections
+                .with_label_values(&["too_many_refusals"])
+                .inc();
+            return Ok(ApiError::TooManyRefusals {
+                retry_after_seconds,
+            });
+        }
         let error = ApiError::from(error);
         let body = error.body();
         self.metrics
@@ -724,13 +742,14 @@ impl GameService {
                 game_id,
                 &Rejection {
                     at_version: game.state.version(),
-                    actor: principal.label(),
+                    actor,
                     action,
                     code: body.code,
                     message: body.message,
                     rule: body.rule,
                     rules_version: game.record.rules_version,
                     recorded_at: String::new(),
+                    repeats: 1,
                 },
             )
             .await?;

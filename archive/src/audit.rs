@@ -86,6 +86,9 @@ pub struct AuditEntry {
     /// Set on the entry where the log diverges.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub divergence: Option<Divergence>,
+    /// For a rejected action: how many times it was refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -166,6 +169,9 @@ fn rejection_entry(
         rule: rejection.rule.clone(),
     };
     let (before, today) = match state {
+        // A null action is the count of refusals made beyond those kept: there
+        // is no action to decide again.
+        Some(state) if rejection.action.is_null() => (views(state, seats), None),
         Some(state) => {
             let today = match parse_actor(&rejection.actor) {
                 Some(actor) => match state.decide(&actor, &rejection.action) {
@@ -201,7 +207,7 @@ fn rejection_entry(
         None => (BTreeMap::new(), None),
     };
     AuditEntry {
-        kind: if today.is_some() {
+        kind: if state.is_some() {
             EntryKind::Rejected
         } else {
             EntryKind::Unchecked
@@ -216,6 +222,7 @@ fn rejection_entry(
         violation: Some(recorded),
         today,
         divergence: None,
+        repeats: Some(rejection.repeats),
     }
 }
 
@@ -246,6 +253,7 @@ fn unchecked_entry(group: &Group<'_>) -> AuditEntry {
         violation: None,
         today: None,
         divergence: None,
+        repeats: None,
     }
 }
 
@@ -311,6 +319,7 @@ pub fn audit(registry: &Registry, archive: &Archive) -> Result<AuditReport, Dive
             violation: None,
             today: Some(today),
             divergence: step.divergence.cloned(),
+            repeats: None,
         });
     })?;
     let verified_version = replayed.state.version();

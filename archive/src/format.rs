@@ -102,6 +102,15 @@ pub struct ArchivedRejection {
     pub rule: Option<String>,
     pub rules_version: u32,
     pub recorded_at: String,
+    /// How many times this refusal was made (identical refusals are counted
+    /// on one entry, not repeated). Archives written before the count existed
+    /// have none: each entry was then one refusal.
+    #[serde(default = "one_refusal")]
+    pub repeats: u64,
+}
+
+fn one_refusal() -> u64 {
+    1
 }
 
 /// Why a document is not an archive at all (before any replay).

@@ -9,6 +9,7 @@
 
 pub mod audit;
 pub mod format;
+pub mod import;
 pub mod pipeline;
 pub mod replay;
 pub mod score;
@@ -17,8 +18,11 @@ pub mod what_if;
 
 pub use audit::{audit, AuditEntry, AuditReport, EntryKind};
 pub use format::{Archive, ArchivedEvent, ArchivedRejection, FormatError, FORMAT, FORMAT_VERSION};
+pub use import::{
+    validate_for_import, ImportRefusal, InvalidRejection, RejectionFault, RejectionPolicy,
+};
 pub use pipeline::{score_inputs, Input, Progress, ScoreSettings};
-pub use replay::{replay, validate_for_import, Cause, Divergence, Replayed};
+pub use replay::{replay, Cause, Divergence, Replayed};
 pub use score::{score_archive_text, score_events, OutputFormat, RowWriter, ScoreRow};
 pub use simulate::{simulate_one, simulate_to, SimulationRun};
 pub use what_if::{what_if, WhatIfError, WhatIfReport};

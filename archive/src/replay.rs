@@ -43,6 +43,8 @@ pub enum Cause {
     ActionRefused,
     /// The recorded actor or action cannot be read.
     MalformedAction,
+    /// A string holds U+0000, which the store cannot keep.
+    UnstorableText,
 }
 
 /// The first place where a log stops being what its actions explain.
@@ -65,7 +67,7 @@ pub struct Divergence {
 }
 
 impl Divergence {
-    fn new(seq: u64, version: u64, cause: Cause, message: impl Into<String>) -> Self {
+    pub(crate) fn new(seq: u64, version: u64, cause: Cause, message: impl Into<String>) -> Self {
         Divergence {
             seq,
             version,
@@ -499,35 +501,4 @@ fn compare_events(
         return Some(found);
     }
     None
-}
-
-/// Validates an archive for import: replay plus what the store needs to keep
-/// the stored hashes valid (canonical timestamps, a non-empty log).
-pub fn validate_for_import(registry: &Registry, archive: &Archive) -> Result<Replayed, Divergence> {
-    let replayed = replay(registry, archive, |_| {})?;
-    if let Some(first) = replayed.first_failure() {
-        return Err(first.clone());
-    }
-    if archive.events.is_empty() {
-        return Err(Divergence::new(
-            1,
-            0,
-            Cause::MissingEvent,
-            "the archive has no events: every game starts with its setup",
-        ));
-    }
-    for event in &archive.events {
-        if !crate::format::is_canonical_recorded_at(&event.recorded_at) {
-            return Err(Divergence::new(
-                event.seq,
-                event.decided_at,
-                Cause::HashMismatch,
-                format!(
-                    "recorded_at `{}` is not in the stored form (UTC, six fractional digits, Z), so its hash could not be kept",
-                    event.recorded_at
-                ),
-            ));
-        }
-    }
-    Ok(replayed)
 }

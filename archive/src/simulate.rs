@@ -155,6 +155,7 @@ pub fn simulate_one(
                         rule: Some(violation.rule.to_string()),
                         rules_version: game.rules_version(),
                         recorded_at: log.now(),
+                        repeats: 1,
                     });
                 }
             }

@@ -264,7 +264,7 @@ impl EventStore {
         let rejections = copy_out(
             &rejections_connection,
             "SELECT game_id, at_version, actor, action, code, message, rule, rules_version,
-                    recorded_at
+                    recorded_at, repeats
              FROM rejected_actions ORDER BY game_id, at_version, recorded_at",
             &[
                 Type::UUID,
@@ -276,6 +276,7 @@ impl EventStore {
                 Type::TEXT,
                 Type::INT4,
                 Type::TIMESTAMPTZ,
+                Type::INT8,
             ],
         )
         .await?;
@@ -334,6 +335,7 @@ impl EventStore {
                                 rule: row.try_get(6)?,
                                 rules_version: u32::try_from(row.try_get::<i32>(7)?).unwrap_or(0),
                                 recorded_at: format_time(&row.try_get(8)?),
+                                repeats: u64::try_from(row.try_get::<i64>(9)?).unwrap_or(1),
                             })
                         })
                         .collect::<Result<Vec<_>, _>>()?;
@@ -435,28 +437,49 @@ impl EventStore {
                 ],
             )
             .await?;
-        for rejection in &game.rejections {
-            transaction
-                .execute(
-                    "INSERT INTO rejected_actions
-                       (game_id, rejection_id, at_version, actor, action, code, message, rule,
-                        rules_version, recorded_at)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-                    &[
-                        &game.record.game_id,
-                        &Uuid::new_v4(),
-                        &(rejection.at_version as i64),
-                        &rejection.actor,
-                        &rejection.action,
-                        &rejection.code,
-                        &rejection.message,
-                        &rejection.rule,
-                        &(rejection.rules_version as i32),
-                        &parse_time(&rejection.recorded_at)?,
-                    ],
-                )
-                .await?;
-        }
+        // One statement for every rejection, with their counts. The caller
+        // has refused archives holding one refusal twice (the unique index
+        // on a refusal's identity would refuse them here too).
+        let rejections = &game.rejections;
+        let ids: Vec<Uuid> = rejections.iter().map(|_| Uuid::new_v4()).collect();
+        let at_versions: Vec<i64> = rejections.iter().map(|r| r.at_version as i64).collect();
+        let actors: Vec<&str> = rejections.iter().map(|r| r.actor.as_str()).collect();
+        let actions: Vec<&Value> = rejections.iter().map(|r| &r.action).collect();
+        let codes: Vec<&str> = rejections.iter().map(|r| r.code.as_str()).collect();
+        let messages: Vec<&str> = rejections.iter().map(|r| r.message.as_str()).collect();
+        let rules: Vec<Option<&str>> = rejections.iter().map(|r| r.rule.as_deref()).collect();
+        let rules_versions: Vec<i32> = rejections.iter().map(|r| r.rules_version as i32).collect();
+        let times = rejections
+            .iter()
+            .map(|r| parse_time(&r.recorded_at))
+            .collect::<Result<Vec<_>, _>>()?;
+        let repeats: Vec<i64> = rejections
+            .iter()
+            .map(|r| i64::try_from(r.repeats).unwrap_or(i64::MAX))
+            .collect();
+        transaction
+            .execute(
+                "INSERT INTO rejected_actions
+                   (game_id, rejection_id, at_version, actor, action, code, message, rule,
+                    rules_version, recorded_at, repeats)
+                 SELECT $1, u.* FROM unnest($2::uuid[], $3::bigint[], $4::text[], $5::jsonb[],
+                                            $6::text[], $7::text[], $8::text[], $9::int[],
+                                            $10::timestamptz[], $11::bigint[]) AS u",
+                &[
+                    &game.record.game_id,
+                    &ids,
+                    &at_versions,
+                    &actors,
+                    &actions,
+                    &codes,
+                    &messages,
+                    &rules,
+                    &rules_versions,
+                    &times,
+                    &repeats,
+                ],
+            )
+            .await?;
         transaction.commit().await?;
         Ok(ImportOutcome::Imported)
     }

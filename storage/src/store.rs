@@ -142,6 +142,27 @@ pub struct Rejection {
     pub rule: Option<String>,
     pub rules_version: u32,
     pub recorded_at: String,
+    /// How many times this refusal was made: identical refusals are counted
+    /// on one row, not stored again. 1 when recording (each call counts one).
+    pub repeats: u64,
+}
+
+/// At most this many distinct refusals are kept per (game, actor, version);
+/// with games of bounded length and seats, a game's stored refusals are
+/// bounded by its version × (seats + umpire) × (this + 1 overflow row).
+pub const REFUSALS_KEPT_PER_VERSION: u64 = 32;
+
+/// The code of the one row per (game, actor, version) that counts the
+/// distinct refusals made beyond [`REFUSALS_KEPT_PER_VERSION`]; its action is
+/// `null` and its `repeats` is how many were not kept.
+pub const REFUSALS_NOT_KEPT_CODE: &str = "refusals_not_kept";
+
+/// The message of that overflow row.
+pub fn refusals_not_kept_message() -> String {
+    format!(
+        "Further distinct actions refused to this actor at this version, beyond the \
+         {REFUSALS_KEPT_PER_VERSION} kept, are counted here but not stored."
+    )
 }
 
 /// An `Idempotency-Key` with the hash of the request it came with and the
@@ -487,6 +508,13 @@ impl EventStore {
         }))
     }
 
+    /// Keeps a refused action for the audit, bounded: a refusal identical to
+    /// one already kept (game, actor, version, action, code) raises that
+    /// row's `repeats`; a new distinct one is stored while fewer than
+    /// [`REFUSALS_KEPT_PER_VERSION`] are kept for its (game, actor, version),
+    /// and is otherwise only counted on the overflow row. One statement; two
+    /// distinct refusals racing at the cap may both be kept, so the cap can be
+    /// passed by at most the number of concurrent refusals.
     pub async fn record_rejection(
         &self,
         game_id: Uuid,
@@ -495,9 +523,24 @@ impl EventStore {
         let client = self.pool.get().await?;
         let statement = client
             .prepare_cached(
-                "INSERT INTO rejected_actions
-                   (game_id, rejection_id, at_version, actor, action, code, message, rule, rules_version)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                "WITH kept AS (
+                   SELECT count(*) FILTER (WHERE code <> $11) < $10
+                          OR bool_or(code = $6 AND refusal_action_digest(action) = refusal_action_digest($5))
+                          AS room
+                   FROM rejected_actions WHERE game_id = $1 AND actor = $4 AND at_version = $3
+                 )
+                 INSERT INTO rejected_actions
+                   (game_id, rejection_id, at_version, actor, action, code, message, rule,
+                    rules_version, repeats)
+                 SELECT $1, $2, $3, $4,
+                        CASE WHEN kept.room THEN $5 ELSE 'null'::jsonb END,
+                        CASE WHEN kept.room THEN $6 ELSE $11 END,
+                        CASE WHEN kept.room THEN $7 ELSE $12 END,
+                        CASE WHEN kept.room THEN $8 END,
+                        $9, 1
+                 FROM kept
+                 ON CONFLICT (game_id, actor, at_version, code, refusal_action_digest(action))
+                 DO UPDATE SET repeats = rejected_actions.repeats + 1",
             )
             .await?;
         client
@@ -510,9 +553,14 @@ impl EventStore {
                     &rejection.actor,
                     &rejection.action,
                     &rejection.code,
-                    &rejection.message,
+                    // A violation's message may quote what the client sent;
+                    // PostgreSQL text cannot hold U+0000.
+                    &rejection.message.replace('\0', "\u{FFFD}"),
                     &rejection.rule,
                     &(rejection.rules_version as i32),
+                    &(REFUSALS_KEPT_PER_VERSION as i64),
+                    &REFUSALS_NOT_KEPT_CODE,
+                    &refusals_not_kept_message(),
                 ],
             )
             .await?;
@@ -523,7 +571,8 @@ impl EventStore {
         let client = self.pool.get().await?;
         let rows = client
             .query(
-                "SELECT at_version, actor, action, code, message, rule, rules_version, recorded_at
+                "SELECT at_version, actor, action, code, message, rule, rules_version, recorded_at,
+                        repeats
                  FROM rejected_actions WHERE game_id = $1 ORDER BY at_version, recorded_at",
                 &[&game_id],
             )
@@ -539,6 +588,7 @@ impl EventStore {
                 rule: row.get(5),
                 rules_version: u32::try_from(row.get::<_, i32>(6)).unwrap_or(0),
                 recorded_at: format_time(&row.get(7)),
+                repeats: u64::try_from(row.get::<_, i64>(8)).unwrap_or(1),
             })
             .collect())
     }

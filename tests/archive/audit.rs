@@ -101,6 +101,7 @@ fn a_rejection_todays_rules_would_accept_is_counted_as_disputed() {
         rule: None,
         rules_version: 1,
         recorded_at: first.recorded_at.clone(),
+        repeats: 1,
     });
     let report = audit(&registry(), &archive).unwrap();
     assert_eq!(report.disputed_rejections, 1);

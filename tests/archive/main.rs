@@ -6,6 +6,7 @@
 mod audit;
 mod database;
 mod http;
+mod rejections;
 mod replay;
 mod scoring;
 mod support;

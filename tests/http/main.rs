@@ -8,5 +8,6 @@ mod concurrency;
 mod documents;
 mod hidden_information;
 mod playing;
+mod refusals;
 mod retries;
 mod support;

@@ -11,6 +11,7 @@ use uuid::Uuid;
 
 mod cluster;
 mod group_commit;
+mod refusals;
 
 /// A store on a fresh database, its pool logged in as the service role; and
 /// the database's URL as the owner.
@@ -344,6 +345,7 @@ async fn rejections_are_recorded_outside_the_stream() {
                 rule: Some("arboretum §4".into()),
                 rules_version: 1,
                 recorded_at: String::new(),
+                repeats: 1,
             },
         )
         .await

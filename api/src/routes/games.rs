@@ -119,6 +119,7 @@ fn idempotency_key(request: &HttpRequest) -> Result<Option<String>, ApiError> {
         (status = 409, description = "expected_version is stale", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 422, description = "The rules refuse the action (code, message, rule)", body = ErrorBody),
+        (status = 429, description = "Too many refused actions from this token in this game: `too_many_refusals`, retry after `Retry-After` seconds", body = ErrorBody),
         (status = 503, description = "Database unavailable", body = ErrorBody),
     )
 )]
