@@ -18,7 +18,7 @@ pub use group_commit::{BatchObserver, GroupCommitLimits};
 pub use pool::{connect, migrate, Pool};
 pub use store::{
     hash_token, Archive, EventStore, GameRecord, IdempotentRequest, NewEvent, NewGame, NewToken,
-    Rejection, StoredEvent, TokenRole,
+    Rejection, RejectionCursor, RejectionPage, StoredEvent, TokenRole,
 };
 
 /// Every way the store can fail, as the API sees it.
