@@ -7,13 +7,13 @@ use umpire_storage::{connect, EventStore};
 
 use crate::support::{first_action_seq, rechain, simulated};
 
-struct TestApp {
-    address: String,
-    client: reqwest::Client,
+pub(crate) struct TestApp {
+    pub(crate) address: String,
+    pub(crate) client: reqwest::Client,
 }
 
 impl TestApp {
-    async fn spawn() -> TestApp {
+    pub(crate) async fn spawn() -> TestApp {
         let url = umpire_storage::testing::fresh_database_url().await;
         let store = EventStore::new(connect(&url, 8).expect("pool"));
         let application =
@@ -26,7 +26,7 @@ impl TestApp {
         }
     }
 
-    async fn get(&self, path: &str, token: Option<&str>) -> reqwest::Response {
+    pub(crate) async fn get(&self, path: &str, token: Option<&str>) -> reqwest::Response {
         let mut request = self.client.get(format!("{}{path}", self.address));
         if let Some(token) = token {
             request = request.bearer_auth(token);
@@ -34,7 +34,12 @@ impl TestApp {
         request.send().await.expect("request")
     }
 
-    async fn post(&self, path: &str, token: Option<&str>, body: String) -> reqwest::Response {
+    pub(crate) async fn post(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        body: String,
+    ) -> reqwest::Response {
         let mut request = self
             .client
             .post(format!("{}{path}", self.address))
@@ -47,7 +52,7 @@ impl TestApp {
     }
 
     /// Imports an archive; the answer's body.
-    async fn import(&self, archive: &umpire_archive::Archive) -> (StatusCode, Value) {
+    pub(crate) async fn import(&self, archive: &umpire_archive::Archive) -> (StatusCode, Value) {
         let response = self
             .post(
                 "/v1/games/import",

@@ -497,7 +497,11 @@ impl JsonBody {
 
     /// `value` as an element of an array being written: a comma before all
     /// but the first.
-    fn write_element(&mut self, first: &mut bool, value: &impl Serialize) -> Result<(), StreamStop> {
+    fn write_element(
+        &mut self,
+        first: &mut bool,
+        value: &impl Serialize,
+    ) -> Result<(), StreamStop> {
         if !std::mem::take(first) {
             self.buffer.push(b',');
         }
@@ -558,10 +562,7 @@ impl JsonBody {
 /// runtime and handed to a blocking thread through a channel of one page:
 /// at most three pages are held at once. The first page is read before this
 /// returns, so an unreachable database is still an error status.
-async fn paged_rejections(
-    store: EventStore,
-    game_id: Uuid,
-) -> Result<PagedRejections, ApiError> {
+async fn paged_rejections(store: EventStore, game_id: Uuid) -> Result<PagedRejections, ApiError> {
     let first = store
         .rejections_page(game_id, None, REJECTIONS_PER_PAGE)
         .await?;
