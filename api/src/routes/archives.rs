@@ -473,6 +473,8 @@ enum StreamStop {
 struct JsonBody {
     chunks: mpsc::Sender<Result<Bytes, std::io::Error>>,
     buffer: Vec<u8>,
+    /// Set once the answer is whole, or the client has left.
+    ended: bool,
 }
 
 /// A streamed `200 application/json` answer and the body to write it with.
@@ -485,6 +487,7 @@ fn streamed_json() -> (JsonBody, HttpResponse) {
     let body = JsonBody {
         chunks,
         buffer: Vec::with_capacity(CHUNK_BYTES),
+        ended: false,
     };
     (body, response)
 }
@@ -536,24 +539,41 @@ impl JsonBody {
     }
 
     fn finish(&mut self) -> Result<(), StreamStop> {
-        self.send()
+        self.send()?;
+        self.ended = true;
+        Ok(())
     }
 
-    /// Ends the answer early. The status and part of the body are already
-    /// sent, so the client sees the connection closed on an unfinished
-    /// chunked body (invalid JSON), never a complete-looking document; the
-    /// cause goes to the log.
-    fn cut(self, game_id: Uuid, answer: &str, stop: &StreamStop) {
-        match stop {
-            StreamStop::ClientGone => {
-                tracing::debug!(%game_id, answer, "the client left before the end of the answer")
-            }
-            other => {
-                tracing::error!(%game_id, answer, cause = %other, "a streamed answer was cut short");
-                let _ = self
-                    .chunks
-                    .blocking_send(Err(std::io::Error::other(other.to_string())));
-            }
+    /// Ends the answer early, with the cause in the log.
+    fn cut(mut self, game_id: Uuid, answer: &str, stop: &StreamStop) {
+        if let StreamStop::ClientGone = stop {
+            tracing::debug!(%game_id, answer, "the client left before the end of the answer");
+            self.ended = true;
+        } else {
+            tracing::error!(%game_id, answer, cause = %stop, "a streamed answer was cut short");
+        }
+    }
+}
+
+impl Drop for JsonBody {
+    /// An answer dropped before its end (cut, or its writer panicked) ends
+    /// with an error, not with the end of the body: the status and part of
+    /// the body are already sent, so the client must see the connection
+    /// closed on an unfinished chunked body (and invalid JSON), never a
+    /// complete-looking document.
+    fn drop(&mut self) {
+        if self.ended {
+            return;
+        }
+        let cut = Err(std::io::Error::other(
+            "the answer was cut short; the cause is in the service's log",
+        ));
+        // Writers run on blocking threads, where waiting for room is fine;
+        // a body dropped on the runtime (at shutdown) must not block it.
+        if tokio::runtime::Handle::try_current().is_err() {
+            let _ = self.chunks.blocking_send(cut);
+        } else {
+            let _ = self.chunks.try_send(cut);
         }
     }
 }
