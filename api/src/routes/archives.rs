@@ -2,7 +2,9 @@
 //! archive (validated by replay before anything is stored), what-if re-runs,
 //! and scoring archives sent in the body without storing them.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::task::Poll;
 
 use actix_web::http::header::{self, ContentType};
 use actix_web::web::Bytes;
@@ -473,21 +475,38 @@ enum StreamStop {
 struct JsonBody {
     chunks: mpsc::Sender<Result<Bytes, std::io::Error>>,
     buffer: Vec<u8>,
-    /// Set once the answer is whole, or the client has left.
-    ended: bool,
+    /// Set once the answer is whole. A body dropped without it (cut, or
+    /// its writer panicked) ends the response with an error rather than
+    /// with the end of the body: the status and part of the body are already
+    /// sent, so the client must see the connection closed on an unfinished
+    /// chunked body (and invalid JSON), never a complete-looking document.
+    whole: Arc<AtomicBool>,
 }
 
 /// A streamed `200 application/json` answer and the body to write it with.
 fn streamed_json() -> (JsonBody, HttpResponse) {
     let (chunks, mut receiver) = mpsc::channel(CHUNKS_IN_FLIGHT);
-    let stream = futures_util::stream::poll_fn(move |context| receiver.poll_recv(context));
+    let whole = Arc::new(AtomicBool::new(false));
+    let mut ended = false;
+    let stream = futures_util::stream::poll_fn({
+        let whole = whole.clone();
+        move |context| match receiver.poll_recv(context) {
+            Poll::Ready(None) if !ended && !whole.load(Ordering::SeqCst) => {
+                ended = true;
+                Poll::Ready(Some(Err(std::io::Error::other(
+                    "the answer was cut short; the cause is in the service's log",
+                ))))
+            }
+            polled => polled,
+        }
+    });
     let response = HttpResponse::Ok()
         .content_type(ContentType::json())
         .streaming(stream);
     let body = JsonBody {
         chunks,
         buffer: Vec::with_capacity(CHUNK_BYTES),
-        ended: false,
+        whole,
     };
     (body, response)
 }
@@ -540,40 +559,16 @@ impl JsonBody {
 
     fn finish(&mut self) -> Result<(), StreamStop> {
         self.send()?;
-        self.ended = true;
+        self.whole.store(true, Ordering::SeqCst);
         Ok(())
     }
 
     /// Ends the answer early, with the cause in the log.
-    fn cut(mut self, game_id: Uuid, answer: &str, stop: &StreamStop) {
+    fn cut(self, game_id: Uuid, answer: &str, stop: &StreamStop) {
         if let StreamStop::ClientGone = stop {
             tracing::debug!(%game_id, answer, "the client left before the end of the answer");
-            self.ended = true;
         } else {
             tracing::error!(%game_id, answer, cause = %stop, "a streamed answer was cut short");
-        }
-    }
-}
-
-impl Drop for JsonBody {
-    /// An answer dropped before its end (cut, or its writer panicked) ends
-    /// with an error, not with the end of the body: the status and part of
-    /// the body are already sent, so the client must see the connection
-    /// closed on an unfinished chunked body (and invalid JSON), never a
-    /// complete-looking document.
-    fn drop(&mut self) {
-        if self.ended {
-            return;
-        }
-        let cut = Err(std::io::Error::other(
-            "the answer was cut short; the cause is in the service's log",
-        ));
-        // Writers run on blocking threads, where waiting for room is fine;
-        // a body dropped on the runtime (at shutdown) must not block it.
-        if tokio::runtime::Handle::try_current().is_err() {
-            let _ = self.chunks.blocking_send(cut);
-        } else {
-            let _ = self.chunks.try_send(cut);
         }
     }
 }
