@@ -32,8 +32,10 @@ pub const MAX_ARCHIVE_BYTES: usize = 32 * 1024 * 1024;
 
 /// Most archives scored in one request. Rows are streamed, so memory does
 /// not grow with their number, but time and the answer's size do: a body of
-/// tiny junk lines would otherwise ask for millions of error rows. 10,000
-/// small real archives already fill most of [`MAX_ARCHIVE_BYTES`].
+/// tiny junk lines would otherwise ask for millions of error rows. A real
+/// archive is tens of kilobytes (74 KB on average for simulated games, see
+/// `docs/benchmarks.md`), so a full body holds a few hundred: the cap leaves
+/// room for very short games.
 pub const MAX_ARCHIVES_PER_REQUEST: usize = 10_000;
 
 /// Rejections read from the database at a time by audit and export.
