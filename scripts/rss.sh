@@ -35,7 +35,7 @@ cleanup() {
 trap cleanup EXIT
 start_server "$binary" "$WORK_DIR/data"
 
-kib() { sed -n "s/^$1: *\([0-9]*\) kB/\1/p" "/proc/$SERVER_PID/status"; }
+kib() { awk -v key="$1:" '$1 == key { print $2 }' "/proc/$SERVER_PID/status"; }
 failures=0
 report() { printf '%s\n' "$*" | tee -a "$OUT/summary.txt" >&2; }
 fail() { report "FAIL $*"; failures=$((failures + 1)); }
@@ -44,6 +44,9 @@ fail() { report "FAIL $*"; failures=$((failures + 1)); }
 # before it; the answer goes to $WORK_DIR/answer.
 measure() {
     local name="$1" expected="$2"; shift 2
+    # What the previous request freed may stay resident for a moment: let it
+    # go before the peak is reset, or it would count as this request's.
+    sleep 2
     echo 5 >"/proc/$SERVER_PID/clear_refs"
     local before result status seconds bytes peak
     before="$(kib VmRSS)"
