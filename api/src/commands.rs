@@ -58,28 +58,44 @@ pub fn archive_of(
                 hash: e.hash,
             })
             .collect(),
-        rejections: rejections
-            .into_iter()
-            .map(|r| ArchivedRejection {
-                at_version: r.at_version,
-                actor: r.actor,
-                action: r.action,
-                code: r.code,
-                message: r.message,
-                rule: r.rule,
-                rules_version: r.rules_version,
-                recorded_at: r.recorded_at,
-                repeats: r.repeats,
-            })
-            .collect(),
+        rejections: rejections.into_iter().map(archived_rejection).collect(),
     }
 }
 
-/// Reads one stored game whole, as an archive.
+/// A stored rejection as an archive lists it.
+pub fn archived_rejection(rejection: Rejection) -> ArchivedRejection {
+    ArchivedRejection {
+        at_version: rejection.at_version,
+        actor: rejection.actor,
+        action: rejection.action,
+        code: rejection.code,
+        message: rejection.message,
+        rule: rejection.rule,
+        rules_version: rejection.rules_version,
+        recorded_at: rejection.recorded_at,
+        repeats: rejection.repeats,
+    }
+}
+
+/// Reads one stored game whole, as an archive. Its size grows with the
+/// rejections: the service streams them instead (`export_game_log` and
+/// `EventStore::rejections_page`); this is for the command line.
 pub async fn export_game(store: &EventStore, game_id: Uuid) -> Result<Archive, ApiError> {
+    let mut archive = export_game_log(store, game_id).await?;
+    archive.rejections = store
+        .rejections(game_id)
+        .await?
+        .into_iter()
+        .map(archived_rejection)
+        .collect();
+    Ok(archive)
+}
+
+/// One stored game as an archive without its rejections: bounded by the
+/// game's length, whatever was refused in it.
+pub async fn export_game_log(store: &EventStore, game_id: Uuid) -> Result<Archive, ApiError> {
     let stored = store.archive(game_id).await?;
-    let rejections = store.rejections(game_id).await?;
-    Ok(archive_of(&stored.record, stored.events, rejections))
+    Ok(archive_of(&stored.record, stored.events, Vec::new()))
 }
 
 /// The HTTP error for an archive that does not replay: 422 with the first

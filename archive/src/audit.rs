@@ -4,6 +4,7 @@
 //! rules say; the hash chain and the first divergence.
 
 use std::collections::BTreeMap;
+use std::convert::Infallible;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -257,31 +258,146 @@ fn unchecked_entry(group: &Group<'_>) -> AuditEntry {
     }
 }
 
-/// Audits a whole archive. A game or options the registry cannot handle is
-/// itself the failure (`Err`), at seq 0.
-pub fn audit(registry: &Registry, archive: &Archive) -> Result<AuditReport, Divergence> {
+/// What a report says before its entries: known from the archive alone.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AuditOpening {
+    pub game_id: Uuid,
+    pub game: String,
+    pub options: Value,
+    pub rules_version_today: u32,
+    pub version: u64,
+}
+
+/// What a report says after its entries: known only once every one was
+/// judged.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AuditClosing {
+    pub valid: bool,
+    pub chain: ChainReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub divergence: Option<Divergence>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_failure: Option<Divergence>,
+    pub disputed_rejections: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<ScoreSummary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<StatusJson>,
+}
+
+/// Why an incremental audit stopped before its end.
+#[derive(Debug)]
+pub enum AuditStop<E> {
+    /// The game or its options cannot be handled: the failure, at seq 0 (or
+    /// where the rules produced an event they cannot fold).
+    Unauditable(Divergence),
+    /// The rejections' source or the entries' sink failed.
+    Stopped(E),
+}
+
+/// The opening of `archive`'s report; fails as [`audit`] does when the
+/// registry cannot handle the game or its options.
+pub fn audit_opening(registry: &Registry, archive: &Archive) -> Result<AuditOpening, Divergence> {
     let game = replay::game_of(registry, archive)?;
-    let seats = game.seats(&archive.options).unwrap_or_default();
-    let mut rejections: Vec<&ArchivedRejection> = archive.rejections.iter().collect();
-    rejections.sort_by_key(|r| r.at_version);
-    let mut next_rejection = 0;
-    let mut entries = Vec::new();
+    Ok(AuditOpening {
+        game_id: archive.game_id,
+        game: archive.game.clone(),
+        options: archive.options.clone(),
+        rules_version_today: game.rules_version(),
+        version: archive.version(),
+    })
+}
+
+/// Judges entries one at a time and hands each to a sink, pulling rejections
+/// from a source only as their turn comes: at most one rejection and one
+/// entry are held, however many the game has.
+struct Auditor<R, F, E> {
+    seats: Vec<String>,
+    rejections: R,
+    /// The next rejection, read from the source but not yet written.
+    next_rejection: Option<ArchivedRejection>,
+    write_entry: F,
+    stopped: Option<E>,
+    disputed_rejections: usize,
+}
+
+impl<R, F, E> Auditor<R, F, E>
+where
+    R: Iterator<Item = Result<ArchivedRejection, E>>,
+    F: FnMut(AuditEntry) -> Result<(), E>,
+{
+    fn peek_rejection(&mut self) -> Option<&ArchivedRejection> {
+        if self.stopped.is_some() {
+            return None;
+        }
+        if self.next_rejection.is_none() {
+            match self.rejections.next()? {
+                Ok(rejection) => self.next_rejection = Some(rejection),
+                Err(error) => {
+                    self.stopped = Some(error);
+                    return None;
+                }
+            }
+        }
+        self.next_rejection.as_ref()
+    }
+
+    fn write(&mut self, entry: AuditEntry) {
+        if self.stopped.is_some() {
+            return;
+        }
+        if entry.kind == EntryKind::Rejected && entry.today.as_ref().is_some_and(|t| !t.agrees) {
+            self.disputed_rejections += 1;
+        }
+        if let Err(error) = (self.write_entry)(entry) {
+            self.stopped = Some(error);
+        }
+    }
+
+    /// Writes the rejections refused at a version `up_to` passes, judged
+    /// against `state` (listed unjudged without one).
+    fn write_rejections(&mut self, up_to: impl Fn(u64) -> bool, state: Option<&dyn DynMatch>) {
+        while self.peek_rejection().is_some_and(|r| up_to(r.at_version)) {
+            let rejection = self.next_rejection.take().expect("peeked");
+            let entry = rejection_entry(&rejection, state, &self.seats);
+            self.write(entry);
+        }
+    }
+}
+
+/// Audits `archive`'s log with the rejections from `rejections` (which must
+/// come in version order; `archive.rejections` is not read), handing each
+/// entry to `write_entry` as soon as it is judged, in the order [`audit`]
+/// lists them. Memory is bounded by the log, not by the rejections.
+///
+/// The first error of the source or the sink stops the audit
+/// ([`AuditStop::Stopped`]); entries already written stay written.
+pub fn audit_entries<E>(
+    registry: &Registry,
+    archive: &Archive,
+    rejections: impl Iterator<Item = Result<ArchivedRejection, E>>,
+    write_entry: impl FnMut(AuditEntry) -> Result<(), E>,
+) -> Result<AuditClosing, AuditStop<E>> {
+    let game = replay::game_of(registry, archive).map_err(AuditStop::Unauditable)?;
+    let mut auditor = Auditor {
+        seats: game.seats(&archive.options).unwrap_or_default(),
+        rejections,
+        next_rejection: None,
+        write_entry,
+        stopped: None,
+        disputed_rejections: 0,
+    };
     let mut groups_seen = 0;
     let replayed = replay::replay(registry, archive, |step| {
         groups_seen += 1;
+        if auditor.stopped.is_some() {
+            return;
+        }
         let version = step.before.version();
         // Rejected attempts made while the game stood at this version came
         // before the action that moved it on.
-        while next_rejection < rejections.len()
-            && rejections[next_rejection].at_version <= version
-            && step.divergence.is_none()
-        {
-            entries.push(rejection_entry(
-                rejections[next_rejection],
-                Some(step.before),
-                &seats,
-            ));
-            next_rejection += 1;
+        if step.divergence.is_none() {
+            auditor.write_rejections(|at| at <= version, Some(step.before));
         }
         let group = step.group;
         let first = &group.events[0];
@@ -299,7 +415,7 @@ pub fn audit(registry: &Registry, archive: &Archive) -> Result<AuditReport, Dive
                 agrees: false,
             },
         };
-        entries.push(AuditEntry {
+        auditor.write(AuditEntry {
             kind: if group.is_setup() && version == 0 {
                 EntryKind::Setup
             } else {
@@ -313,7 +429,7 @@ pub fn audit(registry: &Registry, archive: &Archive) -> Result<AuditReport, Dive
             before: if version == 0 {
                 BTreeMap::new()
             } else {
-                views(step.before, &seats)
+                views(step.before, &auditor.seats)
             },
             events: recorded_events(&group),
             violation: None,
@@ -321,46 +437,27 @@ pub fn audit(registry: &Registry, archive: &Archive) -> Result<AuditReport, Dive
             divergence: step.divergence.cloned(),
             repeats: None,
         });
-    })?;
+    })
+    .map_err(AuditStop::Unauditable)?;
     let verified_version = replayed.state.version();
-    let diverged = replayed.divergence.is_some();
     // Rejections at the final verified version were judged against it.
-    while next_rejection < rejections.len()
-        && rejections[next_rejection].at_version <= verified_version
-        && !diverged
-    {
-        entries.push(rejection_entry(
-            rejections[next_rejection],
-            Some(replayed.state.as_ref()),
-            &seats,
-        ));
-        next_rejection += 1;
+    if replayed.divergence.is_none() {
+        auditor.write_rejections(|at| at <= verified_version, Some(replayed.state.as_ref()));
     }
-    // After a divergence the rest of the log is listed, not judged.
-    let all_groups = replay::groups(&archive.events);
-    let mut rest: Vec<AuditEntry> = all_groups
-        .iter()
-        .skip(groups_seen)
-        .map(unchecked_entry)
-        .collect();
-    rest.extend(
-        rejections[next_rejection..]
-            .iter()
-            .map(|rejection| rejection_entry(rejection, None, &seats)),
-    );
-    rest.sort_by_key(|entry| entry.at_version);
-    entries.extend(rest);
-    let disputed_rejections = entries
-        .iter()
-        .filter(|e| e.kind == EntryKind::Rejected && e.today.as_ref().is_some_and(|t| !t.agrees))
-        .count();
+    // After a divergence the rest of the log is listed, not judged, in
+    // version order; at one version an action comes before the rejections.
+    let mut rest = replay::groups(&archive.events).split_off(groups_seen);
+    rest.sort_by_key(|group| group.decided_at);
+    for group in &rest {
+        auditor.write_rejections(|at| at < group.decided_at, None);
+        auditor.write(unchecked_entry(group));
+    }
+    auditor.write_rejections(|_| true, None);
+    if let Some(error) = auditor.stopped {
+        return Err(AuditStop::Stopped(error));
+    }
     let first_failure = replayed.first_failure().cloned();
-    Ok(AuditReport {
-        game_id: archive.game_id,
-        game: archive.game.clone(),
-        options: archive.options.clone(),
-        rules_version_today: game.rules_version(),
-        version: archive.version(),
+    Ok(AuditClosing {
         valid: first_failure.is_none(),
         chain: ChainReport {
             intact: replayed.chain_break.is_none(),
@@ -370,9 +467,47 @@ pub fn audit(registry: &Registry, archive: &Archive) -> Result<AuditReport, Dive
         },
         divergence: replayed.divergence.clone(),
         first_failure,
-        disputed_rejections,
-        entries,
+        disputed_rejections: auditor.disputed_rejections,
         score: Some(replayed.state.summary()),
         status: Some(replayed.state.status()),
+    })
+}
+
+/// Audits a whole archive. A game or options the registry cannot handle is
+/// itself the failure (`Err`), at seq 0.
+pub fn audit(registry: &Registry, archive: &Archive) -> Result<AuditReport, Divergence> {
+    let opening = audit_opening(registry, archive)?;
+    let mut rejections: Vec<&ArchivedRejection> = archive.rejections.iter().collect();
+    rejections.sort_by_key(|r| r.at_version);
+    let mut entries = Vec::new();
+    let closing = audit_entries(
+        registry,
+        archive,
+        rejections
+            .into_iter()
+            .map(|rejection| Ok::<_, Infallible>(rejection.clone())),
+        |entry| {
+            entries.push(entry);
+            Ok(())
+        },
+    )
+    .map_err(|stop| match stop {
+        AuditStop::Unauditable(divergence) => divergence,
+        AuditStop::Stopped(never) => match never {},
+    })?;
+    Ok(AuditReport {
+        game_id: opening.game_id,
+        game: opening.game,
+        options: opening.options,
+        rules_version_today: opening.rules_version_today,
+        version: opening.version,
+        valid: closing.valid,
+        chain: closing.chain,
+        divergence: closing.divergence,
+        first_failure: closing.first_failure,
+        disputed_rejections: closing.disputed_rejections,
+        entries,
+        score: closing.score,
+        status: closing.status,
     })
 }

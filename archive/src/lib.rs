@@ -16,7 +16,10 @@ pub mod score;
 pub mod simulate;
 pub mod what_if;
 
-pub use audit::{audit, AuditEntry, AuditReport, EntryKind};
+pub use audit::{
+    audit, audit_entries, audit_opening, AuditClosing, AuditEntry, AuditOpening, AuditReport,
+    AuditStop, EntryKind,
+};
 pub use format::{Archive, ArchivedEvent, ArchivedRejection, FormatError, FORMAT, FORMAT_VERSION};
 pub use import::{
     validate_for_import, ImportRefusal, InvalidRejection, RejectionFault, RejectionPolicy,

@@ -57,6 +57,34 @@ impl ScoreRow {
     }
 }
 
+impl ScoreRow {
+    /// The longest `game_id`, `game` or `error` text a bounded row keeps.
+    pub const MAX_TEXT_CHARS: usize = 240;
+
+    /// The row with every text taken from the input cut to
+    /// [`ScoreRow::MAX_TEXT_CHARS`] characters (ending in `…`): a parse
+    /// error quotes what it could not read, and an answer to a stranger must
+    /// not grow with what the stranger sent.
+    pub fn bounded(mut self) -> Self {
+        for text in [&mut self.game_id, &mut self.game] {
+            truncate_chars(text, Self::MAX_TEXT_CHARS);
+        }
+        if let Some(error) = self.error.as_mut() {
+            truncate_chars(error, Self::MAX_TEXT_CHARS);
+        }
+        self
+    }
+}
+
+fn truncate_chars(text: &mut String, max_chars: usize) {
+    if let Some((cut, _)) = text.char_indices().nth(max_chars.saturating_sub(1)) {
+        if text[cut..].chars().nth(1).is_some() {
+            text.truncate(cut);
+            text.push('…');
+        }
+    }
+}
+
 /// The part of an archive scoring reads; payloads stay borrowed text.
 #[derive(Deserialize)]
 struct ScoringArchive<'a> {

@@ -18,7 +18,8 @@ pub use group_commit::{BatchObserver, GroupCommitLimits};
 pub use pool::{connect, logs_in_as_superuser, migrate, Pool};
 pub use store::{
     hash_token, Archive, EventStore, GameRecord, IdempotentRequest, NewEvent, NewGame, NewToken,
-    Rejection, StoredEvent, TokenRole, REFUSALS_KEPT_PER_VERSION, REFUSALS_NOT_KEPT_CODE,
+    Rejection, RejectionCursor, RejectionPage, StoredEvent, TokenRole, REFUSALS_KEPT_PER_VERSION,
+    REFUSALS_NOT_KEPT_CODE,
 };
 
 /// Every way the store can fail, as the API sees it.

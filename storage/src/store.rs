@@ -131,6 +131,22 @@ pub struct Archive {
     pub events: Vec<StoredEvent>,
 }
 
+/// Where a page of rejections ended: the next page starts after it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RejectionCursor {
+    at_version: i64,
+    recorded_at: DateTime<Utc>,
+    rejection_id: Uuid,
+}
+
+/// One page of a game's rejections, and where the next one starts (`None`
+/// after the last).
+#[derive(Debug, Clone)]
+pub struct RejectionPage {
+    pub rejections: Vec<Rejection>,
+    pub next: Option<RejectionCursor>,
+}
+
 /// A refused action, kept outside the stream for audit.
 #[derive(Debug, Clone, Serialize)]
 pub struct Rejection {
@@ -190,6 +206,30 @@ fn now() -> DateTime<Utc> {
 /// `%Y-%m-%dT%H:%M:%S%.6fZ` gives, without parsing a format per event).
 pub(crate) fn format_time(time: &DateTime<Utc>) -> String {
     time.to_rfc3339_opts(SecondsFormat::Micros, true)
+}
+
+/// The columns of a rejection, then the columns of its place in audit order.
+const REJECTIONS_PAGE: &str = "
+    SELECT at_version, actor, action, code, message, rule, rules_version, recorded_at, rejection_id,
+           repeats
+    FROM rejected_actions";
+
+/// Audit order: by the version refused at, then by time; the id breaks ties
+/// (imported rejections may share a time), so every read gives one order.
+const REJECTIONS_ORDER: &str = "ORDER BY at_version, recorded_at, rejection_id";
+
+fn rejection_from_row(row: &tokio_postgres::Row) -> Rejection {
+    Rejection {
+        at_version: version_of(row.get(0)),
+        actor: row.get(1),
+        action: row.get(2),
+        code: row.get(3),
+        message: row.get(4),
+        rule: row.get(5),
+        rules_version: u32::try_from(row.get::<_, i32>(6)).unwrap_or(0),
+        recorded_at: format_time(&row.get(7)),
+        repeats: u64::try_from(row.get::<_, i64>(9)).unwrap_or(1),
+    }
 }
 
 fn version_of(seq: i64) -> u64 {
@@ -567,30 +607,79 @@ impl EventStore {
         Ok(())
     }
 
+    /// Every rejection of a game, in audit order (by version, time, id).
+    /// Unbounded: what answers a request reads [`EventStore::rejections_page`].
     pub async fn rejections(&self, game_id: Uuid) -> Result<Vec<Rejection>, StoreError> {
+        let mut rejections = Vec::new();
+        let mut after = None;
+        loop {
+            let page = self
+                .rejections_page(game_id, after.as_ref(), 10_000)
+                .await?;
+            rejections.extend(page.rejections);
+            match page.next {
+                Some(next) => after = Some(next),
+                None => return Ok(rejections),
+            }
+        }
+    }
+
+    /// Up to `limit` rejections of a game after `after` (from the first when
+    /// `None`), in audit order. Keyset paging rather than a cursor: no
+    /// connection or transaction is held between pages, so a client reading
+    /// a long answer slowly holds nothing in the database.
+    pub async fn rejections_page(
+        &self,
+        game_id: Uuid,
+        after: Option<&RejectionCursor>,
+        limit: usize,
+    ) -> Result<RejectionPage, StoreError> {
         let client = self.pool.get().await?;
-        let rows = client
-            .query(
-                "SELECT at_version, actor, action, code, message, rule, rules_version, recorded_at,
-                        repeats
-                 FROM rejected_actions WHERE game_id = $1 ORDER BY at_version, recorded_at",
-                &[&game_id],
-            )
-            .await?;
-        Ok(rows
-            .iter()
-            .map(|row| Rejection {
-                at_version: version_of(row.get(0)),
-                actor: row.get(1),
-                action: row.get(2),
-                code: row.get(3),
-                message: row.get(4),
-                rule: row.get(5),
-                rules_version: u32::try_from(row.get::<_, i32>(6)).unwrap_or(0),
-                recorded_at: format_time(&row.get(7)),
-                repeats: u64::try_from(row.get::<_, i64>(8)).unwrap_or(1),
-            })
-            .collect())
+        let limit = i64::try_from(limit.max(1)).unwrap_or(i64::MAX);
+        let rows = match after {
+            None => {
+                let statement = client
+                    .prepare_cached(&format!(
+                        "{REJECTIONS_PAGE} WHERE game_id = $1 {REJECTIONS_ORDER} LIMIT $2"
+                    ))
+                    .await?;
+                client.query(&statement, &[&game_id, &limit]).await?
+            }
+            Some(cursor) => {
+                let statement = client
+                    .prepare_cached(&format!(
+                        "{REJECTIONS_PAGE} WHERE game_id = $1
+                           AND (at_version, recorded_at, rejection_id) > ($2, $3, $4)
+                         {REJECTIONS_ORDER} LIMIT $5"
+                    ))
+                    .await?;
+                client
+                    .query(
+                        &statement,
+                        &[
+                            &game_id,
+                            &cursor.at_version,
+                            &cursor.recorded_at,
+                            &cursor.rejection_id,
+                            &limit,
+                        ],
+                    )
+                    .await?
+            }
+        };
+        // A short page is the last one.
+        let next = match rows.last() {
+            Some(last) if rows.len() as i64 == limit => Some(RejectionCursor {
+                at_version: last.get(0),
+                recorded_at: last.get(7),
+                rejection_id: last.get(8),
+            }),
+            _ => None,
+        };
+        Ok(RejectionPage {
+            rejections: rows.iter().map(rejection_from_row).collect(),
+            next,
+        })
     }
 
     /// A whole game: its record and every event.

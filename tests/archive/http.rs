@@ -8,8 +8,8 @@ use umpire_storage::{connect, EventStore};
 use crate::support::{first_action_seq, rechain, simulated};
 
 pub(crate) struct TestApp {
-    address: String,
-    client: reqwest::Client,
+    pub(crate) address: String,
+    pub(crate) client: reqwest::Client,
 }
 
 impl TestApp {

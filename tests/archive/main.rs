@@ -4,6 +4,7 @@
 //! umpire-only endpoints.
 
 mod audit;
+mod bounded;
 mod database;
 mod http;
 mod rejections;

@@ -2,16 +2,26 @@
 //! archive (validated by replay before anything is stored), what-if re-runs,
 //! and scoring archives sent in the body without storing them.
 
-use actix_web::http::header;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::task::Poll;
+
+use actix_web::http::header::{self, ContentType};
+use actix_web::web::Bytes;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use futures_util::StreamExt;
-use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
+use tokio::sync::mpsc;
+use umpire_archive::{ArchivedRejection, AuditStop};
+use umpire_storage::{EventStore, Rejection, RejectionPage, StoreError};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::auth::{principal, Principal};
-use crate::commands::{export_game, import_archive, refused};
+use crate::commands::{archived_rejection, export_game_log, import_archive, refused};
 use crate::error::{ApiError, ErrorBody};
 use crate::model::CreatedGame;
 use crate::AppState;
@@ -19,6 +29,24 @@ use crate::AppState;
 /// Largest archive body accepted by import and scoring. Archives are much
 /// larger than actions, so these endpoints read their body themselves.
 pub const MAX_ARCHIVE_BYTES: usize = 32 * 1024 * 1024;
+
+/// Most archives scored in one request. Rows are streamed, so memory does
+/// not grow with their number, but time and the answer's size do: a body of
+/// tiny junk lines would otherwise ask for millions of error rows. A real
+/// archive is tens of kilobytes (74 KB on average for simulated games, see
+/// `docs/benchmarks.md`), so a full body holds a few hundred: the cap leaves
+/// room for very short games.
+pub const MAX_ARCHIVES_PER_REQUEST: usize = 10_000;
+
+/// Rejections read from the database at a time by audit and export.
+const REJECTIONS_PER_PAGE: usize = 500;
+
+/// A streamed answer is sent in chunks of about this size.
+const CHUNK_BYTES: usize = 64 * 1024;
+
+/// Chunks written but not yet sent. With [`CHUNK_BYTES`], what a slow
+/// client can make one streamed answer hold.
+const CHUNKS_IN_FLIGHT: usize = 4;
 
 async fn read_body(mut payload: web::Payload) -> Result<web::BytesMut, ApiError> {
     let mut body = web::BytesMut::new();
@@ -98,13 +126,55 @@ pub async fn get_game_audit(
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
     require_umpire(&state, game_id, &request).await?;
-    let archive = export_game(&state.service.store, game_id).await?;
+    // Everything that can fail is tried before the first byte: once the
+    // answer has started it can no longer become an error status.
+    let log = Arc::new(export_game_log(&state.service.store, game_id).await?);
     let registry = state.service.registry.clone();
-    let report = web::block(move || umpire_archive::audit(&registry, &archive))
-        .await
-        .map_err(|e| ApiError::Internal(format!("audit task failed: {e}")))?
-        .map_err(|d| ApiError::Internal(format!("stored game {game_id} cannot be audited: {d}")))?;
-    Ok(HttpResponse::Ok().json(report))
+    let opening = web::block({
+        let (registry, log) = (registry.clone(), log.clone());
+        move || {
+            // A replay of the log alone (bounded by the game's length) finds
+            // what would stop the audit midway.
+            umpire_archive::replay(&registry, &log, |_| {})?;
+            umpire_archive::audit_opening(&registry, &log)
+        }
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("audit task failed: {e}")))?
+    .map_err(|d| ApiError::Internal(format!("stored game {game_id} cannot be audited: {d}")))?;
+    let rejections = paged_rejections(state.service.store.clone(), game_id).await?;
+    let (mut body, response) = streamed_json();
+    actix_web::rt::task::spawn_blocking(move || {
+        if let Err(stop) = write_audit(&mut body, &registry, &log, &opening, rejections) {
+            body.cut(game_id, "audit", &stop);
+        }
+    });
+    Ok(response)
+}
+
+/// Writes the report's fields known before the entries, the entries as they
+/// are judged, then the fields that need all of them: the document
+/// `umpire_archive::audit` gives, with its keys in that order.
+fn write_audit(
+    body: &mut JsonBody,
+    registry: &umpire_domain::Registry,
+    log: &umpire_archive::Archive,
+    opening: &umpire_archive::AuditOpening,
+    rejections: PagedRejections,
+) -> Result<(), StreamStop> {
+    body.write_fields_opening(opening)?;
+    body.write(b",\"entries\":[")?;
+    let mut first = true;
+    let closing = umpire_archive::audit_entries(registry, log, rejections, |entry| {
+        body.write_element(&mut first, &entry)
+    })
+    .map_err(|stop| match stop {
+        AuditStop::Stopped(stop) => stop,
+        AuditStop::Unauditable(divergence) => StreamStop::Unauditable(divergence),
+    })?;
+    body.write(b"],")?;
+    body.write_fields_closing(&closing)?;
+    body.finish()
 }
 
 /// The whole game as an archive, with its hash chain. Umpire only.
@@ -129,8 +199,32 @@ pub async fn export_game_archive(
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
     require_umpire(&state, game_id, &request).await?;
-    let archive = export_game(&state.service.store, game_id).await?;
-    Ok(HttpResponse::Ok().json(archive))
+    let log = export_game_log(&state.service.store, game_id).await?;
+    let rejections = paged_rejections(state.service.store.clone(), game_id).await?;
+    let (mut body, response) = streamed_json();
+    actix_web::rt::task::spawn_blocking(move || {
+        // `rejections` is the archive's last field: the log is written with
+        // an empty list, which is then opened again for the pages.
+        let written = serde_json::to_vec(&log)
+            .map_err(StreamStop::Encoding)
+            .and_then(|whole| {
+                let head = whole
+                    .strip_suffix(b"[]}")
+                    .expect("an archive ends with its (empty) rejections");
+                body.write(head)?;
+                body.write(b"[")?;
+                let mut first = true;
+                for rejection in rejections {
+                    body.write_element(&mut first, &rejection?)?;
+                }
+                body.write(b"]}")?;
+                body.finish()
+            });
+        if let Err(stop) = written {
+            body.cut(game_id, "export", &stop);
+        }
+    });
+    Ok(response)
 }
 
 /// Import an archive: replayed and validated first (chain, setup, every
@@ -189,53 +283,353 @@ pub async fn score_archives(
     state: web::Data<AppState>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let body = read_body(payload).await?;
+    let body = read_body(payload).await?.freeze();
+    // The whole body is read once without scoring: a malformed body or one
+    // with too many archives is refused before the answer starts.
+    let games = web::block({
+        let body = body.clone();
+        move || {
+            let mut games = 0;
+            each_archive(&body, |_, _| {
+                games += 1;
+                Ok(())
+            })?;
+            Ok::<_, ApiError>(games)
+        }
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("scoring task failed: {e}")))??;
+    if games > MAX_ARCHIVES_PER_REQUEST {
+        return Err(ApiError::PayloadTooLarge {
+            message: format!(
+                "The body holds {games} archives; at most {MAX_ARCHIVES_PER_REQUEST} are scored per request."
+            ),
+        });
+    }
     let registry = state.service.registry.clone();
-    let rows = web::block(move || score_body(&registry, &body))
-        .await
-        .map_err(|e| ApiError::Internal(format!("scoring task failed: {e}")))??;
-    let errors = rows.iter().filter(|r| r.error.is_some()).count();
-    Ok(HttpResponse::Ok().json(ScoreRows {
-        games: rows.len(),
-        errors,
-        rows: rows.into_iter().map(ScoreRowBody).collect(),
-    }))
+    let (mut output, response) = streamed_json();
+    actix_web::rt::task::spawn_blocking(move || {
+        // One row at a time: memory stays that of the body and one row,
+        // however many rows there are.
+        let mut errors = 0;
+        let mut first = true;
+        let written = output
+            .write(format!("{{\"games\":{games},\"rows\":[").as_bytes())
+            .and_then(|()| {
+                each_archive(&body, |text, source| {
+                    let row = umpire_archive::score_archive_text(&registry, text, &source.label())
+                        .bounded();
+                    errors += usize::from(row.error.is_some());
+                    output.write_element(&mut first, &row)
+                })
+                .map_err(|refused| match refused {
+                    ArchivesRefused::Stopped(stop) => stop,
+                    // The same body was read whole before the answer began.
+                    ArchivesRefused::Malformed(error) => {
+                        StreamStop::Encoding(de::Error::custom(error))
+                    }
+                })
+            })
+            .and_then(|()| output.write(format!("],\"errors\":{errors}}}").as_bytes()))
+            .and_then(|()| output.finish());
+        if let Err(stop) = written {
+            output.cut(Uuid::nil(), "scores", &stop);
+        }
+    });
+    Ok(response)
 }
 
-fn score_body(
-    registry: &umpire_domain::Registry,
+/// Where an archive stood in a scoring body, for its row's `source`.
+#[derive(Clone, Copy)]
+enum ArchiveSource {
+    /// The index in a JSON array.
+    Element(usize),
+    /// The line (from 1) of JSON Lines, or line 1 for a single document.
+    Line(usize),
+}
+
+impl ArchiveSource {
+    fn label(self) -> String {
+        match self {
+            ArchiveSource::Element(index) => format!("body[{index}]"),
+            ArchiveSource::Line(line) => format!("body:{line}"),
+        }
+    }
+}
+
+/// Why a scoring body was not read to its end.
+enum ArchivesRefused {
+    Malformed(String),
+    Stopped(StreamStop),
+}
+
+impl From<ArchivesRefused> for ApiError {
+    fn from(refused: ArchivesRefused) -> Self {
+        match refused {
+            ArchivesRefused::Malformed(message) => ApiError::bad_request("malformed_json", message),
+            ArchivesRefused::Stopped(stop) => {
+                ApiError::Internal(format!("counting archives stopped: {stop}"))
+            }
+        }
+    }
+}
+
+impl From<StreamStop> for ArchivesRefused {
+    fn from(stop: StreamStop) -> Self {
+        ArchivesRefused::Stopped(stop)
+    }
+}
+
+/// Calls `each` with every archive of a scoring body (one archive, a JSON
+/// array of archives, or JSON Lines) and where it stood, one at a time: an
+/// array is walked element by element, never collected.
+fn each_archive(
     body: &[u8],
-) -> Result<Vec<umpire_archive::ScoreRow>, ApiError> {
+    mut each: impl FnMut(&str, ArchiveSource) -> Result<(), StreamStop>,
+) -> Result<(), ArchivesRefused> {
     let text = std::str::from_utf8(body)
-        .map_err(|_| ApiError::bad_request("malformed_body", "The body is not UTF-8."))?;
+        .map_err(|_| ArchivesRefused::Malformed("The body is not UTF-8.".into()))?;
     let trimmed = text.trim_start();
     if trimmed.starts_with('[') {
-        let archives: Vec<&serde_json::value::RawValue> = serde_json::from_str(trimmed)
-            .map_err(|e| ApiError::bad_request("malformed_json", format!("{e}.")))?;
-        return Ok(archives
-            .iter()
-            .enumerate()
-            .map(|(index, raw)| {
-                umpire_archive::score_archive_text(registry, raw.get(), &format!("body[{index}]"))
-            })
-            .collect());
+        let mut stopped = None;
+        let mut deserializer = serde_json::Deserializer::from_str(trimmed);
+        let walked = EachElement {
+            each: &mut each,
+            stopped: &mut stopped,
+        }
+        .deserialize(&mut deserializer)
+        .and_then(|()| deserializer.end());
+        if let Some(stop) = stopped {
+            return Err(ArchivesRefused::Stopped(stop));
+        }
+        return walked.map_err(|e| ArchivesRefused::Malformed(format!("{e}.")));
     }
     // JSON Lines, or one archive (possibly spanning lines).
-    if let Ok(raw) = serde_json::from_str::<&serde_json::value::RawValue>(trimmed) {
-        return Ok(vec![umpire_archive::score_archive_text(
-            registry,
-            raw.get(),
-            "body:1",
-        )]);
+    if let Ok(raw) = serde_json::from_str::<&RawValue>(trimmed) {
+        return Ok(each(raw.get(), ArchiveSource::Line(1))?);
     }
-    Ok(text
-        .split('\n')
-        .enumerate()
-        .filter(|(_, line)| !line.trim().is_empty())
-        .map(|(index, line)| {
-            umpire_archive::score_archive_text(registry, line, &format!("body:{}", index + 1))
-        })
-        .collect())
+    for (index, line) in text.split('\n').enumerate() {
+        if !line.trim().is_empty() {
+            each(line, ArchiveSource::Line(index + 1))?;
+        }
+    }
+    Ok(())
+}
+
+/// Walks a JSON array, handing each element's text to `each` as it is read.
+struct EachElement<'a, F> {
+    each: &'a mut F,
+    /// Set when `each` stopped the walk (the walk itself then fails too).
+    stopped: &'a mut Option<StreamStop>,
+}
+
+impl<'de, F> DeserializeSeed<'de> for EachElement<'_, F>
+where
+    F: FnMut(&str, ArchiveSource) -> Result<(), StreamStop>,
+{
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de, F> Visitor<'de> for EachElement<'_, F>
+where
+    F: FnMut(&str, ArchiveSource) -> Result<(), StreamStop>,
+{
+    type Value = ();
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+        formatter.write_str("an array of archives")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut elements: A) -> Result<(), A::Error> {
+        let mut index = 0;
+        while let Some(raw) = elements.next_element::<&RawValue>()? {
+            if let Err(stop) = (self.each)(raw.get(), ArchiveSource::Element(index)) {
+                *self.stopped = Some(stop);
+                return Err(de::Error::custom("stopped"));
+            }
+            index += 1;
+        }
+        Ok(())
+    }
+}
+
+/// Why a streamed answer ended before its end.
+#[derive(Debug, thiserror::Error)]
+enum StreamStop {
+    #[error("the client went away")]
+    ClientGone,
+    #[error("reading the game failed: {0}")]
+    Store(#[from] StoreError),
+    #[error("the answer could not be encoded: {0}")]
+    Encoding(#[from] serde_json::Error),
+    #[error("the stored game cannot be audited: {0}")]
+    Unauditable(umpire_archive::Divergence),
+}
+
+/// The writing end of a streamed JSON answer, for a blocking thread: bytes
+/// are gathered into chunks of [`CHUNK_BYTES`] and handed to the response
+/// through a channel of [`CHUNKS_IN_FLIGHT`], so a writer faster than its
+/// client waits instead of piling the answer up in memory.
+struct JsonBody {
+    chunks: mpsc::Sender<Result<Bytes, std::io::Error>>,
+    buffer: Vec<u8>,
+    /// Set once the answer is whole. A body dropped without it (cut, or
+    /// its writer panicked) ends the response with an error rather than
+    /// with the end of the body: the status and part of the body are already
+    /// sent, so the client must see the connection closed on an unfinished
+    /// chunked body (and invalid JSON), never a complete-looking document.
+    whole: Arc<AtomicBool>,
+}
+
+/// A streamed `200 application/json` answer and the body to write it with.
+fn streamed_json() -> (JsonBody, HttpResponse) {
+    let (chunks, mut receiver) = mpsc::channel(CHUNKS_IN_FLIGHT);
+    let whole = Arc::new(AtomicBool::new(false));
+    let mut ended = false;
+    let stream = futures_util::stream::poll_fn({
+        let whole = whole.clone();
+        move |context| match receiver.poll_recv(context) {
+            Poll::Ready(None) if !ended && !whole.load(Ordering::SeqCst) => {
+                ended = true;
+                Poll::Ready(Some(Err(std::io::Error::other(
+                    "the answer was cut short; the cause is in the service's log",
+                ))))
+            }
+            polled => polled,
+        }
+    });
+    let response = HttpResponse::Ok()
+        .content_type(ContentType::json())
+        .streaming(stream);
+    let body = JsonBody {
+        chunks,
+        buffer: Vec::with_capacity(CHUNK_BYTES),
+        whole,
+    };
+    (body, response)
+}
+
+impl JsonBody {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), StreamStop> {
+        self.buffer.extend_from_slice(bytes);
+        self.send_when_full()
+    }
+
+    /// `value` as an element of an array being written: a comma before all
+    /// but the first.
+    fn write_element(
+        &mut self,
+        first: &mut bool,
+        value: &impl Serialize,
+    ) -> Result<(), StreamStop> {
+        if !std::mem::take(first) {
+            self.buffer.push(b',');
+        }
+        serde_json::to_writer(&mut self.buffer, value)?;
+        self.send_when_full()
+    }
+
+    /// `{` and the fields of `object`, left open for more.
+    fn write_fields_opening(&mut self, object: &impl Serialize) -> Result<(), StreamStop> {
+        let text = serde_json::to_vec(object)?;
+        self.write(text.strip_suffix(b"}").expect("an object ends with }"))
+    }
+
+    /// The fields of `object` and `}`, closing an object opened before.
+    fn write_fields_closing(&mut self, object: &impl Serialize) -> Result<(), StreamStop> {
+        let text = serde_json::to_vec(object)?;
+        self.write(text.strip_prefix(b"{").expect("an object starts with {"))
+    }
+
+    fn send_when_full(&mut self) -> Result<(), StreamStop> {
+        if self.buffer.len() >= CHUNK_BYTES {
+            self.send()?;
+        }
+        Ok(())
+    }
+
+    fn send(&mut self) -> Result<(), StreamStop> {
+        let chunk = std::mem::replace(&mut self.buffer, Vec::with_capacity(CHUNK_BYTES));
+        self.chunks
+            .blocking_send(Ok(Bytes::from(chunk)))
+            .map_err(|_| StreamStop::ClientGone)
+    }
+
+    fn finish(&mut self) -> Result<(), StreamStop> {
+        self.send()?;
+        self.whole.store(true, Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// Ends the answer early, with the cause in the log.
+    fn cut(self, game_id: Uuid, answer: &str, stop: &StreamStop) {
+        if let StreamStop::ClientGone = stop {
+            tracing::debug!(%game_id, answer, "the client left before the end of the answer");
+        } else {
+            tracing::error!(%game_id, answer, cause = %stop, "a streamed answer was cut short");
+        }
+    }
+}
+
+/// A game's rejections in audit order, read page by page by a task on the
+/// runtime and handed to a blocking thread through a channel of one page:
+/// at most three pages are held at once. The first page is read before this
+/// returns, so an unreachable database is still an error status.
+async fn paged_rejections(store: EventStore, game_id: Uuid) -> Result<PagedRejections, ApiError> {
+    let first = store
+        .rejections_page(game_id, None, REJECTIONS_PER_PAGE)
+        .await?;
+    let (pages, receiver) = mpsc::channel(1);
+    actix_web::rt::spawn(async move {
+        let mut page: RejectionPage = first;
+        loop {
+            let next = page.next.take();
+            if pages.send(Ok(page.rejections)).await.is_err() {
+                return;
+            }
+            let Some(after) = next else { return };
+            page = match store
+                .rejections_page(game_id, Some(&after), REJECTIONS_PER_PAGE)
+                .await
+            {
+                Ok(page) => page,
+                Err(error) => {
+                    let _ = pages.send(Err(error)).await;
+                    return;
+                }
+            };
+        }
+    });
+    Ok(PagedRejections {
+        pages: receiver,
+        page: Vec::new().into_iter(),
+    })
+}
+
+/// The rejections [`paged_rejections`] reads, for a blocking thread.
+struct PagedRejections {
+    pages: mpsc::Receiver<Result<Vec<Rejection>, StoreError>>,
+    page: std::vec::IntoIter<Rejection>,
+}
+
+impl Iterator for PagedRejections {
+    type Item = Result<ArchivedRejection, StreamStop>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(rejection) = self.page.next() {
+                return Some(Ok(archived_rejection(rejection)));
+            }
+            match self.pages.blocking_recv()? {
+                Ok(page) => self.page = page.into_iter(),
+                Err(error) => return Some(Err(StreamStop::Store(error))),
+            }
+        }
+    }
 }
 
 /// One scored archive: `{game_id, game, source, events, final, totals,
@@ -287,7 +681,8 @@ pub async fn run_game_what_if(
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
     require_umpire(&state, game_id, &request).await?;
-    let archive = export_game(&state.service.store, game_id).await?;
+    // A what-if re-runs the log; the rejections play no part.
+    let archive = export_game_log(&state.service.store, game_id).await?;
     let registry = state.service.registry.clone();
     let patch = body.into_inner().options;
     let report = web::block(move || umpire_archive::what_if(&registry, &archive, &patch))
