@@ -524,3 +524,28 @@ async fn answers_carrying_tokens_or_secrets_are_never_cached() {
     let refused = app.get(&format!("/v1/games/{id}/state"), Some("x")).await;
     assert_eq!(refused.headers().get("cache-control").unwrap(), "no-store");
 }
+
+#[tokio::test]
+async fn an_archive_body_that_stops_arriving_is_answered_408_too() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = TestApp::spawn().await;
+    let address = app.address.trim_start_matches("http://").to_string();
+    let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+    let head = format!(
+        "POST /v1/scores HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/x-ndjson\r\n\
+         Content-Length: 100000\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(b"{\"format\": ").await.unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        stream.read_to_end(&mut answer),
+    )
+    .await
+    .expect("the server answers and closes instead of waiting forever")
+    .unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("\"code\":\"body_timeout\""), "{answer}");
+}

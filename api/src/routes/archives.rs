@@ -52,10 +52,14 @@ async fn read_body(mut payload: web::Payload) -> Result<web::BytesMut, ApiError>
     let mut body = web::BytesMut::new();
     while let Some(chunk) = payload.next().await {
         let chunk = chunk.map_err(|e| {
-            ApiError::bad_request(
-                "malformed_body",
-                format!("The body could not be read: {e}."),
-            )
+            if crate::body_deadline::timed_out(&e) {
+                ApiError::body_timeout()
+            } else {
+                ApiError::bad_request(
+                    "malformed_body",
+                    format!("The body could not be read: {e}."),
+                )
+            }
         })?;
         if body.len() + chunk.len() > MAX_ARCHIVE_BYTES {
             return Err(ApiError::PayloadTooLarge {
