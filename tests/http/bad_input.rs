@@ -433,30 +433,16 @@ async fn an_action_with_nul_characters_is_refused_and_recorded_not_a_500() {
 
 #[tokio::test]
 async fn a_body_that_stops_arriving_is_answered_408_and_the_connection_closed() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let app = TestApp::spawn().await;
     let created = game(&app).await;
-    let address = app.address.trim_start_matches("http://").to_string();
-    let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
     let head = format!(
-        "POST /v1/games/{}/actions HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {}\r\n\
+        "POST /v1/games/{}/actions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\
          Content-Type: application/json\r\nContent-Length: 100\r\n\r\n",
         created.id,
         created.token("red")
     );
-    stream.write_all(head.as_bytes()).await.unwrap();
-    stream.write_all(br#"{"action": {"type": "#).await.unwrap();
     let started = std::time::Instant::now();
-    let mut answer = Vec::new();
-    // Well past the body's idle limit, well short of forever.
-    tokio::time::timeout(
-        std::time::Duration::from_secs(30),
-        stream.read_to_end(&mut answer),
-    )
-    .await
-    .expect("the server answers and closes instead of waiting forever")
-    .unwrap();
-    let answer = String::from_utf8_lossy(&answer);
+    let answer = app.stalled_body(&head, br#"{"action": {"type": "#).await;
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(answer.contains("\"code\":\"body_timeout\""), "{answer}");
     assert!(started.elapsed() >= umpire_api::body_deadline::BODY_IDLE);
@@ -527,25 +513,10 @@ async fn answers_carrying_tokens_or_secrets_are_never_cached() {
 
 #[tokio::test]
 async fn an_archive_body_that_stops_arriving_is_answered_408_too() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let app = TestApp::spawn().await;
-    let address = app.address.trim_start_matches("http://").to_string();
-    let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
-    let head = format!(
-        "POST /v1/scores HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/x-ndjson\r\n\
-         Content-Length: 100000\r\n\r\n"
-    );
-    stream.write_all(head.as_bytes()).await.unwrap();
-    stream.write_all(b"{\"format\": ").await.unwrap();
-    let mut answer = Vec::new();
-    tokio::time::timeout(
-        std::time::Duration::from_secs(30),
-        stream.read_to_end(&mut answer),
-    )
-    .await
-    .expect("the server answers and closes instead of waiting forever")
-    .unwrap();
-    let answer = String::from_utf8_lossy(&answer);
+    let head = "POST /v1/scores HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n\
+                Content-Length: 100000\r\n\r\n";
+    let answer = app.stalled_body(head, b"{\"format\": ").await;
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(answer.contains("\"code\":\"body_timeout\""), "{answer}");
 }

@@ -99,15 +99,7 @@ async fn two_instances_on_one_database_never_decide_on_a_stale_fold() {
         }
         let seat = summary["status"]["to_act"][0].as_str().unwrap().to_string();
         let token = created.token(&seat).to_string();
-        let legal: Value = reader
-            .get(
-                &format!("/v1/games/{}/legal-actions", created.id),
-                Some(&token),
-            )
-            .await
-            .json()
-            .await
-            .unwrap();
+        let legal = reader.legal_actions(&created.id, &token).await;
         let action = legal["actions"][played % legal["actions"].as_array().unwrap().len()].clone();
         // Every other submission names the version it expects, which only
         // the reader's (fresh) fold knows.

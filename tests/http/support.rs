@@ -123,6 +123,34 @@ impl TestApp {
         .await
     }
 
+    /// `GET legal-actions` for `token`: `{version, actions}`.
+    pub async fn legal_actions(&self, id: &str, token: &str) -> Value {
+        self.get(&format!("/v1/games/{id}/legal-actions"), Some(token))
+            .await
+            .json()
+            .await
+            .unwrap()
+    }
+
+    /// Sends `head` and the start of a body it promises to be longer, then
+    /// waits (at most 30 s) for the whole answer and the connection's close.
+    pub async fn stalled_body(&self, head: &str, partial_body: &[u8]) -> String {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let address = self.address.trim_start_matches("http://").to_string();
+        let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+        stream.write_all(head.as_bytes()).await.unwrap();
+        stream.write_all(partial_body).await.unwrap();
+        let mut answer = Vec::new();
+        tokio::time::timeout(
+            std::time::Duration::from_secs(30),
+            stream.read_to_end(&mut answer),
+        )
+        .await
+        .expect("the server answers and closes instead of waiting forever")
+        .unwrap();
+        String::from_utf8_lossy(&answer).into_owned()
+    }
+
     pub async fn summary(&self, id: &str) -> Value {
         self.get(&format!("/v1/games/{id}"), None)
             .await
