@@ -49,6 +49,10 @@ fn with_refusals(mut archive: Archive, count: usize) -> Option<Archive> {
         });
     let mut refusals = Vec::new();
     umpire_archive::replay(&registry, &archive, |step| {
+        // Nobody can act before the setup events: version 0 has no refusals.
+        if step.before.version() == 0 {
+            return;
+        }
         for seat in &seats {
             let actor = format!("seat:{seat}");
             // The store keeps at most this many distinct refusals per seat
