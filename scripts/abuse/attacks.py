@@ -212,7 +212,9 @@ def a_crowd_on_one_game_is_no_outage():
     with concurrent.futures.ThreadPoolExecutor(50) as pool:
         results = list(pool.map(lambda i: submit(game["id"], red if i % 2 else blue, bid), range(50)))
     statuses = sorted({status for status, _, _ in results})
-    check("50 parallel bids: only 201, 409 or 422, never 503", set(statuses) <= {201, 409, 422}, str(statuses))
+    # 429: the refused ones come from two seats, whose refusals are throttled.
+    check("50 parallel bids: only 201, 409, 422 or 429, never 503", set(statuses) <= {201, 409, 422, 429},
+          str(statuses))
 
 
 # 7. Import of bad strings is a 4xx (covered above) — and events too.
