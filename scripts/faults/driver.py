@@ -89,7 +89,11 @@ def call(api: Api, observations: Observations, stop_at: float, method: str, path
             time.sleep(0.2)
             continue
         observations.record(method, path, started, response.status, response.headers, response.body)
-        if response.status >= 500:
+        # 5xx, and 409 `contended` (the game's turn did not come within the
+        # service's deadline, nothing applied): both say "send it again".
+        contended = response.status == 409 and isinstance(response.body, dict) \
+            and response.body.get("code") == "contended"
+        if response.status >= 500 or contended:
             if time.time() > deadline:
                 return None
             try:
