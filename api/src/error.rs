@@ -81,6 +81,10 @@ pub enum ApiError {
         "Too many refused actions from this token in this game; retry in {retry_after_seconds} s."
     )]
     TooManyRefusals { retry_after_seconds: u64 },
+    /// 503: this instance is handling as many large bodies as it may at
+    /// once; retry shortly.
+    #[error("{message}")]
+    Busy { message: String },
     /// 503: the database is down or saturated; retry shortly.
     #[error("service unavailable: {0}")]
     Unavailable(String),
@@ -143,6 +147,7 @@ impl ApiError {
                 Some(serde_json::json!({"retry_after_seconds": retry_after_seconds})),
             ),
             ApiError::Unavailable(_) => ("unavailable".to_string(), None, None),
+            ApiError::Busy { .. } => ("busy".to_string(), None, None),
             ApiError::Internal(_) => ("internal".to_string(), None, None),
         };
         let message = match self {
@@ -178,7 +183,7 @@ impl ResponseError for ApiError {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
             ApiError::TooManyRefusals { .. } => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Unavailable(_) | ApiError::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -194,7 +199,7 @@ impl ResponseError for ApiError {
             ApiError::Unauthorized { .. } => {
                 response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
             }
-            ApiError::Unavailable(_) | ApiError::Contended { .. } => {
+            ApiError::Unavailable(_) | ApiError::Contended { .. } | ApiError::Busy { .. } => {
                 response.insert_header((header::RETRY_AFTER, "1"));
             }
             // The rest of the body may still trickle in: do not wait for it.

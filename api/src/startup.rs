@@ -26,6 +26,8 @@ pub struct AppState {
     /// When set, creating or importing a game needs `Authorization: Bearer
     /// <admin token>`; when unset the service runs open (and says so at start).
     pub admin_token: Option<String>,
+    /// Turns at handling archive bodies (`routes/archives.rs`).
+    pub archive_bodies: Arc<tokio::sync::Semaphore>,
 }
 
 /// Deployment choices beyond the store and the address.
@@ -71,6 +73,9 @@ impl Application {
         let state = web::Data::new(AppState {
             service,
             admin_token: options.admin_token.filter(|token| !token.is_empty()),
+            archive_bodies: Arc::new(tokio::sync::Semaphore::new(
+                crate::routes::archives::ARCHIVE_BODIES_AT_ONCE,
+            )),
         });
         let document = openapi::document();
         let mut server = HttpServer::new(move || {

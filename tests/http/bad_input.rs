@@ -520,3 +520,55 @@ async fn an_archive_body_that_stops_arriving_is_answered_408_too() {
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(answer.contains("\"code\":\"body_timeout\""), "{answer}");
 }
+
+#[tokio::test]
+async fn archive_bodies_past_the_instances_bound_wait_then_are_told_busy() {
+    use tokio::io::AsyncWriteExt;
+    let app = TestApp::spawn().await;
+    let address = app.address.trim_start_matches("http://").to_string();
+    // Every turn at archive bodies is held by an upload that trickles in a
+    // byte every 2 s: slow, never stalled long enough to time out.
+    let mut uploads = Vec::new();
+    for _ in 0..umpire_api::routes::archives::ARCHIVE_BODIES_AT_ONCE {
+        let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+        stream
+            .write_all(
+                b"POST /v1/scores HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n\
+                  Content-Length: 1000\r\n\r\n",
+            )
+            .await
+            .unwrap();
+        uploads.push(stream);
+    }
+    let trickle = tokio::spawn(async move {
+        for _ in 0..8 {
+            for stream in &mut uploads {
+                stream.write_all(b" ").await.unwrap();
+            }
+            tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+        }
+        uploads
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let response = app
+        .client
+        .post(app.url("/v1/scores"))
+        .header("content-type", "application/x-ndjson")
+        .body("{}\n")
+        .send()
+        .await
+        .unwrap();
+    assert!(response.headers().contains_key("retry-after"));
+    assert_error(response, StatusCode::SERVICE_UNAVAILABLE, "busy").await;
+    drop(trickle.await.unwrap());
+    // The turns are free again once those uploads are gone.
+    let response = app
+        .client
+        .post(app.url("/v1/scores"))
+        .header("content-type", "application/x-ndjson")
+        .body("{}\n")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+}

@@ -48,6 +48,37 @@ const CHUNK_BYTES: usize = 64 * 1024;
 /// client can make one streamed answer hold.
 const CHUNKS_IN_FLIGHT: usize = 4;
 
+/// How long a streamed answer waits for its client to take the next chunk
+/// before it is cut: a client that stops reading must not hold a thread, a
+/// body and (for an audit) a game's log forever.
+pub const READER_STALL: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Archive bodies (up to [`MAX_ARCHIVE_BYTES`] each, anonymous on
+/// `/v1/scores`) handled at once; a request past them waits up to
+/// [`ARCHIVE_BODY_WAIT`] for a turn, then is answered 503 `busy`. Without this
+/// bound, memory per request is a constant but memory per instance is not.
+pub const ARCHIVE_BODIES_AT_ONCE: usize = 4;
+const ARCHIVE_BODY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// A turn to read and handle one archive body in this instance.
+async fn archive_body_turn(
+    state: &AppState,
+) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
+    match tokio::time::timeout(
+        ARCHIVE_BODY_WAIT,
+        state.archive_bodies.clone().acquire_owned(),
+    )
+    .await
+    {
+        Ok(Ok(permit)) => Ok(permit),
+        _ => Err(ApiError::Busy {
+            message: format!(
+                "{ARCHIVE_BODIES_AT_ONCE} archive bodies are being handled already; send it again shortly."
+            ),
+        }),
+    }
+}
+
 async fn read_body(mut payload: web::Payload) -> Result<web::BytesMut, ApiError> {
     let mut body = web::BytesMut::new();
     while let Some(chunk) = payload.next().await {
@@ -257,6 +288,7 @@ pub async fn import_game(
 ) -> Result<HttpResponse, ApiError> {
     // Importing creates a game: the same admin token as create_game, if set.
     crate::auth::require_admin(state.admin_token.as_deref(), &request)?;
+    let _turn = archive_body_turn(&state).await?;
     let body = read_body(payload).await?;
     let archive: umpire_archive::Archive = serde_json::from_slice(&body).map_err(|e| {
         ApiError::bad_request(
@@ -280,6 +312,7 @@ pub async fn import_game(
         (status = 200, description = "One row per archive, in order", body = ScoreRows),
         (status = 400, description = "The body is not JSON", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 503, description = "Too many archive bodies at once (`busy`); retry after `Retry-After`", body = ErrorBody),
     )
 )]
 #[post("/scores")]
@@ -287,6 +320,7 @@ pub async fn score_archives(
     state: web::Data<AppState>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
+    let turn = archive_body_turn(&state).await?;
     let body = read_body(payload).await?.freeze();
     // The whole body is read once without scoring: a malformed body or one
     // with too many archives is refused before the answer starts.
@@ -313,6 +347,8 @@ pub async fn score_archives(
     let registry = state.service.registry.clone();
     let (mut output, response) = streamed_json();
     actix_web::rt::task::spawn_blocking(move || {
+        // The body is held until its last row is written.
+        let _turn = turn;
         // One row at a time: memory stays that of the body and one row,
         // however many rows there are.
         let mut errors = 0;
@@ -466,6 +502,8 @@ where
 enum StreamStop {
     #[error("the client went away")]
     ClientGone,
+    #[error("the client stopped reading the answer for {} s", READER_STALL.as_secs())]
+    ReaderStalled,
     #[error("reading the game failed: {0}")]
     Store(#[from] StoreError),
     #[error("the answer could not be encoded: {0}")]
@@ -480,6 +518,9 @@ enum StreamStop {
 /// client waits instead of piling the answer up in memory.
 struct JsonBody {
     chunks: mpsc::Sender<Result<Bytes, std::io::Error>>,
+    /// The runtime the response is sent from, to wait on the channel with a
+    /// deadline from the writer's blocking thread.
+    runtime: tokio::runtime::Handle,
     buffer: Vec<u8>,
     /// Set once the answer is whole. A body dropped without it (cut, or
     /// its writer panicked) ends the response with an error rather than
@@ -511,6 +552,7 @@ fn streamed_json() -> (JsonBody, HttpResponse) {
         .streaming(stream);
     let body = JsonBody {
         chunks,
+        runtime: tokio::runtime::Handle::current(),
         buffer: Vec::with_capacity(CHUNK_BYTES),
         whole,
     };
@@ -558,9 +600,15 @@ impl JsonBody {
 
     fn send(&mut self) -> Result<(), StreamStop> {
         let chunk = std::mem::replace(&mut self.buffer, Vec::with_capacity(CHUNK_BYTES));
-        self.chunks
-            .blocking_send(Ok(Bytes::from(chunk)))
-            .map_err(|_| StreamStop::ClientGone)
+        let sent = self.runtime.block_on(tokio::time::timeout(
+            READER_STALL,
+            self.chunks.send(Ok(Bytes::from(chunk))),
+        ));
+        match sent {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(_)) => Err(StreamStop::ClientGone),
+            Err(_) => Err(StreamStop::ReaderStalled),
+        }
     }
 
     fn finish(&mut self) -> Result<(), StreamStop> {
@@ -571,8 +619,8 @@ impl JsonBody {
 
     /// Ends the answer early, with the cause in the log.
     fn cut(self, game_id: Uuid, answer: &str, stop: &StreamStop) {
-        if let StreamStop::ClientGone = stop {
-            tracing::debug!(%game_id, answer, "the client left before the end of the answer");
+        if let StreamStop::ClientGone | StreamStop::ReaderStalled = stop {
+            tracing::debug!(%game_id, answer, cause = %stop, "the client left before the end of the answer");
         } else {
             tracing::error!(%game_id, answer, cause = %stop, "a streamed answer was cut short");
         }
