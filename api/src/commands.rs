@@ -1,9 +1,7 @@
 //! The archive commands of `umpire` (`audit`, `export`, `import`, `simulate`,
-//! `score`, `what-if`) and the service functions the archive endpoints share
-//! with them: converting between stored games and archives, and importing a
-//! validated archive.
+//! `score`, `what-if`): files, progress and output around the service's
+//! archive functions (`umpire_service::archives`).
 
-use std::collections::BTreeMap;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -11,252 +9,12 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
-use umpire_archive::format::{FORMAT, FORMAT_VERSION};
 use umpire_archive::pipeline::{self, Input, Progress, ScoreSettings};
-use umpire_archive::{
-    Archive, ArchivedEvent, ArchivedRejection, Cause, Divergence, ImportRefusal, InvalidRejection,
-    OutputFormat, RejectionFault, RowWriter,
-};
-use umpire_domain::Registry;
-use umpire_storage::{
-    EventStore, GameRecord, ImportGame, ImportOutcome, NewToken, Rejection, StoredEvent, TokenRole,
-};
+use umpire_archive::{Archive, OutputFormat, RowWriter};
+use umpire_service::archives::{archive_of, export_game, import_archive};
+use umpire_service::ErrorBody;
+use umpire_storage::EventStore;
 use uuid::Uuid;
-
-use crate::auth::new_token;
-use crate::error::ApiError;
-use crate::model::CreatedGame;
-
-/// A stored game as an archive.
-pub fn archive_of(
-    record: &GameRecord,
-    events: Vec<StoredEvent>,
-    rejections: Vec<Rejection>,
-) -> Archive {
-    Archive {
-        format: FORMAT.to_string(),
-        format_version: FORMAT_VERSION,
-        game_id: record.game_id,
-        game: record.game.clone(),
-        options: record.options.clone(),
-        // Seeds are stored as the bits of a u64 in a bigint.
-        seed: record.seed as u64,
-        rules_version: record.rules_version,
-        created_at: record.created_at.to_rfc3339(),
-        events: events
-            .into_iter()
-            .map(|e| ArchivedEvent {
-                seq: e.seq,
-                event_type: e.event_type,
-                payload: e.payload,
-                actor: e.actor,
-                action: e.action,
-                decided_at: e.decided_at,
-                rules_version: e.rules_version,
-                recorded_at: e.recorded_at,
-                prev_hash: e.prev_hash,
-                hash: e.hash,
-            })
-            .collect(),
-        rejections: rejections.into_iter().map(archived_rejection).collect(),
-    }
-}
-
-/// A stored rejection as an archive lists it.
-pub fn archived_rejection(rejection: Rejection) -> ArchivedRejection {
-    ArchivedRejection {
-        at_version: rejection.at_version,
-        actor: rejection.actor,
-        action: rejection.action,
-        code: rejection.code,
-        message: rejection.message,
-        rule: rejection.rule,
-        rules_version: rejection.rules_version,
-        recorded_at: rejection.recorded_at,
-        repeats: rejection.repeats,
-    }
-}
-
-/// Reads one stored game whole, as an archive. Its size grows with the
-/// rejections: the service streams them instead (`export_game_log` and
-/// `EventStore::rejections_page`); this is for the command line.
-pub async fn export_game(store: &EventStore, game_id: Uuid) -> Result<Archive, ApiError> {
-    let mut archive = export_game_log(store, game_id).await?;
-    archive.rejections = store
-        .rejections(game_id)
-        .await?
-        .into_iter()
-        .map(archived_rejection)
-        .collect();
-    Ok(archive)
-}
-
-/// One stored game as an archive without its rejections: bounded by the
-/// game's length, whatever was refused in it.
-pub async fn export_game_log(store: &EventStore, game_id: Uuid) -> Result<Archive, ApiError> {
-    let stored = store.archive(game_id).await?;
-    Ok(archive_of(&stored.record, stored.events, Vec::new()))
-}
-
-/// The HTTP error for an archive that does not replay: 422 with the first
-/// failing event and the cause in the code.
-pub fn refused(divergence: &Divergence) -> ApiError {
-    let code = match divergence.cause {
-        Cause::UnknownGame => "unknown_game",
-        Cause::InvalidOptions => "invalid_options",
-        Cause::SequenceGap => "archive_sequence_gap",
-        Cause::ChainBroken => "archive_chain_broken",
-        Cause::HashMismatch => "archive_hash_mismatch",
-        Cause::EventTypeMismatch => "archive_event_type_mismatch",
-        Cause::SetupMismatch => "archive_setup_mismatch",
-        Cause::UnexplainedEvent => "archive_unexplained_event",
-        Cause::MissingEvent => "archive_missing_event",
-        Cause::EventDiffers => "archive_event_differs",
-        Cause::ActionRefused => "archive_action_refused",
-        Cause::MalformedAction => "archive_malformed_action",
-        Cause::UnstorableText => "archive_nul_character",
-    };
-    ApiError::Unprocessable {
-        code,
-        message: format!(
-            "Event {} (decided at version {}) is refused: {}.",
-            divergence.seq, divergence.version, divergence.message
-        ),
-        details: Some(serde_json::json!({
-            "seq": divergence.seq,
-            "version": divergence.version,
-        })),
-    }
-}
-
-/// The HTTP error for an archive with a rejection the store would not have
-/// kept: 422 naming the entry by its index in `rejections`.
-fn refused_rejection(invalid: &InvalidRejection) -> ApiError {
-    let code = match invalid.fault {
-        RejectionFault::UnknownActor => "archive_rejection_unknown_actor",
-        RejectionFault::VersionOutOfRange => "archive_rejection_version_out_of_range",
-        RejectionFault::NulCharacter => "archive_rejection_nul_character",
-        RejectionFault::InvalidTime => "archive_rejection_invalid_time",
-        RejectionFault::InvalidText => "archive_rejection_invalid_text",
-        RejectionFault::RulesVersionMismatch => "archive_rejection_rules_version_mismatch",
-        RejectionFault::InvalidRepeats => "archive_rejection_invalid_repeats",
-        RejectionFault::Duplicate => "archive_rejection_duplicate",
-        RejectionFault::OverCap => "archive_rejection_over_cap",
-    };
-    ApiError::Unprocessable {
-        code,
-        message: format!(
-            "Rejection {} is refused: {}.",
-            invalid.index, invalid.message
-        ),
-        details: Some(serde_json::json!({"rejection": invalid.index})),
-    }
-}
-
-/// Validates an archive by replay and stores it whole with new tokens.
-/// Nothing is stored unless every check passes.
-pub async fn import_archive(
-    store: &EventStore,
-    registry: &Registry,
-    archive: &Archive,
-) -> Result<CreatedGame, ApiError> {
-    archive
-        .check_format()
-        .map_err(|e| ApiError::unprocessable("unsupported_archive", e.to_string()))?;
-    let policy = umpire_archive::RejectionPolicy {
-        kept_per_version: umpire_storage::REFUSALS_KEPT_PER_VERSION,
-        not_kept_code: umpire_storage::REFUSALS_NOT_KEPT_CODE,
-    };
-    umpire_archive::validate_for_import(registry, archive, &policy).map_err(
-        |refusal| match refusal {
-            ImportRefusal::Log(divergence) => refused(&divergence),
-            ImportRefusal::Rejection(invalid) => refused_rejection(&invalid),
-        },
-    )?;
-    let game = registry.get(&archive.game)?;
-    let created_at = chrono::DateTime::parse_from_rfc3339(&archive.created_at)
-        .map_err(|e| {
-            ApiError::bad_request(
-                "invalid_archive",
-                format!("created_at `{}` is not RFC 3339: {e}.", archive.created_at),
-            )
-        })?
-        .with_timezone(&chrono::Utc);
-    let umpire_token = new_token()?;
-    let mut tokens = vec![NewToken {
-        token_hash: umpire_storage::hash_token(&umpire_token),
-        role: TokenRole::Umpire,
-        seat: None,
-    }];
-    let mut seat_tokens = BTreeMap::new();
-    for seat in game.seats(&archive.options)? {
-        let token = new_token()?;
-        tokens.push(NewToken {
-            token_hash: umpire_storage::hash_token(&token),
-            role: TokenRole::Seat,
-            seat: Some(seat.clone()),
-        });
-        seat_tokens.insert(seat, token);
-    }
-    let import = ImportGame {
-        record: GameRecord {
-            game_id: archive.game_id,
-            game: archive.game.clone(),
-            options: archive.options.clone(),
-            seed: archive.seed as i64,
-            rules_version: archive.rules_version,
-            created_at,
-        },
-        events: archive
-            .events
-            .iter()
-            .map(|e| StoredEvent {
-                seq: e.seq,
-                event_type: e.event_type.clone(),
-                payload: e.payload.clone(),
-                actor: e.actor.clone(),
-                action: e.action.clone(),
-                decided_at: e.decided_at,
-                rules_version: e.rules_version,
-                recorded_at: e.recorded_at.clone(),
-                prev_hash: e.prev_hash.clone(),
-                hash: e.hash.clone(),
-            })
-            .collect(),
-        rejections: archive
-            .rejections
-            .iter()
-            .map(|r| Rejection {
-                at_version: r.at_version,
-                actor: r.actor.clone(),
-                action: r.action.clone(),
-                code: r.code.clone(),
-                message: r.message.clone(),
-                rule: r.rule.clone(),
-                rules_version: r.rules_version,
-                recorded_at: r.recorded_at.clone(),
-                repeats: r.repeats,
-            })
-            .collect(),
-        tokens,
-    };
-    match store.import_game(&import).await? {
-        ImportOutcome::Imported => Ok(CreatedGame {
-            id: archive.game_id,
-            game: archive.game.clone(),
-            version: archive.version(),
-            umpire_token,
-            seat_tokens,
-        }),
-        ImportOutcome::AlreadyExists => Err(ApiError::AlreadyExists {
-            code: "game_already_exists",
-            message: format!(
-                "Game {} is already stored; an archive keeps its id, since its hashes cover it.",
-                archive.game_id
-            ),
-        }),
-    }
-}
 
 // ---------------------------------------------------------------------------
 // The command line.
@@ -410,7 +168,7 @@ pub async fn import(url: &str, inputs: &[String]) -> Result<(), String> {
             Ok(archive) => import_archive(&store, &registry, &archive)
                 .await
                 .map_err(|e| e.body()),
-            Err(error) => Err(crate::error::ErrorBody {
+            Err(error) => Err(ErrorBody {
                 code: "invalid_archive".into(),
                 message: error,
                 rule: None,

@@ -15,7 +15,7 @@ use crate::error::{json_error, path_error, query_error, ApiError};
 use crate::openapi;
 use crate::request_span::RequestSpan;
 use crate::routes::health;
-use crate::service::GameService;
+use umpire_service::GameService;
 
 /// Largest accepted JSON body. Actions are small; this bounds memory per request.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -42,10 +42,11 @@ pub struct Application {
 }
 
 async fn not_found() -> Result<HttpResponse, ApiError> {
-    Err(ApiError::NotFound {
+    Err(umpire_service::ServiceError::NotFound {
         code: "route_not_found",
         message: "There is no such endpoint; see /openapi.json.".into(),
-    })
+    }
+    .into())
 }
 
 impl Application {
@@ -69,7 +70,7 @@ impl Application {
         let port = listener.local_addr()?.port();
         let registry = Arc::new(umpire_games::registry());
         let service = GameService::new(store, registry);
-        let prometheus = service.metrics.middleware();
+        let prometheus = crate::metrics::middleware(&service.metrics);
         let state = web::Data::new(AppState {
             service,
             admin_token: options.admin_token.filter(|token| !token.is_empty()),

@@ -8,10 +8,12 @@ use std::convert::Infallible;
 
 use serde::Serialize;
 use serde_json::Value;
-use umpire_domain::{DynMatch, GameError, Registry, ScoreSummary, StatusJson, Viewer};
+use umpire_domain::{Actor, DynMatch, GameError, Registry, ScoreSummary, StatusJson, Viewer};
 use uuid::Uuid;
 
-use crate::format::{Archive, ArchivedRejection};
+use umpire_domain::record::RecordedRejection;
+
+use crate::format::Archive;
 use crate::replay::{self, parse_actor, Divergence, Group};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -153,14 +155,17 @@ fn views(state: &dyn DynMatch, seats: &[String]) -> BTreeMap<String, Value> {
     }
     for seat in seats {
         if let Ok(view) = state.view(&Viewer::Seat(seat.clone())) {
-            out.insert(format!("seat:{seat}"), view);
+            out.insert(
+                umpire_domain::record::actor_label(&Actor::Seat(seat.clone())),
+                view,
+            );
         }
     }
     out
 }
 
 fn rejection_entry(
-    rejection: &ArchivedRejection,
+    rejection: &RecordedRejection,
     state: Option<&dyn DynMatch>,
     seats: &[String],
 ) -> AuditEntry {
@@ -315,7 +320,7 @@ struct Auditor<R, F, E> {
     seats: Vec<String>,
     rejections: R,
     /// The next rejection, read from the source but not yet written.
-    next_rejection: Option<ArchivedRejection>,
+    next_rejection: Option<RecordedRejection>,
     write_entry: F,
     stopped: Option<E>,
     disputed_rejections: usize,
@@ -323,10 +328,10 @@ struct Auditor<R, F, E> {
 
 impl<R, F, E> Auditor<R, F, E>
 where
-    R: Iterator<Item = Result<ArchivedRejection, E>>,
+    R: Iterator<Item = Result<RecordedRejection, E>>,
     F: FnMut(AuditEntry) -> Result<(), E>,
 {
-    fn peek_rejection(&mut self) -> Option<&ArchivedRejection> {
+    fn peek_rejection(&mut self) -> Option<&RecordedRejection> {
         if self.stopped.is_some() {
             return None;
         }
@@ -375,7 +380,7 @@ where
 pub fn audit_entries<E>(
     registry: &Registry,
     archive: &Archive,
-    rejections: impl Iterator<Item = Result<ArchivedRejection, E>>,
+    rejections: impl Iterator<Item = Result<RecordedRejection, E>>,
     write_entry: impl FnMut(AuditEntry) -> Result<(), E>,
 ) -> Result<AuditClosing, AuditStop<E>> {
     let game = replay::game_of(registry, archive).map_err(AuditStop::Unauditable)?;
@@ -477,7 +482,7 @@ pub fn audit_entries<E>(
 /// itself the failure (`Err`), at seq 0.
 pub fn audit(registry: &Registry, archive: &Archive) -> Result<AuditReport, Divergence> {
     let opening = audit_opening(registry, archive)?;
-    let mut rejections: Vec<&ArchivedRejection> = archive.rejections.iter().collect();
+    let mut rejections: Vec<&RecordedRejection> = archive.rejections.iter().collect();
     rejections.sort_by_key(|r| r.at_version);
     let mut entries = Vec::new();
     let closing = audit_entries(

@@ -6,7 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use umpire_domain::chain::ChainLink;
+use umpire_domain::record::RecordedRejection;
+use umpire_domain::RecordedEvent;
 use uuid::Uuid;
 
 /// The `format` tag every archive carries.
@@ -44,73 +45,10 @@ pub struct Archive {
     /// RFC 3339.
     pub created_at: String,
     /// The whole log, in sequence order, with its hash chain.
-    pub events: Vec<ArchivedEvent>,
+    pub events: Vec<RecordedEvent>,
     /// Refused actions, in the order they were refused.
     #[serde(default)]
-    pub rejections: Vec<ArchivedRejection>,
-}
-
-/// One stored event, field for field as the event store keeps it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ArchivedEvent {
-    pub seq: u64,
-    pub event_type: String,
-    pub payload: Value,
-    /// `system` (setup), `umpire` or `seat:<name>`.
-    pub actor: String,
-    /// The action that caused the event; `null` for setup events.
-    #[serde(default)]
-    pub action: Value,
-    /// The version the action was decided against; shared by every event of
-    /// one action (0 for setup events).
-    pub decided_at: u64,
-    pub rules_version: u32,
-    /// RFC 3339, UTC, exactly six fractional digits, `Z`: the hashed string.
-    pub recorded_at: String,
-    pub prev_hash: String,
-    pub hash: String,
-}
-
-impl ArchivedEvent {
-    /// The fields the hash covers.
-    pub fn chain_link<'a>(&'a self, game_id: &'a str) -> ChainLink<'a> {
-        ChainLink {
-            game_id,
-            seq: self.seq,
-            event_type: &self.event_type,
-            payload: &self.payload,
-            actor: &self.actor,
-            action: &self.action,
-            decided_at: self.decided_at,
-            rules_version: self.rules_version,
-            recorded_at: &self.recorded_at,
-            prev_hash: &self.prev_hash,
-        }
-    }
-}
-
-/// A refused action, kept outside the log.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ArchivedRejection {
-    /// The version the game was at when the action was refused.
-    pub at_version: u64,
-    pub actor: String,
-    pub action: Value,
-    pub code: String,
-    pub message: String,
-    #[serde(default)]
-    pub rule: Option<String>,
-    pub rules_version: u32,
-    pub recorded_at: String,
-    /// How many times this refusal was made (identical refusals are counted
-    /// on one entry, not repeated). Archives written before the count existed
-    /// have none: each entry was then one refusal.
-    #[serde(default = "one_refusal")]
-    pub repeats: u64,
-}
-
-fn one_refusal() -> u64 {
-    1
+    pub rejections: Vec<RecordedRejection>,
 }
 
 /// Why a document is not an archive at all (before any replay).
@@ -159,17 +97,4 @@ impl Archive {
     pub fn version(&self) -> u64 {
         self.events.len() as u64
     }
-}
-
-/// Formats a time as the event store hashes it: UTC, microseconds, `Z`.
-pub fn format_recorded_at(time: &chrono::DateTime<chrono::Utc>) -> String {
-    time.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
-}
-
-/// True when `text` is exactly how the store would print this instant, so
-/// that importing and reading back keeps the hashed string unchanged.
-pub fn is_canonical_recorded_at(text: &str) -> bool {
-    chrono::DateTime::parse_from_rfc3339(text)
-        .map(|time| format_recorded_at(&time.with_timezone(&chrono::Utc)) == text)
-        .unwrap_or(false)
 }

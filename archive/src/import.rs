@@ -11,7 +11,11 @@ use serde::Serialize;
 use serde_json::Value;
 use umpire_domain::Registry;
 
-use crate::format::{is_canonical_recorded_at, Archive, ArchivedRejection};
+use umpire_domain::record::{is_canonical_recorded_at, ActorLabel};
+
+use umpire_domain::record::RecordedRejection;
+
+use crate::format::Archive;
 use crate::replay::{replay, Cause, Divergence, Replayed};
 
 /// Longest rejection `code` or `rule` accepted: every code and rule book
@@ -197,7 +201,7 @@ fn check_one(
     archive: &Archive,
     seats: &[String],
     policy: &RejectionPolicy,
-    rejection: &ArchivedRejection,
+    rejection: &RecordedRejection,
 ) -> Result<(), (RejectionFault, String)> {
     let texts = [
         Some(&rejection.actor),
@@ -212,11 +216,11 @@ fn check_one(
             "it holds a U+0000 character, which cannot be stored".to_string(),
         ));
     }
-    let is_actor = rejection.actor == "umpire"
-        || rejection
-            .actor
-            .strip_prefix("seat:")
-            .is_some_and(|seat| seats.iter().any(|known| known == seat));
+    let is_actor = match ActorLabel::parse(&rejection.actor) {
+        Some(ActorLabel::Umpire) => true,
+        Some(ActorLabel::Seat(seat)) => seats.contains(&seat),
+        Some(ActorLabel::System) | None => false,
+    };
     if !is_actor {
         return Err((
             RejectionFault::UnknownActor,

@@ -20,7 +20,7 @@ pub use audit::{
     audit, audit_entries, audit_opening, AuditClosing, AuditEntry, AuditOpening, AuditReport,
     AuditStop, EntryKind,
 };
-pub use format::{Archive, ArchivedEvent, ArchivedRejection, FormatError, FORMAT, FORMAT_VERSION};
+pub use format::{Archive, FormatError, FORMAT, FORMAT_VERSION};
 pub use import::{
     validate_for_import, ImportRefusal, InvalidRejection, RejectionFault, RejectionPolicy,
 };

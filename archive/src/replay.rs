@@ -10,10 +10,10 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use umpire_domain::chain::GENESIS_HASH;
-use umpire_domain::{Actor, DynGame, DynMatch, GameError, Registry};
+use umpire_domain::record::{self, ActorLabel, ChainFault};
+use umpire_domain::{Actor, DynGame, DynMatch, GameError, RecordedEvent, Registry};
 
-use crate::format::{Archive, ArchivedEvent};
+use crate::format::Archive;
 
 /// What kind of failure a divergence is. Stable snake_case codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -96,7 +96,7 @@ pub struct Group<'a> {
     pub decided_at: u64,
     pub actor: &'a str,
     pub action: &'a Value,
-    pub events: &'a [ArchivedEvent],
+    pub events: &'a [RecordedEvent],
 }
 
 impl Group<'_> {
@@ -110,7 +110,7 @@ impl Group<'_> {
 
 /// Splits a log into decisions: consecutive events sharing `decided_at`,
 /// `actor` and `action`.
-pub fn groups(events: &[ArchivedEvent]) -> Vec<Group<'_>> {
+pub fn groups(events: &[RecordedEvent]) -> Vec<Group<'_>> {
     let mut out = Vec::new();
     let mut start = 0;
     for index in 1..=events.len() {
@@ -132,76 +132,26 @@ pub fn groups(events: &[ArchivedEvent]) -> Vec<Group<'_>> {
     out
 }
 
-/// Parses a stored actor label (`umpire`, `seat:<name>`).
+/// The actor a stored label names (`umpire`, `seat:<name>`); `None` for
+/// setup (`system`) and for anything that is not a label.
 pub fn parse_actor(label: &str) -> Option<Actor<String>> {
-    if label == "umpire" {
-        return Some(Actor::Umpire);
-    }
-    label
-        .strip_prefix("seat:")
-        .filter(|seat| !seat.is_empty())
-        .map(|seat| Actor::Seat(seat.to_string()))
-}
-
-/// The label an actor is stored under.
-pub fn actor_label(actor: &Actor<String>) -> String {
-    match actor {
-        Actor::Umpire => "umpire".into(),
-        Actor::Seat(seat) => format!("seat:{seat}"),
-    }
+    ActorLabel::parse(label)?.actor()
 }
 
 /// Verifies the hash chain from the first event; the first break, if any.
 pub fn verify_chain(archive: &Archive) -> Option<Divergence> {
-    let game_id = archive.game_id.to_string();
-    let mut expected_prev = GENESIS_HASH.to_string();
-    for (index, event) in archive.events.iter().enumerate() {
-        let expected_seq = index as u64 + 1;
-        let version = event.decided_at;
-        if event.seq != expected_seq {
-            return Some(Divergence::new(
-                expected_seq,
-                version,
-                Cause::SequenceGap,
-                format!(
-                    "event {} stands where event {expected_seq} should be",
-                    event.seq
-                ),
-            ));
-        }
-        if event.prev_hash != expected_prev {
-            return Some(Divergence::new(
-                event.seq,
-                version,
-                Cause::ChainBroken,
-                format!(
-                    "prev_hash {} is not the hash of event {} ({})",
-                    short(&event.prev_hash),
-                    event.seq - 1,
-                    short(&expected_prev)
-                ),
-            ));
-        }
-        let recomputed = event.chain_link(&game_id).hash();
-        if recomputed != event.hash {
-            return Some(Divergence::new(
-                event.seq,
-                version,
-                Cause::HashMismatch,
-                format!(
-                    "the hash {} does not match the event's contents ({}): the event was changed after it was recorded",
-                    short(&event.hash),
-                    short(&recomputed)
-                ),
-            ));
-        }
-        expected_prev = event.hash.clone();
-    }
-    None
-}
-
-fn short(hash: &str) -> &str {
-    &hash[..hash.len().min(12)]
+    let broken = record::verify_chain(&archive.game_id.to_string(), &archive.events).err()?;
+    let cause = match broken.fault {
+        ChainFault::SequenceGap => Cause::SequenceGap,
+        ChainFault::BrokenLink => Cause::ChainBroken,
+        ChainFault::HashMismatch => Cause::HashMismatch,
+    };
+    Some(Divergence::new(
+        broken.seq,
+        broken.decided_at,
+        cause,
+        broken.reason,
+    ))
 }
 
 /// One decision as the replay saw it, handed to an observer before it is

@@ -16,10 +16,10 @@ use umpire_domain::erased::event_type;
 use umpire_domain::rng::rng_from_seed;
 use umpire_domain::{Actor, GameError, Registry};
 
-use crate::format::{
-    format_recorded_at, Archive, ArchivedEvent, ArchivedRejection, FORMAT, FORMAT_VERSION,
-};
-use crate::replay::actor_label;
+use crate::format::{Archive, FORMAT, FORMAT_VERSION};
+use umpire_domain::record::RecordedRejection;
+use umpire_domain::record::{actor_label, format_recorded_at};
+use umpire_domain::RecordedEvent;
 
 /// How many actions a random game may take before it is cut off unfinished.
 pub const DEFAULT_MAX_ACTIONS: usize = 5_000;
@@ -50,7 +50,7 @@ struct LogBuilder {
     game_id: String,
     started: DateTime<Utc>,
     rules_version: u32,
-    events: Vec<ArchivedEvent>,
+    events: Vec<RecordedEvent>,
 }
 
 impl LogBuilder {
@@ -67,7 +67,7 @@ impl LogBuilder {
                 .last()
                 .map(|e| e.hash.clone())
                 .unwrap_or_else(|| GENESIS_HASH.to_string());
-            let mut event = ArchivedEvent {
+            let mut event = RecordedEvent {
                 seq: self.events.len() as u64 + 1,
                 event_type: event_type(&payload).to_string(),
                 payload,
@@ -146,7 +146,7 @@ pub fn simulate_one(
             if let Some(other) = others.choose(&mut rng) {
                 let intruder = Actor::Seat((*other).clone());
                 if let Err(GameError::Violation(violation)) = state.decide(&intruder, &action) {
-                    rejections.push(ArchivedRejection {
+                    rejections.push(RecordedRejection {
                         at_version: state.version(),
                         actor: actor_label(&intruder),
                         action: action.clone(),

@@ -7,7 +7,7 @@
 //! bid was. A seat's dry run therefore says only whether the action would be
 //! accepted, or which rule refuses it — the answer the action itself would
 //! get first, which `decide` keeps free of other seats' secrets (each game's
-//! property tests hold that, through [`crate::testing`]). The umpire sees
+//! property tests hold that, through the `testing` module). The umpire sees
 //! everything anyway and gets the events in full.
 
 use crate::{Actor, Violation};

@@ -28,11 +28,29 @@ pub enum GameError {
     #[error("malformed {what} for {game}: {message}")]
     Malformed {
         game: &'static str,
-        what: &'static str,
+        what: Malformed,
         message: String,
     },
     #[error(transparent)]
     Violation(#[from] Violation),
+}
+
+/// What a piece of malformed JSON was meant to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Malformed {
+    Action,
+    Event,
+    Options,
+}
+
+impl std::fmt::Display for Malformed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Malformed::Action => "action",
+            Malformed::Event => "event",
+            Malformed::Options => "options",
+        })
+    }
 }
 
 /// Names of one game's component schemas, and the schemas themselves.
@@ -177,7 +195,7 @@ struct Match<G: Game> {
     version: u64,
 }
 
-fn malformed<G: Game>(what: &'static str, error: impl std::fmt::Display) -> GameError {
+fn malformed<G: Game>(what: Malformed, error: impl std::fmt::Display) -> GameError {
     GameError::Malformed {
         game: G::ID,
         what,
@@ -194,10 +212,7 @@ fn to_json<T: Serialize>(value: &T) -> Value {
 /// Reads a typed value straight from the JSON tree, without copying it
 /// first (`serde_json::from_value` takes the tree by value): on the action
 /// path every new event is read twice, and the copies showed in its profile.
-fn from_json<G: Game, T: DeserializeOwned>(
-    value: &Value,
-    what: &'static str,
-) -> Result<T, GameError> {
+fn from_json<G: Game, T: DeserializeOwned>(value: &Value, what: Malformed) -> Result<T, GameError> {
     T::deserialize(value).map_err(|e| malformed::<G>(what, e))
 }
 
@@ -205,7 +220,7 @@ fn parse_options<G: Game>(options: &Value) -> Result<G::Options, GameError> {
     if options.is_null() {
         return Ok(G::Options::default());
     }
-    from_json::<G, _>(options, "options")
+    from_json::<G, _>(options, Malformed::Options)
 }
 
 fn parse_seat<G: Game>(name: &str) -> Result<G::Seat, GameError> {
@@ -274,7 +289,7 @@ impl<G: Game> Match<G> {
         action: &Value,
     ) -> Result<Vec<G::Event>, GameError> {
         let actor = parse_actor::<G>(actor)?;
-        let action: G::Action = from_json::<G, _>(action, "action")?;
+        let action: G::Action = from_json::<G, _>(action, Malformed::Action)?;
         Ok(G::decide(&self.state, actor, &action)?)
     }
 }
@@ -287,13 +302,13 @@ impl<G: Game> DynMatch for Match<G> {
         self.version
     }
     fn apply_json(&mut self, event: &Value) -> Result<(), GameError> {
-        let event: G::Event = from_json::<G, _>(event, "event")?;
+        let event: G::Event = from_json::<G, _>(event, Malformed::Event)?;
         self.apply_typed(&event);
         Ok(())
     }
     fn apply_str(&mut self, event: &str) -> Result<(), GameError> {
         let event: G::Event =
-            serde_json::from_str(event).map_err(|e| malformed::<G>("event", e))?;
+            serde_json::from_str(event).map_err(|e| malformed::<G>(Malformed::Event, e))?;
         self.apply_typed(&event);
         Ok(())
     }
@@ -339,7 +354,7 @@ impl<G: Game> DynMatch for Match<G> {
         viewer: &Viewer<String>,
     ) -> Result<Option<Value>, GameError> {
         let viewer = parse_viewer::<G>(viewer)?;
-        let event: G::Event = from_json::<G, _>(event, "event")?;
+        let event: G::Event = from_json::<G, _>(event, Malformed::Event)?;
         Ok(G::redact_event(&self.state, &event, viewer).map(|e| to_json(&e)))
     }
     fn legal_actions(&self, actor: &Actor<String>) -> Result<Vec<Value>, GameError> {
@@ -401,7 +416,9 @@ impl Registry {
         self.games.values()
     }
 
-    /// Folds a whole stream of stored events into a match.
+    /// Folds a whole stream of stored events into a match (tests' shortcut;
+    /// the service folds incrementally).
+    #[cfg(feature = "testing")]
     pub fn replay<'a>(
         &self,
         game_id: &str,

@@ -9,14 +9,17 @@ pub mod chain;
 pub mod dry_run;
 pub mod erased;
 pub mod game;
+pub mod record;
 pub mod rng;
 pub mod seat;
+#[cfg(feature = "testing")]
 pub mod testing;
 pub mod violation;
 
 pub use dry_run::{dry_run, DryRun};
 pub use erased::{Decision, DynGame, DynMatch, GameError, GameSchemas, Registry, StatusJson};
 pub use game::{Game, ScoreSummary, Status};
+pub use record::{ActorLabel, RecordedEvent};
 pub use rng::GameRng;
 pub use seat::{Actor, Seat, SeatIndex, Viewer};
 pub use violation::Violation;

@@ -18,7 +18,12 @@ use tokio_postgres::binary_copy::{BinaryCopyOutRow, BinaryCopyOutStream};
 use tokio_postgres::types::Type;
 use uuid::Uuid;
 
-use crate::store::{format_time, GameRecord, NewToken, Rejection, StoredEvent, TokenRole};
+use umpire_domain::record::format_recorded_at;
+use umpire_domain::RecordedEvent;
+
+use umpire_domain::record::RecordedRejection;
+
+use crate::store::{insert_tokens, GameRecord, NewToken};
 use crate::{EventStore, StoreError};
 
 /// One game as bulk scoring needs it: the options and the event payloads as
@@ -44,16 +49,16 @@ impl BulkGame {
 #[derive(Debug, Clone)]
 pub struct FullGame {
     pub record: GameRecord,
-    pub events: Vec<StoredEvent>,
-    pub rejections: Vec<Rejection>,
+    pub events: Vec<RecordedEvent>,
+    pub rejections: Vec<RecordedRejection>,
 }
 
 /// A game to import, events and hashes exactly as they were stored elsewhere.
 #[derive(Debug, Clone)]
-pub struct ImportGame {
+pub struct ImportGame<'a> {
     pub record: GameRecord,
-    pub events: Vec<StoredEvent>,
-    pub rejections: Vec<Rejection>,
+    pub events: &'a [RecordedEvent],
+    pub rejections: &'a [RecordedRejection],
     pub tokens: Vec<NewToken>,
 }
 
@@ -308,14 +313,14 @@ impl EventStore {
                         .iter()
                         .map(|row| {
                             let action: Option<Value> = row.try_get(5)?;
-                            Ok::<_, tokio_postgres::Error>(StoredEvent {
+                            Ok::<_, tokio_postgres::Error>(RecordedEvent {
                                 seq: version_of(row.try_get(1)?),
                                 event_type: row.try_get(2)?,
                                 payload: row.try_get(3)?,
                                 actor: row.try_get(4)?,
                                 action: action.unwrap_or(Value::Null),
                                 rules_version: u32::try_from(row.try_get::<i32>(6)?).unwrap_or(0),
-                                recorded_at: format_time(&row.try_get(7)?),
+                                recorded_at: format_recorded_at(&row.try_get(7)?),
                                 prev_hash: row.try_get(8)?,
                                 hash: row.try_get(9)?,
                                 decided_at: version_of(row.try_get(10)?),
@@ -326,7 +331,7 @@ impl EventStore {
                         .await?
                         .iter()
                         .map(|row| {
-                            Ok::<_, tokio_postgres::Error>(Rejection {
+                            Ok::<_, tokio_postgres::Error>(RecordedRejection {
                                 at_version: version_of(row.try_get(1)?),
                                 actor: row.try_get(2)?,
                                 action: row.try_get(3)?,
@@ -334,7 +339,7 @@ impl EventStore {
                                 message: row.try_get(5)?,
                                 rule: row.try_get(6)?,
                                 rules_version: u32::try_from(row.try_get::<i32>(7)?).unwrap_or(0),
-                                recorded_at: format_time(&row.try_get(8)?),
+                                recorded_at: format_recorded_at(&row.try_get(8)?),
                                 repeats: u64::try_from(row.try_get::<i64>(9)?).unwrap_or(1),
                             })
                         })
@@ -358,7 +363,7 @@ impl EventStore {
     /// Stores a whole game exactly as given — events with their recorded
     /// times and hashes, rejections, tokens — in one transaction. The caller
     /// validates the game first (by replay); nothing partial is ever stored.
-    pub async fn import_game(&self, game: &ImportGame) -> Result<ImportOutcome, StoreError> {
+    pub async fn import_game(&self, game: &ImportGame<'_>) -> Result<ImportOutcome, StoreError> {
         let parse_time = |text: &str| {
             DateTime::parse_from_rfc3339(text)
                 .map(|time| time.with_timezone(&Utc))
@@ -383,19 +388,8 @@ impl EventStore {
         if inserted == 0 {
             return Ok(ImportOutcome::AlreadyExists);
         }
-        for token in &game.tokens {
-            let role = match token.role {
-                TokenRole::Umpire => "umpire",
-                TokenRole::Seat => "seat",
-            };
-            transaction
-                .execute(
-                    "INSERT INTO tokens (game_id, token_hash, role, seat) VALUES ($1, $2, $3, $4)",
-                    &[&game.record.game_id, &token.token_hash, &role, &token.seat],
-                )
-                .await?;
-        }
-        let events = &game.events;
+        insert_tokens(&transaction, game.record.game_id, &game.tokens).await?;
+        let events = game.events;
         let seqs: Vec<i64> = events.iter().map(|e| e.seq as i64).collect();
         let types: Vec<&str> = events.iter().map(|e| e.event_type.as_str()).collect();
         let payloads: Vec<&Value> = events.iter().map(|e| &e.payload).collect();
@@ -440,7 +434,7 @@ impl EventStore {
         // One statement for every rejection, with their counts. The caller
         // has refused archives holding one refusal twice (the unique index
         // on a refusal's identity would refuse them here too).
-        let rejections = &game.rejections;
+        let rejections = game.rejections;
         let ids: Vec<Uuid> = rejections.iter().map(|_| Uuid::new_v4()).collect();
         let at_versions: Vec<i64> = rejections.iter().map(|r| r.at_version as i64).collect();
         let actors: Vec<&str> = rejections.iter().map(|r| r.actor.as_str()).collect();

@@ -23,18 +23,8 @@ use chrono::{DateTime, Utc};
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
-use crate::store::{IdempotentRequest, StoredEvent};
+use crate::append::LinkedAppend;
 use crate::{Pool, StoreError};
-
-/// One append, linked and ready to insert.
-#[derive(Debug)]
-pub(crate) struct LinkedAppend {
-    pub game_id: Uuid,
-    pub expected_version: u64,
-    pub recorded_at: DateTime<Utc>,
-    pub events: Vec<StoredEvent>,
-    pub idempotency: Option<IdempotentRequest>,
-}
 
 /// What happened to an append sent to the group.
 #[derive(Debug)]
@@ -291,7 +281,9 @@ pub(crate) async fn insert_appends(
     let key_games: Vec<Uuid> = keyed().map(|(a, _)| a.game_id).collect();
     let keys: Vec<&str> = keyed().map(|(_, i)| i.key.as_str()).collect();
     let request_hashes: Vec<&str> = keyed().map(|(_, i)| i.request_hash.as_str()).collect();
-    let responses: Vec<&serde_json::Value> = keyed().map(|(_, i)| &i.response).collect();
+    let answers: Vec<serde_json::Value> = keyed()
+        .map(|(_, i)| serde_json::to_value(i.answer).expect("two integers serialise"))
+        .collect();
 
     let rows = || {
         appends
@@ -323,7 +315,7 @@ pub(crate) async fn insert_appends(
                 &key_games,
                 &keys,
                 &request_hashes,
-                &responses,
+                &answers,
                 &games,
                 &seqs,
                 &types,

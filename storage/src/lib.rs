@@ -5,21 +5,23 @@
 //! Storage owns all SQL. Nothing here knows a game's rules: events are JSON
 //! with a type, and the hash chain is computed over their canonical encoding.
 
+mod append;
 pub mod bulk;
 pub mod cluster;
 mod group_commit;
 pub mod pool;
 pub mod store;
+#[cfg(feature = "testing")]
 pub mod testing;
 
+pub use append::{Head, IdempotentAnswer, IdempotentRequest, NewEvent};
 pub use bulk::{BulkGame, FullGame, ImportGame, ImportOutcome};
 pub use cluster::{ClusterError, Durability, PrivateCluster};
 pub use group_commit::{BatchObserver, GroupCommitLimits};
 pub use pool::{connect, logs_in_as_superuser, migrate, Pool};
 pub use store::{
-    hash_token, Archive, EventStore, GameRecord, IdempotentRequest, NewEvent, NewGame, NewToken,
-    Rejection, RejectionCursor, RejectionPage, StoredEvent, TokenRole, REFUSALS_KEPT_PER_VERSION,
-    REFUSALS_NOT_KEPT_CODE,
+    hash_token, AppendOutcome, Archive, EventStore, GameRecord, Grant, NewGame, NewToken,
+    RejectionCursor, RejectionPage, REFUSALS_KEPT_PER_VERSION, REFUSALS_NOT_KEPT_CODE,
 };
 
 /// Every way the store can fail, as the API sees it.

@@ -1,106 +1,58 @@
 //! The event store API the service calls: create a game, append with an
 //! expected version, read a stream, tokens, idempotency and rejections.
 
-use chrono::{DateTime, SecondsFormat, SubsecRound, Utc};
-use serde::{Deserialize, Serialize};
+use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use tokio_postgres::error::SqlState;
-use umpire_domain::chain::{ChainLink, GENESIS_HASH};
+use umpire_domain::record::format_recorded_at;
+use umpire_domain::record::RecordedRejection;
+use umpire_domain::RecordedEvent;
 use uuid::Uuid;
 
+use crate::append::{
+    link_events, Head, IdempotentAnswer, IdempotentRequest, LinkedAppend, NewEvent,
+};
 use crate::group_commit::{
-    insert_appends, BatchObserver, GroupCommit, GroupCommitLimits, GroupOutcome, LinkedAppend,
+    insert_appends, BatchObserver, GroupCommit, GroupCommitLimits, GroupOutcome,
 };
 use crate::{Pool, StoreError};
 
-/// An event about to be stored.
-#[derive(Debug, Clone)]
-pub struct NewEvent {
-    pub event_type: String,
-    pub payload: Value,
-    /// `system`, `umpire` or `seat:<name>`.
-    pub actor: String,
-    /// The action that caused it; `Value::Null` for setup events.
-    pub action: Value,
-    pub rules_version: u32,
-}
-
-/// An event as stored, with its place in the hash chain.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StoredEvent {
-    pub seq: u64,
-    pub event_type: String,
-    pub payload: Value,
-    pub actor: String,
-    pub action: Value,
-    /// The version the causing action was decided against; shared by every
-    /// event of one append (0 for setup events).
-    pub decided_at: u64,
-    pub rules_version: u32,
-    /// RFC 3339, UTC, microseconds.
-    pub recorded_at: String,
-    pub prev_hash: String,
-    pub hash: String,
-}
-
-impl StoredEvent {
-    /// The fields the hash covers, for recomputing it.
-    pub fn chain_link<'a>(&'a self, game_id: &'a str) -> ChainLink<'a> {
-        ChainLink {
-            game_id,
-            seq: self.seq,
-            event_type: &self.event_type,
-            payload: &self.payload,
-            actor: &self.actor,
-            action: &self.action,
-            decided_at: self.decided_at,
-            rules_version: self.rules_version,
-            recorded_at: &self.recorded_at,
-            prev_hash: &self.prev_hash,
-        }
-    }
-}
-
-/// Verifies a stream's hash chain from its first event; returns the first
-/// sequence number whose link does not hold, with the reason.
-pub fn verify_chain(game_id: &str, events: &[StoredEvent]) -> Result<(), (u64, String)> {
-    let mut expected_prev = GENESIS_HASH.to_string();
-    for (index, event) in events.iter().enumerate() {
-        let expected_seq = index as u64 + 1;
-        if event.seq != expected_seq {
-            return Err((
-                event.seq,
-                format!("expected sequence number {expected_seq}"),
-            ));
-        }
-        if event.prev_hash != expected_prev {
-            return Err((
-                event.seq,
-                "prev_hash does not match the previous event's hash".into(),
-            ));
-        }
-        let recomputed = event.chain_link(game_id).hash();
-        if recomputed != event.hash {
-            return Err((event.seq, "hash does not match the event's contents".into()));
-        }
-        expected_prev = event.hash.clone();
-    }
-    Ok(())
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TokenRole {
+/// What a token lets its holder do in one game.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Grant {
+    /// Umpire actions, and everything may be seen.
     Umpire,
-    Seat,
+    /// One seat's actions and secrets.
+    Seat(String),
 }
 
 #[derive(Debug, Clone)]
 pub struct NewToken {
+    /// SHA-256 of the token ([`hash_token`]): the token itself is never stored.
     pub token_hash: String,
-    pub role: TokenRole,
-    pub seat: Option<String>,
+    pub grant: Grant,
+}
+
+/// Inserts a game's tokens inside the transaction creating or importing it.
+pub(crate) async fn insert_tokens(
+    transaction: &deadpool_postgres::Transaction<'_>,
+    game_id: Uuid,
+    tokens: &[NewToken],
+) -> Result<(), StoreError> {
+    for token in tokens {
+        let (role, seat) = match &token.grant {
+            Grant::Umpire => ("umpire", None),
+            Grant::Seat(seat) => ("seat", Some(seat.as_str())),
+        };
+        transaction
+            .execute(
+                "INSERT INTO tokens (game_id, token_hash, role, seat) VALUES ($1, $2, $3, $4)",
+                &[&game_id, &token.token_hash, &role, &seat],
+            )
+            .await?;
+    }
+    Ok(())
 }
 
 #[derive(Debug, Clone)]
@@ -128,7 +80,7 @@ pub struct GameRecord {
 #[derive(Debug, Clone)]
 pub struct Archive {
     pub record: GameRecord,
-    pub events: Vec<StoredEvent>,
+    pub events: Vec<RecordedEvent>,
 }
 
 /// Where a page of rejections ended: the next page starts after it.
@@ -143,24 +95,8 @@ pub struct RejectionCursor {
 /// after the last).
 #[derive(Debug, Clone)]
 pub struct RejectionPage {
-    pub rejections: Vec<Rejection>,
+    pub rejections: Vec<RecordedRejection>,
     pub next: Option<RejectionCursor>,
-}
-
-/// A refused action, kept outside the stream for audit.
-#[derive(Debug, Clone, Serialize)]
-pub struct Rejection {
-    pub at_version: u64,
-    pub actor: String,
-    pub action: Value,
-    pub code: String,
-    pub message: String,
-    pub rule: Option<String>,
-    pub rules_version: u32,
-    pub recorded_at: String,
-    /// How many times this refusal was made: identical refusals are counted
-    /// on one row, not stored again. 1 when recording (each call counts one).
-    pub repeats: u64,
 }
 
 /// At most this many distinct refusals are kept per (game, actor, version);
@@ -181,31 +117,9 @@ pub fn refusals_not_kept_message() -> String {
     )
 }
 
-/// An `Idempotency-Key` with the hash of the request it came with and the
-/// response to store for it.
-#[derive(Debug, Clone)]
-pub struct IdempotentRequest {
-    pub key: String,
-    pub request_hash: String,
-    pub response: Value,
-}
-
 /// SHA-256 of a token, hex: what is stored and looked up.
 pub fn hash_token(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
-}
-
-fn now() -> DateTime<Utc> {
-    // Postgres keeps microseconds; truncating here makes the hashed string
-    // identical to what is read back.
-    Utc::now().trunc_subsecs(6)
-}
-
-/// The hashed and served form of a time: RFC 3339 in UTC with exactly six
-/// fractional digits, e.g. `2026-11-23T16:43:22.120000Z` (what
-/// `%Y-%m-%dT%H:%M:%S%.6fZ` gives, without parsing a format per event).
-pub(crate) fn format_time(time: &DateTime<Utc>) -> String {
-    time.to_rfc3339_opts(SecondsFormat::Micros, true)
 }
 
 /// The columns of a rejection, then the columns of its place in audit order.
@@ -218,8 +132,8 @@ const REJECTIONS_PAGE: &str = "
 /// (imported rejections may share a time), so every read gives one order.
 const REJECTIONS_ORDER: &str = "ORDER BY at_version, recorded_at, rejection_id";
 
-fn rejection_from_row(row: &tokio_postgres::Row) -> Rejection {
-    Rejection {
+fn rejection_from_row(row: &tokio_postgres::Row) -> RecordedRejection {
+    RecordedRejection {
         at_version: version_of(row.get(0)),
         actor: row.get(1),
         action: row.get(2),
@@ -227,7 +141,7 @@ fn rejection_from_row(row: &tokio_postgres::Row) -> Rejection {
         message: row.get(4),
         rule: row.get(5),
         rules_version: u32::try_from(row.get::<_, i32>(6)).unwrap_or(0),
-        recorded_at: format_time(&row.get(7)),
+        recorded_at: format_recorded_at(&row.get(7)),
         repeats: u64::try_from(row.get::<_, i64>(9)).unwrap_or(1),
     }
 }
@@ -241,10 +155,10 @@ const READ_EVENTS: &str = "
            decided_at
     FROM events WHERE game_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4";
 
-fn event_from_row(row: &tokio_postgres::Row) -> StoredEvent {
+fn event_from_row(row: &tokio_postgres::Row) -> RecordedEvent {
     let recorded_at: DateTime<Utc> = row.get(6);
     let action: Option<Value> = row.get(4);
-    StoredEvent {
+    RecordedEvent {
         seq: version_of(row.get(0)),
         event_type: row.get(1),
         payload: row.get(2),
@@ -252,7 +166,7 @@ fn event_from_row(row: &tokio_postgres::Row) -> StoredEvent {
         action: action.unwrap_or(Value::Null),
         decided_at: version_of(row.get(9)),
         rules_version: u32::try_from(row.get::<_, i32>(5)).unwrap_or(0),
-        recorded_at: format_time(&recorded_at),
+        recorded_at: format_recorded_at(&recorded_at),
         prev_hash: row.get(7),
         hash: row.get(8),
     }
@@ -266,13 +180,25 @@ pub struct EventStore {
     group: GroupCommit,
 }
 
+/// The outcome of a written append.
+fn appended(head: &Head, linked: LinkedAppend) -> AppendOutcome {
+    AppendOutcome::Appended {
+        head: head.after(&linked.events),
+        events: linked.events,
+    }
+}
+
 /// What an append did.
 #[derive(Debug, Clone)]
 pub enum AppendOutcome {
-    Appended(Vec<StoredEvent>),
+    /// Written: the events as recorded, and the log's new head.
+    Appended {
+        events: Vec<RecordedEvent>,
+        head: Head,
+    },
     /// The idempotency key was already used for the same request: here is the
-    /// response stored with it; nothing new was written.
-    Replayed(Value),
+    /// answer stored with it; nothing new was written.
+    Replayed(IdempotentAnswer),
 }
 
 impl EventStore {
@@ -305,7 +231,7 @@ impl EventStore {
     }
 
     /// Creates a game with its tokens and setup events in one transaction.
-    pub async fn create_game(&self, game: NewGame) -> Result<Vec<StoredEvent>, StoreError> {
+    pub async fn create_game(&self, game: NewGame) -> Result<Vec<RecordedEvent>, StoreError> {
         let mut client = self.pool.get().await?;
         let transaction = client.transaction().await?;
         transaction
@@ -321,26 +247,8 @@ impl EventStore {
                 ],
             )
             .await?;
-        for token in &game.tokens {
-            let role = match token.role {
-                TokenRole::Umpire => "umpire",
-                TokenRole::Seat => "seat",
-            };
-            transaction
-                .execute(
-                    "INSERT INTO tokens (game_id, token_hash, role, seat) VALUES ($1, $2, $3, $4)",
-                    &[&game.game_id, &token.token_hash, &role, &token.seat],
-                )
-                .await?;
-        }
-        let stored = insert_events(
-            &transaction,
-            game.game_id,
-            0,
-            GENESIS_HASH,
-            game.setup_events,
-        )
-        .await?;
+        insert_tokens(&transaction, game.game_id, &game.tokens).await?;
+        let stored = insert_events(&transaction, game.game_id, game.setup_events).await?;
         transaction.commit().await?;
         Ok(stored)
     }
@@ -374,7 +282,7 @@ impl EventStore {
         after: u64,
         up_to: Option<u64>,
         limit: Option<u64>,
-    ) -> Result<Vec<StoredEvent>, StoreError> {
+    ) -> Result<Vec<RecordedEvent>, StoreError> {
         let client = self.pool.get().await?;
         let up_to = up_to.map(|v| v as i64).unwrap_or(i64::MAX);
         let limit = limit.map(|v| v as i64).unwrap_or(i64::MAX);
@@ -385,8 +293,25 @@ impl EventStore {
         Ok(rows.iter().map(event_from_row).collect())
     }
 
-    /// The number of events in the stream.
+    /// The events after `head`, and the log's head after them: how a fold
+    /// is brought up to date, and the only way (with [`Self::append_at_head`])
+    /// to get a head to append at.
+    pub async fn read_after(&self, head: &Head) -> Result<(Vec<RecordedEvent>, Head), StoreError> {
+        let events = self
+            .read_events(head.game_id(), head.version(), None, None)
+            .await?;
+        let next = head.after(&events);
+        Ok((events, next))
+    }
+
+    /// The number of events in the stream (tests' shortcut).
+    #[cfg(feature = "testing")]
     pub async fn version(&self, game_id: Uuid) -> Result<u64, StoreError> {
+        self.stored_version(game_id).await
+    }
+
+    /// The number of events in the stream.
+    async fn stored_version(&self, game_id: Uuid) -> Result<u64, StoreError> {
         let client = self.pool.get().await?;
         let statement = client
             .prepare_cached("SELECT COALESCE(max(seq), 0) FROM events WHERE game_id = $1")
@@ -395,70 +320,42 @@ impl EventStore {
         Ok(version_of(row.get(0)))
     }
 
-    /// The number of events and the hash of the last one (the genesis hash
-    /// for an empty stream).
-    pub async fn head(&self, game_id: Uuid) -> Result<(u64, String), StoreError> {
-        let client = self.pool.get().await?;
-        let statement = client
-            .prepare_cached(
-                "SELECT seq, hash FROM events WHERE game_id = $1 ORDER BY seq DESC LIMIT 1",
-            )
-            .await?;
-        Ok(match client.query_opt(&statement, &[&game_id]).await? {
-            Some(row) => (version_of(row.get(0)), row.get(1)),
-            None => (0, GENESIS_HASH.to_string()),
-        })
+    /// The log's head as stored now (tests' shortcut: the service keeps the
+    /// head of its fold instead of asking).
+    #[cfg(feature = "testing")]
+    pub async fn head(&self, game_id: Uuid) -> Result<Head, StoreError> {
+        Ok(self.read_after(&Head::start(game_id)).await?.1)
     }
 
-    /// Appends `events` after exactly `expected_version` events, atomically.
-    /// A lost race is a [`StoreError::Conflict`], never a gap or a duplicate:
-    /// the `(game_id, seq)` primary key decides the winner.
-    pub async fn append(
-        &self,
-        game_id: Uuid,
-        expected_version: u64,
-        events: Vec<NewEvent>,
-        idempotency: Option<&IdempotentRequest>,
-    ) -> Result<AppendOutcome, StoreError> {
-        let (actual, head_hash) = self.head(game_id).await?;
-        if actual != expected_version {
-            return Err(StoreError::Conflict {
-                expected: expected_version,
-                actual,
-            });
-        }
-        self.append_at_head(game_id, expected_version, &head_hash, events, idempotency)
-            .await
+    /// The head the log had at `version` (tests' way to hold a stale head).
+    #[cfg(feature = "testing")]
+    pub async fn head_at(&self, game_id: Uuid, version: u64) -> Result<Head, StoreError> {
+        let events = self.read_events(game_id, 0, Some(version), None).await?;
+        Ok(Head::start(game_id).after(&events))
     }
 
-    /// The hot path: appends after a head the caller has just read
-    /// (`expected_version` events, the last with hash `head_hash`) in one
-    /// statement and one round trip, shared with other games' appends that
-    /// arrive meanwhile (see `group_commit`). If anyone appended in between,
-    /// the `(game_id, seq)` key refuses it and the answer is a conflict; a
-    /// stale head can therefore never produce a wrong hash link.
+    /// Appends after `head` in one statement and one round trip, shared with
+    /// other games' appends that arrive meanwhile (see `group_commit`). If
+    /// anyone appended since `head` was read, the `(game_id, seq)` key refuses
+    /// it and the answer is a [`StoreError::Conflict`]: a head that is behind
+    /// can never produce a duplicate, and since only the store makes heads
+    /// (see [`Head`]), no caller can produce a gap or a wrong hash link.
     pub async fn append_at_head(
         &self,
-        game_id: Uuid,
-        expected_version: u64,
-        head_hash: &str,
+        head: &Head,
         events: Vec<NewEvent>,
         idempotency: Option<&IdempotentRequest>,
     ) -> Result<AppendOutcome, StoreError> {
-        let (recorded_at, stored) = link_events(game_id, expected_version, head_hash, events);
-        if stored.is_empty() && idempotency.is_none() {
-            return Ok(AppendOutcome::Appended(stored));
+        let linked = link_events(head, events, idempotency.cloned());
+        if linked.events.is_empty() && idempotency.is_none() {
+            return Ok(AppendOutcome::Appended {
+                events: Vec::new(),
+                head: head.clone(),
+            });
         }
-        let linked = LinkedAppend {
-            game_id,
-            expected_version,
-            recorded_at,
-            events: stored,
-            idempotency: idempotency.cloned(),
-        };
         match self.group.write(&self.pool, linked).await {
-            Some((GroupOutcome::Written, linked)) => Ok(AppendOutcome::Appended(linked.events)),
-            Some((GroupOutcome::RunAlone, linked)) => self.append_alone(linked).await,
+            Some((GroupOutcome::Written, linked)) => Ok(appended(head, linked)),
+            Some((GroupOutcome::RunAlone, linked)) => self.append_alone(head, linked).await,
             Some((GroupOutcome::Failed(error), _)) => Err(error),
             None => Err(StoreError::Unavailable(
                 "the append's writer stopped before answering".into(),
@@ -468,13 +365,15 @@ impl EventStore {
 
     /// Writes one append in a statement of its own and says why it was
     /// refused, if it was.
-    async fn append_alone(&self, linked: LinkedAppend) -> Result<AppendOutcome, StoreError> {
+    async fn append_alone(
+        &self,
+        head: &Head,
+        linked: LinkedAppend,
+    ) -> Result<AppendOutcome, StoreError> {
         let game_id = linked.game_id;
         let client = self.pool.get().await?;
         match insert_appends(&client, &[&linked]).await {
-            Ok(inserted) if inserted == linked.events.len() as u64 => {
-                Ok(AppendOutcome::Appended(linked.events))
-            }
+            Ok(inserted) if inserted == linked.events.len() as u64 => Ok(appended(head, linked)),
             // Nothing inserted: there is no such game (see group_commit::INSERT_APPENDS).
             Ok(_) => Err(StoreError::GameNotFound(game_id)),
             Err(error) if error.code() == Some(&SqlState::FOREIGN_KEY_VIOLATION) => {
@@ -493,27 +392,27 @@ impl EventStore {
                         .as_ref()
                         .expect("only an idempotent append inserts a key");
                     return match self.idempotent_response(game_id, &request.key).await? {
-                        Some((hash, response)) if hash == request.request_hash => {
-                            Ok(AppendOutcome::Replayed(response))
+                        Some((hash, answer)) if hash == request.request_hash => {
+                            Ok(AppendOutcome::Replayed(answer))
                         }
                         _ => Err(StoreError::IdempotencyKeyReused),
                     };
                 }
                 Err(StoreError::Conflict {
                     expected: linked.expected_version,
-                    actual: self.version(game_id).await?,
+                    actual: self.stored_version(game_id).await?,
                 })
             }
             Err(error) => Err(error.into()),
         }
     }
 
-    /// The stored request hash and response for an idempotency key.
+    /// The stored request hash and answer for an idempotency key.
     pub async fn idempotent_response(
         &self,
         game_id: Uuid,
         key: &str,
-    ) -> Result<Option<(String, Value)>, StoreError> {
+    ) -> Result<Option<(String, IdempotentAnswer)>, StoreError> {
         let client = self.pool.get().await?;
         let statement = client
             .prepare_cached(
@@ -521,31 +420,42 @@ impl EventStore {
                  WHERE game_id = $1 AND idempotency_key = $2",
             )
             .await?;
-        let row = client.query_opt(&statement, &[&game_id, &key]).await?;
-        Ok(row.map(|row| (row.get(0), row.get(1))))
+        let Some(row) = client.query_opt(&statement, &[&game_id, &key]).await? else {
+            return Ok(None);
+        };
+        let answer: Value = row.get(1);
+        let answer = serde_json::from_value(answer).map_err(|e| {
+            StoreError::Corrupt(format!(
+                "the answer stored for an idempotency key of game {game_id}: {e}"
+            ))
+        })?;
+        Ok(Some((row.get(0), answer)))
     }
 
-    /// The role and seat a token grants in a game, if any.
-    pub async fn token_role(
+    /// What a token grants in a game, if anything.
+    pub async fn token_grant(
         &self,
         game_id: Uuid,
         token: &str,
-    ) -> Result<Option<(TokenRole, Option<String>)>, StoreError> {
+    ) -> Result<Option<Grant>, StoreError> {
         let client = self.pool.get().await?;
         let statement = client
             .prepare_cached("SELECT role, seat FROM tokens WHERE game_id = $1 AND token_hash = $2")
             .await?;
-        let row = client
+        let Some(row) = client
             .query_opt(&statement, &[&game_id, &hash_token(token)])
-            .await?;
-        Ok(row.map(|row| {
-            let role = if row.get::<_, String>(0) == "umpire" {
-                TokenRole::Umpire
-            } else {
-                TokenRole::Seat
-            };
-            (role, row.get(1))
-        }))
+            .await?
+        else {
+            return Ok(None);
+        };
+        let (role, seat): (String, Option<String>) = (row.get(0), row.get(1));
+        match (role.as_str(), seat) {
+            ("umpire", None) => Ok(Some(Grant::Umpire)),
+            ("seat", Some(seat)) => Ok(Some(Grant::Seat(seat))),
+            (role, seat) => Err(StoreError::Corrupt(format!(
+                "a token of game {game_id} has role `{role}` and seat {seat:?}"
+            ))),
+        }
     }
 
     /// Keeps a refused action for the audit, bounded: a refusal identical to
@@ -558,7 +468,7 @@ impl EventStore {
     pub async fn record_rejection(
         &self,
         game_id: Uuid,
-        rejection: &Rejection,
+        rejection: &RecordedRejection,
     ) -> Result<(), StoreError> {
         let client = self.pool.get().await?;
         let statement = client
@@ -609,7 +519,7 @@ impl EventStore {
 
     /// Every rejection of a game, in audit order (by version, time, id).
     /// Unbounded: what answers a request reads [`EventStore::rejections_page`].
-    pub async fn rejections(&self, game_id: Uuid) -> Result<Vec<Rejection>, StoreError> {
+    pub async fn rejections(&self, game_id: Uuid) -> Result<Vec<RecordedRejection>, StoreError> {
         let mut rejections = Vec::new();
         let mut after = None;
         loop {
@@ -690,88 +600,19 @@ impl EventStore {
     }
 }
 
-/// Computes the stored form of `events` appended after `expected_version`
-/// whose last hash is `prev_hash`: sequence numbers, times and hash links.
-fn link_events(
-    game_id: Uuid,
-    expected_version: u64,
-    prev_hash: &str,
-    events: Vec<NewEvent>,
-) -> (DateTime<Utc>, Vec<StoredEvent>) {
-    let game_id_text = game_id.to_string();
-    let recorded_at = now();
-    let recorded_at_text = format_time(&recorded_at);
-    let mut prev_hash = prev_hash.to_string();
-    let mut stored = Vec::with_capacity(events.len());
-    for (offset, event) in events.into_iter().enumerate() {
-        let mut record = StoredEvent {
-            seq: expected_version + offset as u64 + 1,
-            event_type: event.event_type,
-            payload: event.payload,
-            actor: event.actor,
-            action: event.action,
-            decided_at: expected_version,
-            rules_version: event.rules_version,
-            recorded_at: recorded_at_text.clone(),
-            prev_hash,
-            hash: String::new(),
-        };
-        record.hash = record.chain_link(&game_id_text).hash();
-        prev_hash = record.hash.clone();
-        stored.push(record);
-    }
-    (recorded_at, stored)
-}
-
+/// Inserts the setup events of a game being created, inside its transaction.
 async fn insert_events(
     transaction: &deadpool_postgres::Transaction<'_>,
     game_id: Uuid,
-    expected_version: u64,
-    prev_hash: &str,
     events: Vec<NewEvent>,
-) -> Result<Vec<StoredEvent>, StoreError> {
-    let (recorded_at, stored) = link_events(game_id, expected_version, prev_hash, events);
-    if stored.is_empty() {
-        return Ok(stored);
+) -> Result<Vec<RecordedEvent>, StoreError> {
+    let linked = link_events(&Head::start(game_id), events, None);
+    if linked.events.is_empty() {
+        return Ok(linked.events);
     }
-    let linked = LinkedAppend {
-        game_id,
-        expected_version,
-        recorded_at,
-        events: stored,
-        idempotency: None,
-    };
     let inserted = insert_appends(transaction, &[&linked]).await?;
     if inserted != linked.events.len() as u64 {
         return Err(StoreError::GameNotFound(game_id));
     }
     Ok(linked.events)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Stored hashes cover `recorded_at` as text: the format must never
-    /// change, whatever formats it.
-    #[test]
-    fn times_format_as_they_always_have() {
-        let times = [
-            "2026-11-23T16:43:22.123456Z",
-            "2026-11-23T16:43:22Z",
-            "1999-12-31T23:59:59.999999Z",
-            "2000-02-29T00:00:00.000001Z",
-            "2026-01-01T00:00:00.1Z",
-        ];
-        for text in times {
-            let time: DateTime<Utc> = text.parse().expect("a valid time");
-            assert_eq!(
-                format_time(&time),
-                time.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string(),
-                "{text}"
-            );
-        }
-        let time: DateTime<Utc> = "2026-11-23T16:43:22Z".parse().expect("valid");
-        assert_eq!(format_time(&time), "2026-11-23T16:43:22.000000Z");
-    }
 }

@@ -64,8 +64,10 @@ fn start_server() -> Result<TestServer, String> {
             .map_err(|e| e.to_string())?;
         runtime
             .block_on(async {
-                // A template left by an earlier run against TEST_DATABASE_URL may
-                // be stale; it is recreated per process under a unique name below.
+                // A template left by an earlier run against TEST_DATABASE_URL is
+                // kept and brought up to date: refinery applies only the
+                // migrations it lacks. Test binaries run one after another, so
+                // two never migrate it at once.
                 ensure_database(&owner, TEMPLATE, None).await?;
                 crate::migrate(&template_url).await
             })

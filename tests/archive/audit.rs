@@ -92,17 +92,19 @@ fn a_rejection_todays_rules_would_accept_is_counted_as_disputed() {
     let mut archive = game_with_rejections("treeblox");
     // Claim that the accepted first action had been refused at its version.
     let first = &archive.events[first_action_seq(&archive) - 1];
-    archive.rejections.push(umpire_archive::ArchivedRejection {
-        at_version: first.decided_at,
-        actor: first.actor.clone(),
-        action: first.action.clone(),
-        code: "treeblox.not_your_turn".into(),
-        message: "made up".into(),
-        rule: None,
-        rules_version: 1,
-        recorded_at: first.recorded_at.clone(),
-        repeats: 1,
-    });
+    archive
+        .rejections
+        .push(umpire_domain::record::RecordedRejection {
+            at_version: first.decided_at,
+            actor: first.actor.clone(),
+            action: first.action.clone(),
+            code: "treeblox.not_your_turn".into(),
+            message: "made up".into(),
+            rule: None,
+            rules_version: 1,
+            recorded_at: first.recorded_at.clone(),
+            repeats: 1,
+        });
     let report = audit(&registry(), &archive).unwrap();
     assert_eq!(report.disputed_rejections, 1);
     assert!(report.valid, "a disputed rejection is not a broken log");

@@ -1,13 +1,9 @@
-//! Archives end to end: the format, replay validation and tampering, the
-//! audit, what-if, bulk scoring from files, and — against real PostgreSQL and
-//! a real HTTP server on a real port — import, export, `score --db` and the
-//! umpire-only endpoints.
+//! Archives as files: the format, replay validation and tampering, the
+//! audit, what-if and bulk scoring. Archives through the database and over
+//! HTTP are tested with the service (`tests/service`) and the API
+//! (`tests/http/archives*.rs`).
 
 mod audit;
-mod bounded;
-mod database;
-mod http;
-mod rejections;
 mod replay;
 mod scoring;
 mod support;

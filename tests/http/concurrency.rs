@@ -3,7 +3,7 @@
 use futures_util::future::join_all;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-use umpire_storage::store::verify_chain;
+use umpire_domain::record::verify_chain;
 
 use crate::support::TestApp;
 

@@ -2,8 +2,14 @@
 //! PostgreSQL (one private cluster for this test binary, a fresh database per
 //! test).
 
+#[path = "../archive/support.rs"]
+mod archive_support;
+mod archives;
+mod archives_bounded;
+mod archives_rejections;
 mod authorization;
 mod bad_input;
+mod commands;
 mod concurrency;
 mod documents;
 mod hidden_information;

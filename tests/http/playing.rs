@@ -20,14 +20,44 @@ async fn a_whole_game_can_be_played(game: &str, options: Value, seed: u64) {
         .unwrap();
     assert_eq!(score["final"], true, "{score}");
     assert_eq!(score["version"], summary["version"]);
-    // Once over, nothing more is accepted.
-    let seat = created.seat_tokens[0].1.clone();
+    // Once over, nothing more is accepted: the last action a seat played,
+    // sent again by that seat (well-formed, and legal a moment ago), is
+    // refused because the game is over.
     let before = app.stored_version(&created.id).await;
+    let (seat, action) = last_seat_action(&app, &created.id, &created.umpire_token, before).await;
     let response = app
-        .submit(&created.id, Some(&seat), json!({"type": "skip"}))
+        .submit(&created.id, Some(created.token(&seat)), action)
         .await;
-    assert!(response.status().is_client_error());
+    crate::support::assert_error(
+        response,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        &format!("{game}.game_over"),
+    )
+    .await;
     assert_eq!(app.stored_version(&created.id).await, before);
+}
+
+/// The seat that acted last in a game, and the action it sent.
+async fn last_seat_action(app: &TestApp, id: &str, umpire: &str, version: u64) -> (String, Value) {
+    let page: Value = app
+        .get(
+            &format!("/v1/games/{id}/events?after={}", version.saturating_sub(200)),
+            Some(umpire),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    page["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find_map(|event| {
+            let seat = event["actor"].as_str()?.strip_prefix("seat:")?;
+            Some((seat.to_string(), event.get("action")?.clone()))
+        })
+        .expect("a seat acted in the game")
 }
 
 #[tokio::test]

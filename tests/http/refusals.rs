@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-use umpire_api::throttle::REFUSAL_BURST;
+use umpire_service::throttle::REFUSAL_BURST;
 
 use crate::support::{assert_error, Created, TestApp};
 

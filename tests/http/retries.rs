@@ -136,7 +136,7 @@ async fn a_crowd_of_unversioned_submissions_is_served_in_turn_never_as_an_outage
         }
         statuses.push(status);
     }
-    // 429: a seat whose bids keep being refused is slowed (api/src/throttle.rs).
+    // 429: a seat whose bids keep being refused is slowed (service/src/throttle.rs).
     assert!(
         statuses.iter().all(|s| *s == StatusCode::CREATED
             || *s == StatusCode::UNPROCESSABLE_ENTITY

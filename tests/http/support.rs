@@ -84,6 +84,32 @@ impl TestApp {
         request.send().await.expect("request")
     }
 
+    /// POSTs a body as it is, labelled JSON (archives, junk).
+    pub async fn post(&self, path: &str, token: Option<&str>, body: String) -> Response {
+        let mut request = self
+            .client
+            .post(self.url(path))
+            .header("content-type", "application/json")
+            .body(body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send().await.expect("request")
+    }
+
+    /// Imports an archive; the answer's status and body.
+    pub async fn import(&self, archive: &umpire_archive::Archive) -> (StatusCode, Value) {
+        let response = self
+            .post(
+                "/v1/games/import",
+                None,
+                serde_json::to_string(archive).unwrap(),
+            )
+            .await;
+        let status = response.status();
+        (status, response.json().await.unwrap())
+    }
+
     pub async fn get(&self, path: &str, token: Option<&str>) -> Response {
         let mut request = self.client.get(self.url(path));
         if let Some(token) = token {

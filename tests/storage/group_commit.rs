@@ -4,11 +4,11 @@
 use std::sync::{Arc, Mutex};
 
 use futures_util::future::join_all;
-use serde_json::json;
-use umpire_storage::store::{verify_chain, AppendOutcome};
+use umpire_domain::record::verify_chain;
 use umpire_storage::{
     connect, EventStore, GroupCommitLimits, IdempotentRequest, NewEvent, StoreError,
 };
+use umpire_storage::{AppendOutcome, Head, IdempotentAnswer};
 use uuid::Uuid;
 
 use super::{event, new_game};
@@ -75,23 +75,25 @@ async fn when_sent_together(store: &EventStore, games: &[Uuid], wave: Vec<Given>
     }
     let mut sends = Vec::new();
     for (index, given) in wave.iter().enumerate() {
-        let (game_id, head, head_hash) = match given.game {
+        let head = match given.game {
             Target::Game(n) => {
-                let log = &before[n];
-                let at = log.len() - given.behind as usize;
-                (games[n], at as u64, log[at - 1].hash.clone())
+                let at = before[n].len() as u64 - given.behind;
+                store.head_at(games[n], at).await.unwrap()
             }
-            Target::Unknown => (Uuid::new_v4(), 0, umpire_domain::chain::GENESIS_HASH.into()),
+            Target::Unknown => Head::start(Uuid::new_v4()),
         };
         let idempotency = given.idempotency.map(|(key, hash)| IdempotentRequest {
             key: key.into(),
             request_hash: hash.into(),
-            response: json!({"index": index}),
+            answer: IdempotentAnswer {
+                first_seq: index as u64,
+                version: index as u64,
+            },
         });
         let events: Vec<NewEvent> = vec![event(1000 + index as u32), event(2000 + index as u32)];
         sends.push(async move {
             store
-                .append_at_head(game_id, head, &head_hash, events, idempotency.as_ref())
+                .append_at_head(&head, events, idempotency.as_ref())
                 .await
         });
     }
@@ -99,7 +101,7 @@ async fn when_sent_together(store: &EventStore, games: &[Uuid], wave: Vec<Given>
     let mut written = vec![0usize; games.len()];
     for ((index, given), outcome) in wave.iter().enumerate().zip(outcomes) {
         let got = match &outcome {
-            Ok(AppendOutcome::Appended(events)) => {
+            Ok(AppendOutcome::Appended { events, .. }) => {
                 if let Target::Game(n) = given.game {
                     written[n] += events.len();
                 }
@@ -234,18 +236,12 @@ async fn many_writers_on_many_games_lose_and_duplicate_nothing() {
         let store = store.clone();
         tasks.push(tokio::spawn(async move {
             for i in 0..15u32 {
-                let (version, head) = store.head(game_id).await.unwrap();
+                let head = store.head(game_id).await.unwrap();
                 let outcome = store
-                    .append_at_head(
-                        game_id,
-                        version,
-                        &head,
-                        vec![event(n as u32 * 100 + i)],
-                        None,
-                    )
+                    .append_at_head(&head, vec![event(n as u32 * 100 + i)], None)
                     .await;
                 assert!(
-                    matches!(outcome, Ok(AppendOutcome::Appended(_))),
+                    matches!(outcome, Ok(AppendOutcome::Appended { .. })),
                     "{outcome:?}"
                 );
             }

@@ -2,10 +2,12 @@
 //! binary, a fresh database per test.
 
 use serde_json::json;
-use umpire_storage::store::{verify_chain, AppendOutcome};
+use umpire_domain::record::verify_chain;
+use umpire_domain::record::RecordedRejection;
+use umpire_domain::RecordedEvent;
 use umpire_storage::{
-    connect, hash_token, EventStore, IdempotentRequest, NewEvent, NewGame, NewToken, Rejection,
-    StoreError, TokenRole,
+    connect, hash_token, AppendOutcome, EventStore, Grant, Head, IdempotentAnswer,
+    IdempotentRequest, NewEvent, NewGame, NewToken, StoreError,
 };
 use uuid::Uuid;
 
@@ -48,13 +50,11 @@ async fn new_game(store: &EventStore) -> Uuid {
             tokens: vec![
                 NewToken {
                     token_hash: hash_token("umpire-secret"),
-                    role: TokenRole::Umpire,
-                    seat: None,
+                    grant: Grant::Umpire,
                 },
                 NewToken {
                     token_hash: hash_token("red-secret"),
-                    role: TokenRole::Seat,
-                    seat: Some("red".into()),
+                    grant: Grant::Seat("red".into()),
                 },
             ],
         })
@@ -88,11 +88,22 @@ async fn assert_the_owner_is_refused(url: &str, statements: &[String], words: &[
     }
 }
 
-fn appended(outcome: AppendOutcome) -> Vec<umpire_storage::StoredEvent> {
+fn appended(outcome: AppendOutcome) -> Vec<RecordedEvent> {
     match outcome {
-        AppendOutcome::Appended(events) => events,
+        AppendOutcome::Appended { events, .. } => events,
         AppendOutcome::Replayed(_) => panic!("expected a fresh append"),
     }
+}
+
+/// Appends at the head the store has now.
+async fn append_now(
+    store: &EventStore,
+    game_id: Uuid,
+    events: Vec<NewEvent>,
+    idempotency: Option<&IdempotentRequest>,
+) -> Result<AppendOutcome, StoreError> {
+    let head = store.head(game_id).await?;
+    store.append_at_head(&head, events, idempotency).await
 }
 
 #[tokio::test]
@@ -100,8 +111,7 @@ async fn appended_events_read_back_in_order_with_a_valid_chain() {
     let (store, _) = fresh_store().await;
     let game_id = new_game(&store).await;
     let stored = appended(
-        store
-            .append(game_id, 1, vec![event(1), event(2)], None)
+        append_now(&store, game_id, vec![event(1), event(2)], None)
             .await
             .unwrap(),
     );
@@ -116,18 +126,24 @@ async fn appended_events_read_back_in_order_with_a_valid_chain() {
     assert_eq!(page[0].seq, 2);
 }
 
+/// The service decides on a fold and appends at the head that fold ended
+/// with; when another instance appended first, that head is stale.
 #[tokio::test]
-async fn a_stale_expected_version_is_a_conflict_and_writes_nothing() {
+async fn an_append_at_a_stale_head_is_a_conflict_and_writes_nothing() {
     let (store, _) = fresh_store().await;
     let game_id = new_game(&store).await;
-    appended(
-        store
-            .append(game_id, 1, vec![event(1)], None)
-            .await
-            .unwrap(),
-    );
+    let (_, head) = store.read_after(&Head::start(game_id)).await.unwrap();
+    assert_eq!(head.version(), 1);
+    let won = store
+        .append_at_head(&head, vec![event(1)], None)
+        .await
+        .unwrap();
+    let AppendOutcome::Appended { head: after, .. } = won else {
+        panic!("a fresh append");
+    };
+    assert_eq!(after.version(), 2);
     let error = store
-        .append(game_id, 1, vec![event(2)], None)
+        .append_at_head(&head, vec![event(2)], None)
         .await
         .unwrap_err();
     assert!(
@@ -141,6 +157,59 @@ async fn a_stale_expected_version_is_a_conflict_and_writes_nothing() {
         "{error:?}"
     );
     assert_eq!(store.version(game_id).await.unwrap(), 2);
+    // The head the winning append returned is the one to go on from.
+    appended(
+        store
+            .append_at_head(&after, vec![event(3)], None)
+            .await
+            .unwrap(),
+    );
+    let events = store.read_events(game_id, 0, None, None).await.unwrap();
+    assert_eq!(verify_chain(&game_id.to_string(), &events), Ok(()));
+}
+
+/// Heads are made only by the store (a made-up one does not compile: see
+/// the `compile_fail` example on `Head`), so the only heads a caller can
+/// try are real ones: the start of a log, or heads that are out of date,
+/// including another game's. None writes a gap, a second event at a taken
+/// number or a wrong link.
+#[tokio::test]
+async fn no_head_a_caller_can_hold_writes_a_gap_or_a_wrong_link() {
+    let (store, _) = fresh_store().await;
+    let game_id = new_game(&store).await;
+    let other_game = new_game(&store).await;
+    let start = Head::start(game_id);
+    let (_, at_one) = store.read_after(&start).await.unwrap();
+    appended(
+        store
+            .append_at_head(&at_one, vec![event(1), event(2)], None)
+            .await
+            .unwrap(),
+    );
+    let (_, other_head) = store.read_after(&Head::start(other_game)).await.unwrap();
+    for (name, head) in [("the start", &start), ("a stale head", &at_one)] {
+        let error = store
+            .append_at_head(head, vec![event(9)], None)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(error, StoreError::Conflict { actual: 3, .. }),
+            "{name}: {error:?}"
+        );
+    }
+    // Another game's head extends that game, never this one.
+    appended(
+        store
+            .append_at_head(&other_head, vec![event(7)], None)
+            .await
+            .unwrap(),
+    );
+    let events = store.read_events(game_id, 0, None, None).await.unwrap();
+    assert_eq!(events.len(), 3);
+    assert_eq!(verify_chain(&game_id.to_string(), &events), Ok(()));
+    let others = store.read_events(other_game, 0, None, None).await.unwrap();
+    assert_eq!(others.len(), 2);
+    assert_eq!(verify_chain(&other_game.to_string(), &others), Ok(()));
 }
 
 #[tokio::test]
@@ -154,9 +223,9 @@ async fn racing_appends_never_lose_or_duplicate_an_event() {
             let mut won = 0;
             for attempt in 0..10u32 {
                 loop {
-                    let version = store.version(game_id).await.unwrap();
+                    let head = store.head(game_id).await.unwrap();
                     match store
-                        .append(game_id, version, vec![event(writer * 100 + attempt)], None)
+                        .append_at_head(&head, vec![event(writer * 100 + attempt)], None)
                         .await
                     {
                         Ok(_) => {
@@ -197,11 +266,14 @@ async fn events_cannot_be_appended_to_a_game_that_does_not_exist() {
         Some(IdempotentRequest {
             key: "k".into(),
             request_hash: "h".into(),
-            response: json!({}),
+            answer: IdempotentAnswer {
+                first_seq: 1,
+                version: 1,
+            },
         }),
     ] {
         let error = store
-            .append(nowhere, 0, vec![event(1)], idempotency.as_ref())
+            .append_at_head(&Head::start(nowhere), vec![event(1)], idempotency.as_ref())
             .await
             .unwrap_err();
         assert!(
@@ -266,28 +338,28 @@ async fn an_idempotency_key_returns_the_first_response_and_refuses_a_different_b
     let request = IdempotentRequest {
         key: "k1".into(),
         request_hash: "hash-a".into(),
-        response: json!({"version": 2}),
+        answer: IdempotentAnswer {
+            first_seq: 2,
+            version: 2,
+        },
     };
     appended(
-        store
-            .append(game_id, 1, vec![event(1)], Some(&request))
+        append_now(&store, game_id, vec![event(1)], Some(&request))
             .await
             .unwrap(),
     );
-    match store
-        .append(game_id, 2, vec![event(1)], Some(&request))
+    match append_now(&store, game_id, vec![event(1)], Some(&request))
         .await
         .unwrap()
     {
-        AppendOutcome::Replayed(response) => assert_eq!(response, json!({"version": 2})),
-        AppendOutcome::Appended(_) => panic!("the key was seen before"),
+        AppendOutcome::Replayed(answer) => assert_eq!(answer, request.answer),
+        AppendOutcome::Appended { .. } => panic!("the key was seen before"),
     }
     let different = IdempotentRequest {
         request_hash: "hash-b".into(),
         ..request
     };
-    let error = store
-        .append(game_id, 2, vec![event(9)], Some(&different))
+    let error = append_now(&store, game_id, vec![event(9)], Some(&different))
         .await
         .unwrap_err();
     assert!(
@@ -302,17 +374,17 @@ async fn tokens_are_stored_hashed_and_resolve_to_their_role() {
     let (store, url) = fresh_store().await;
     let game_id = new_game(&store).await;
     assert_eq!(
-        store.token_role(game_id, "red-secret").await.unwrap(),
-        Some((TokenRole::Seat, Some("red".into())))
+        store.token_grant(game_id, "red-secret").await.unwrap(),
+        Some(Grant::Seat("red".into()))
     );
     assert_eq!(
-        store.token_role(game_id, "umpire-secret").await.unwrap(),
-        Some((TokenRole::Umpire, None))
+        store.token_grant(game_id, "umpire-secret").await.unwrap(),
+        Some(Grant::Umpire)
     );
-    assert_eq!(store.token_role(game_id, "nope").await.unwrap(), None);
+    assert_eq!(store.token_grant(game_id, "nope").await.unwrap(), None);
     assert_eq!(
         store
-            .token_role(Uuid::new_v4(), "red-secret")
+            .token_grant(Uuid::new_v4(), "red-secret")
             .await
             .unwrap(),
         None
@@ -336,7 +408,7 @@ async fn rejections_are_recorded_outside_the_stream() {
     store
         .record_rejection(
             game_id,
-            &Rejection {
+            &RecordedRejection {
                 at_version: 1,
                 actor: "seat:red".into(),
                 action: json!({"type": "plant"}),

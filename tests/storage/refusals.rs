@@ -3,13 +3,14 @@
 //! the rest counted on one overflow row.
 
 use serde_json::json;
-use umpire_storage::{EventStore, Rejection, REFUSALS_KEPT_PER_VERSION, REFUSALS_NOT_KEPT_CODE};
+use umpire_domain::record::RecordedRejection;
+use umpire_storage::{EventStore, REFUSALS_KEPT_PER_VERSION, REFUSALS_NOT_KEPT_CODE};
 use uuid::Uuid;
 
 use crate::{fresh_store, new_game};
 
-fn refusal(at_version: u64, actor: &str, card: u64) -> Rejection {
-    Rejection {
+fn refusal(at_version: u64, actor: &str, card: u64) -> RecordedRejection {
+    RecordedRejection {
         at_version,
         actor: actor.into(),
         action: json!({"type": "plant", "card": format!("Q{card}"), "cell": "D5"}),
@@ -22,7 +23,7 @@ fn refusal(at_version: u64, actor: &str, card: u64) -> Rejection {
     }
 }
 
-async fn record(store: &EventStore, game_id: Uuid, rejection: &Rejection, times: usize) {
+async fn record(store: &EventStore, game_id: Uuid, rejection: &RecordedRejection, times: usize) {
     for _ in 0..times {
         store.record_rejection(game_id, rejection).await.unwrap();
     }
@@ -59,7 +60,7 @@ async fn distinct_refusals_beyond_the_cap_are_only_counted() {
     record(&store, game_id, &refusal(1, "seat:blue", 0), 4).await;
     let rejections = store.rejections(game_id).await.unwrap();
     assert_eq!(rejections.len() as u64, REFUSALS_KEPT_PER_VERSION + 1);
-    let overflow: Vec<&Rejection> = rejections
+    let overflow: Vec<&RecordedRejection> = rejections
         .iter()
         .filter(|r| r.code == REFUSALS_NOT_KEPT_CODE)
         .collect();

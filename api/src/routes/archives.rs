@@ -15,15 +15,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio::sync::mpsc;
-use umpire_archive::{ArchivedRejection, AuditStop};
-use umpire_storage::{EventStore, Rejection, RejectionPage, StoreError};
+use umpire_archive::AuditStop;
+use umpire_service::model::CreatedGame;
+use umpire_service::{PagedRejections, ServiceError};
+use umpire_storage::StoreError;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::auth::{principal, Principal};
-use crate::commands::{archived_rejection, export_game_log, import_archive, refused};
+use crate::auth::principal;
 use crate::error::{ApiError, ErrorBody};
-use crate::model::CreatedGame;
 use crate::AppState;
 
 /// Largest archive body accepted by import and scoring. Archives are much
@@ -37,9 +37,6 @@ pub const MAX_ARCHIVE_BYTES: usize = 32 * 1024 * 1024;
 /// `docs/benchmarks.md`), so a full body holds a few hundred: the cap leaves
 /// room for very short games.
 pub const MAX_ARCHIVES_PER_REQUEST: usize = 10_000;
-
-/// Rejections read from the database at a time by audit and export.
-const REJECTIONS_PER_PAGE: usize = 500;
 
 /// A streamed answer is sent in chunks of about this size.
 const CHUNK_BYTES: usize = 64 * 1024;
@@ -71,11 +68,12 @@ async fn archive_body_turn(
     .await
     {
         Ok(Ok(permit)) => Ok(permit),
-        _ => Err(ApiError::Busy {
+        _ => Err(ServiceError::Busy {
             message: format!(
                 "{ARCHIVE_BODIES_AT_ONCE} archive bodies are being handled already; send it again shortly."
             ),
-        }),
+        }
+        .into()),
     }
 }
 
@@ -93,33 +91,25 @@ async fn read_body(mut payload: web::Payload) -> Result<web::BytesMut, ApiError>
             }
         })?;
         if body.len() + chunk.len() > MAX_ARCHIVE_BYTES {
-            return Err(ApiError::PayloadTooLarge {
-                message: format!("The body is larger than the limit of {MAX_ARCHIVE_BYTES} bytes."),
-            });
+            return Err(ApiError::too_large(format!(
+                "The body is larger than the limit of {MAX_ARCHIVE_BYTES} bytes."
+            )));
         }
         body.extend_from_slice(&chunk);
     }
     Ok(body)
 }
 
-/// Only the umpire may audit or export: a seat would see the others' secrets.
+/// Only the umpire may audit, export or re-run a game: each shows every
+/// seat's secrets.
 async fn require_umpire(
     state: &AppState,
     game_id: Uuid,
     request: &HttpRequest,
 ) -> Result<(), ApiError> {
-    state.service.record(game_id).await?;
-    match principal(&state.service, game_id, request).await? {
-        Principal::Umpire => Ok(()),
-        Principal::Spectator => Err(ApiError::Unauthorized {
-            code: "missing_token",
-            message: "This needs the umpire token: Authorization: Bearer <token>.".into(),
-        }),
-        Principal::Seat(_) => Err(ApiError::Forbidden {
-            code: "umpire_only",
-            message: "Only the umpire may do this: it shows every seat's secrets.".into(),
-        }),
-    }
+    Ok(principal(&state.service, game_id, request)
+        .await?
+        .require_umpire()?)
 }
 
 /// A JSON document defined by the archive crate (see `archive/README.md`).
@@ -163,21 +153,9 @@ pub async fn get_game_audit(
     require_umpire(&state, game_id, &request).await?;
     // Everything that can fail is tried before the first byte: once the
     // answer has started it can no longer become an error status.
-    let log = Arc::new(export_game_log(&state.service.store, game_id).await?);
-    let registry = state.service.registry.clone();
-    let opening = web::block({
-        let (registry, log) = (registry.clone(), log.clone());
-        move || {
-            // A replay of the log alone (bounded by the game's length) finds
-            // what would stop the audit midway.
-            umpire_archive::replay(&registry, &log, |_| {})?;
-            umpire_archive::audit_opening(&registry, &log)
-        }
-    })
-    .await
-    .map_err(|e| ApiError::Internal(format!("audit task failed: {e}")))?
-    .map_err(|d| ApiError::Internal(format!("stored game {game_id} cannot be audited: {d}")))?;
-    let rejections = paged_rejections(state.service.store.clone(), game_id).await?;
+    let (log, opening) = state.service.audit_opening(game_id).await?;
+    let registry = state.service.registry().clone();
+    let rejections = state.service.rejections(game_id).await?;
     let (mut body, response) = streamed_json();
     actix_web::rt::task::spawn_blocking(move || {
         if let Err(stop) = write_audit(&mut body, &registry, &log, &opening, rejections) {
@@ -200,6 +178,7 @@ fn write_audit(
     body.write_fields_opening(opening)?;
     body.write(b",\"entries\":[")?;
     let mut first = true;
+    let rejections = rejections.map(|rejection| rejection.map_err(StreamStop::Store));
     let closing = umpire_archive::audit_entries(registry, log, rejections, |entry| {
         body.write_element(&mut first, &entry)
     })
@@ -234,8 +213,8 @@ pub async fn export_game_archive(
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
     require_umpire(&state, game_id, &request).await?;
-    let log = export_game_log(&state.service.store, game_id).await?;
-    let rejections = paged_rejections(state.service.store.clone(), game_id).await?;
+    let log = state.service.export_log(game_id).await?;
+    let rejections = state.service.rejections(game_id).await?;
     let (mut body, response) = streamed_json();
     actix_web::rt::task::spawn_blocking(move || {
         // `rejections` is the archive's last field: the log is written with
@@ -250,7 +229,7 @@ pub async fn export_game_archive(
                 body.write(b"[")?;
                 let mut first = true;
                 for rejection in rejections {
-                    body.write_element(&mut first, &rejection?)?;
+                    body.write_element(&mut first, &rejection.map_err(StreamStop::Store)?)?;
                 }
                 body.write(b"]}")?;
                 body.finish()
@@ -296,7 +275,7 @@ pub async fn import_game(
             format!("The body is not an archive: {e}."),
         )
     })?;
-    let created = import_archive(&state.service.store, &state.service.registry, &archive).await?;
+    let created = state.service.import(&archive).await?;
     Ok(HttpResponse::Created()
         .insert_header((header::LOCATION, format!("/v1/games/{}", created.id)))
         .json(created))
@@ -336,15 +315,13 @@ pub async fn score_archives(
         }
     })
     .await
-    .map_err(|e| ApiError::Internal(format!("scoring task failed: {e}")))??;
+    .map_err(|e| ApiError::internal(format!("scoring task failed: {e}")))??;
     if games > MAX_ARCHIVES_PER_REQUEST {
-        return Err(ApiError::PayloadTooLarge {
-            message: format!(
-                "The body holds {games} archives; at most {MAX_ARCHIVES_PER_REQUEST} are scored per request."
-            ),
-        });
+        return Err(ApiError::too_large(format!(
+            "The body holds {games} archives; at most {MAX_ARCHIVES_PER_REQUEST} are scored per request."
+        )));
     }
-    let registry = state.service.registry.clone();
+    let registry = state.service.registry().clone();
     let (mut output, response) = streamed_json();
     actix_web::rt::task::spawn_blocking(move || {
         // The body is held until its last row is written.
@@ -408,7 +385,7 @@ impl From<ArchivesRefused> for ApiError {
         match refused {
             ArchivesRefused::Malformed(message) => ApiError::bad_request("malformed_json", message),
             ArchivesRefused::Stopped(stop) => {
-                ApiError::Internal(format!("counting archives stopped: {stop}"))
+                ApiError::internal(format!("counting archives stopped: {stop}"))
             }
         }
     }
@@ -627,63 +604,6 @@ impl JsonBody {
     }
 }
 
-/// A game's rejections in audit order, read page by page by a task on the
-/// runtime and handed to a blocking thread through a channel of one page:
-/// at most three pages are held at once. The first page is read before this
-/// returns, so an unreachable database is still an error status.
-async fn paged_rejections(store: EventStore, game_id: Uuid) -> Result<PagedRejections, ApiError> {
-    let first = store
-        .rejections_page(game_id, None, REJECTIONS_PER_PAGE)
-        .await?;
-    let (pages, receiver) = mpsc::channel(1);
-    actix_web::rt::spawn(async move {
-        let mut page: RejectionPage = first;
-        loop {
-            let next = page.next.take();
-            if pages.send(Ok(page.rejections)).await.is_err() {
-                return;
-            }
-            let Some(after) = next else { return };
-            page = match store
-                .rejections_page(game_id, Some(&after), REJECTIONS_PER_PAGE)
-                .await
-            {
-                Ok(page) => page,
-                Err(error) => {
-                    let _ = pages.send(Err(error)).await;
-                    return;
-                }
-            };
-        }
-    });
-    Ok(PagedRejections {
-        pages: receiver,
-        page: Vec::new().into_iter(),
-    })
-}
-
-/// The rejections [`paged_rejections`] reads, for a blocking thread.
-struct PagedRejections {
-    pages: mpsc::Receiver<Result<Vec<Rejection>, StoreError>>,
-    page: std::vec::IntoIter<Rejection>,
-}
-
-impl Iterator for PagedRejections {
-    type Item = Result<ArchivedRejection, StreamStop>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            if let Some(rejection) = self.page.next() {
-                return Some(Ok(archived_rejection(rejection)));
-            }
-            match self.pages.blocking_recv()? {
-                Ok(page) => self.page = page.into_iter(),
-                Err(error) => return Some(Err(StreamStop::Store(error))),
-            }
-        }
-    }
-}
-
 /// One scored archive: `{game_id, game, source, events, final, totals,
 /// winners, error}`.
 #[derive(serde::Serialize, ToSchema)]
@@ -733,16 +653,9 @@ pub async fn run_game_what_if(
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
     require_umpire(&state, game_id, &request).await?;
-    // A what-if re-runs the log; the rejections play no part.
-    let archive = export_game_log(&state.service.store, game_id).await?;
-    let registry = state.service.registry.clone();
-    let patch = body.into_inner().options;
-    let report = web::block(move || umpire_archive::what_if(&registry, &archive, &patch))
-        .await
-        .map_err(|e| ApiError::Internal(format!("what-if task failed: {e}")))?
-        .map_err(|error| match error {
-            umpire_archive::WhatIfError::Invalid(divergence) => refused(&divergence),
-            umpire_archive::WhatIfError::Options(error) => ApiError::from(error),
-        })?;
+    let report = state
+        .service
+        .what_if(game_id, body.into_inner().options)
+        .await?;
     Ok(HttpResponse::Ok().json(report))
 }

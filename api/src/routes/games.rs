@@ -6,15 +6,16 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use umpire_service::model::{
+    ActionAccepted, ActionCheck, CreateGameRequest, CreatedGame, EventPage, GameSummary,
+    LegalActions, ScoreResponse, StateResponse, SubmitActionRequest,
+};
+use umpire_service::reads::{DEFAULT_EVENT_PAGE, MAX_EVENT_PAGE};
+use umpire_service::schemas::AnyAction;
+
 use crate::auth::principal;
 use crate::error::{ApiError, ErrorBody};
-use crate::model::LegalActions;
-use crate::model::{
-    ActionAccepted, ActionCheck, AtQuery, CreateGameRequest, CreatedGame, EventPage, EventsQuery,
-    GameSummary, ScoreResponse, StateResponse, SubmitActionRequest,
-};
-use crate::schemas::AnyAction;
-use crate::service::{DEFAULT_EVENT_PAGE, MAX_EVENT_PAGE};
+use crate::params::{AtQuery, EventsQuery};
 use crate::AppState;
 
 /// Create a game: returns its id, the umpire token and one token per seat.
@@ -67,19 +68,8 @@ pub async fn get_game(
     let game_id = id.into_inner();
     // The summary is public, but a token sent with it is checked as every
     // other read checks it: a client with a wrong token learns so here too.
-    caller(&state, game_id, &request).await?;
+    principal(&state.service, game_id, &request).await?;
     Ok(HttpResponse::Ok().json(state.service.summary(game_id).await?))
-}
-
-/// Who calls about one game. An unknown game is a 404 before any token is
-/// looked at, so a stranger's token cannot tell games apart.
-async fn caller(
-    state: &AppState,
-    game_id: Uuid,
-    request: &HttpRequest,
-) -> Result<crate::auth::Principal, ApiError> {
-    state.service.record(game_id).await?;
-    principal(&state.service, game_id, request).await
 }
 
 const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
@@ -131,7 +121,7 @@ pub async fn submit_action(
     body: web::Json<SubmitActionRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    let principal = caller(&state, game_id, &request).await?;
+    let principal = principal(&state.service, game_id, &request).await?;
     let key = idempotency_key(&request)?;
     let (accepted, replayed) = state
         .service
@@ -177,7 +167,7 @@ pub async fn check_action(
     body: web::Json<CheckActionRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    let principal = caller(&state, game_id, &request).await?;
+    let principal = principal(&state.service, game_id, &request).await?;
     let check = state
         .service
         .check(game_id, &principal, &body.action, query.at)
@@ -207,7 +197,7 @@ pub async fn get_game_state(
     query: web::Query<AtQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    let principal = caller(&state, game_id, &request).await?;
+    let principal = principal(&state.service, game_id, &request).await?;
     Ok(HttpResponse::Ok().json(state.service.state(game_id, &principal, query.at).await?))
 }
 
@@ -233,7 +223,7 @@ pub async fn get_game_score(
     query: web::Query<AtQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    let principal = caller(&state, game_id, &request).await?;
+    let principal = principal(&state.service, game_id, &request).await?;
     Ok(HttpResponse::Ok().json(state.service.score(game_id, &principal, query.at).await?))
 }
 
@@ -266,7 +256,7 @@ pub async fn list_game_events(
             format!("limit must be between 1 and {MAX_EVENT_PAGE}, not {limit}."),
         ));
     }
-    let principal = caller(&state, game_id, &request).await?;
+    let principal = principal(&state.service, game_id, &request).await?;
     let page = state
         .service
         .events(game_id, &principal, query.after.unwrap_or(0), limit)
@@ -294,6 +284,6 @@ pub async fn list_legal_actions(
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    let principal = caller(&state, game_id, &request).await?;
+    let principal = principal(&state.service, game_id, &request).await?;
     Ok(HttpResponse::Ok().json(state.service.legal_actions(game_id, &principal).await?))
 }

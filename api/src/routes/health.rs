@@ -3,7 +3,7 @@
 use actix_web::{get, web, HttpResponse};
 
 use crate::error::ErrorBody;
-use crate::model::Health;
+use crate::params::Health;
 use crate::AppState;
 
 /// The process is up.
@@ -30,7 +30,7 @@ pub async fn healthz() -> HttpResponse {
 )]
 #[get("/readyz")]
 pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, crate::error::ApiError> {
-    state.service.store.ping().await?;
+    state.service.ready().await?;
     Ok(HttpResponse::Ok().json(Health {
         status: "ready".into(),
     }))

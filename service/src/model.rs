@@ -1,11 +1,12 @@
-//! Request and response bodies of the HTTP API.
+//! What the service is asked and answers: the bodies the API sends and
+//! receives, described for the OpenAPI document.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use umpire_domain::erased::StatusJson;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::error::ErrorBody;
@@ -141,29 +142,6 @@ pub struct EventPage {
     /// Pass as `after` for the next page; absent when this is the last page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_after: Option<u64>,
-}
-
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct AtQuery {
-    /// The version to project (number of events folded); default: now.
-    pub at: Option<u64>,
-}
-
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct EventsQuery {
-    /// Only events with a sequence number above this (default 0).
-    pub after: Option<u64>,
-    /// At most this many events (default 100, at most 1000).
-    pub limit: Option<u64>,
-}
-
-#[derive(Debug, Deserialize, Serialize, ToSchema)]
-pub struct Health {
-    pub status: String,
 }
 
 #[derive(Debug, Deserialize, Serialize, ToSchema)]

@@ -8,11 +8,12 @@ use reqwest::StatusCode;
 use serde_json::Value;
 use umpire_api::routes::archives::MAX_ARCHIVES_PER_REQUEST;
 use umpire_archive::replay::parse_actor;
-use umpire_archive::{audit, Archive, ArchivedRejection, ScoreRow};
+use umpire_archive::{audit, Archive, ScoreRow};
+use umpire_domain::record::RecordedRejection;
 use umpire_domain::GameError;
 
-use crate::http::TestApp;
-use crate::support::{registry, simulated, GAMES};
+use crate::archive_support::{registry, simulated, GAMES};
+use crate::support::TestApp;
 
 /// The first simulated game that can hold `count` refusals, with them.
 fn game_with_refusals(count: usize) -> Archive {
@@ -66,7 +67,7 @@ fn with_refusals(mut archive: Archive, count: usize) -> Option<Archive> {
                 if let Err(GameError::Violation(violation)) =
                     step.before.decide(&parse_actor(&actor).unwrap(), action)
                 {
-                    refusals.push(ArchivedRejection {
+                    refusals.push(RecordedRejection {
                         at_version: step.before.version(),
                         actor: actor.clone(),
                         action: action.clone(),
@@ -149,7 +150,7 @@ async fn an_audit_and_an_export_of_thousands_of_rejections_stream_every_one() {
     let mut got = exported.rejections.clone();
     assert!(got.windows(2).all(|w| w[0].at_version <= w[1].at_version));
     // PostgreSQL keeps an action's keys in its own order: compare by content.
-    let key = |r: &ArchivedRejection| keys_sorted(&serde_json::to_value(r).unwrap()).to_string();
+    let key = |r: &RecordedRejection| keys_sorted(&serde_json::to_value(r).unwrap()).to_string();
     sent.sort_by_cached_key(key);
     got.sort_by_cached_key(key);
     let differing = sent.iter().zip(&got).position(|(a, b)| a != b);

@@ -3,15 +3,16 @@
 
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-use umpire_archive::{Archive, ArchivedRejection};
+use umpire_archive::Archive;
+use umpire_domain::record::RecordedRejection;
 use umpire_storage::REFUSALS_KEPT_PER_VERSION;
 
-use crate::http::TestApp;
-use crate::support::{first_action_seq, rechain, simulated};
+use crate::archive_support::{first_action_seq, rechain, simulated};
+use crate::support::TestApp;
 
 /// A refusal this service could have recorded in `archive`.
-fn plausible(archive: &Archive) -> ArchivedRejection {
-    ArchivedRejection {
+fn plausible(archive: &Archive) -> RecordedRejection {
+    RecordedRejection {
         at_version: archive.version(),
         actor: "seat:red".into(),
         action: json!({"type": "choose_start", "seat": "red"}),
@@ -26,7 +27,7 @@ fn plausible(archive: &Archive) -> ArchivedRejection {
 
 /// An arboretum archive whose rejection `index` is made bad by `spoil`,
 /// after `index` good ones.
-fn with_bad_rejection(index: usize, spoil: impl FnOnce(&mut ArchivedRejection)) -> Archive {
+fn with_bad_rejection(index: usize, spoil: impl FnOnce(&mut RecordedRejection)) -> Archive {
     let mut archive = simulated("arboretum", 1);
     archive.rejections.clear();
     for n in 0..index {
@@ -41,7 +42,7 @@ fn with_bad_rejection(index: usize, spoil: impl FnOnce(&mut ArchivedRejection)) 
 }
 
 /// One way to spoil a rejection.
-type Spoil = Box<dyn FnOnce(&mut ArchivedRejection)>;
+type Spoil = Box<dyn FnOnce(&mut RecordedRejection)>;
 
 async fn assert_refused(app: &TestApp, archive: &Archive, code: &str, index: usize) {
     let (status, body) = app.import(archive).await;

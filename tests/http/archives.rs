@@ -2,68 +2,9 @@
 
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-use umpire_api::Application;
-use umpire_storage::{connect, EventStore};
 
-use crate::support::{first_action_seq, rechain, simulated};
-
-pub(crate) struct TestApp {
-    pub(crate) address: String,
-    pub(crate) client: reqwest::Client,
-}
-
-impl TestApp {
-    pub(crate) async fn spawn() -> TestApp {
-        let url = umpire_storage::testing::fresh_database_url().await;
-        let store = EventStore::new(connect(&url, 8).expect("pool"));
-        let application =
-            Application::build(store, "127.0.0.1:0", Some(1)).expect("bind a free port");
-        let address = format!("http://127.0.0.1:{}", application.port());
-        tokio::spawn(application.run_until_stopped());
-        TestApp {
-            address,
-            client: reqwest::Client::new(),
-        }
-    }
-
-    pub(crate) async fn get(&self, path: &str, token: Option<&str>) -> reqwest::Response {
-        let mut request = self.client.get(format!("{}{path}", self.address));
-        if let Some(token) = token {
-            request = request.bearer_auth(token);
-        }
-        request.send().await.expect("request")
-    }
-
-    pub(crate) async fn post(
-        &self,
-        path: &str,
-        token: Option<&str>,
-        body: String,
-    ) -> reqwest::Response {
-        let mut request = self
-            .client
-            .post(format!("{}{path}", self.address))
-            .header("content-type", "application/json")
-            .body(body);
-        if let Some(token) = token {
-            request = request.bearer_auth(token);
-        }
-        request.send().await.expect("request")
-    }
-
-    /// Imports an archive; the answer's body.
-    pub(crate) async fn import(&self, archive: &umpire_archive::Archive) -> (StatusCode, Value) {
-        let response = self
-            .post(
-                "/v1/games/import",
-                None,
-                serde_json::to_string(archive).unwrap(),
-            )
-            .await;
-        let status = response.status();
-        (status, response.json().await.unwrap())
-    }
-}
+use crate::archive_support::{first_action_seq, rechain, simulated};
+use crate::support::TestApp;
 
 #[tokio::test]
 async fn audit_and_export_are_for_the_umpire_only() {
@@ -230,7 +171,7 @@ async fn scores_are_computed_from_the_body_without_storing_anything() {
     assert_eq!(rows[0]["game_id"], good.game_id.to_string());
     assert!(rows[1]["error"].is_string());
     assert_eq!(rows[2]["game"], "treeblox");
-    let summary = umpire_archive::replay(&crate::support::registry(), &good, |_| {})
+    let summary = umpire_archive::replay(&crate::archive_support::registry(), &good, |_| {})
         .unwrap()
         .state
         .summary();

@@ -1,0 +1,28 @@
+//! The application layer of Umpire, without HTTP: what creating a game,
+//! submitting an action, reading a game as a viewer and moving archives in
+//! and out mean, on top of the pure games (`umpire-domain`, the games'
+//! crates) and the event store (`umpire-storage`).
+//!
+//! The API crate adapts HTTP requests to these calls and maps
+//! [`ServiceError`] to statuses in one place; nothing here knows a status,
+//! a header or a route.
+
+pub mod archives;
+pub mod error;
+mod folds;
+pub mod games;
+pub mod metrics;
+pub mod model;
+pub mod principal;
+pub mod reads;
+pub mod schemas;
+mod submit;
+pub mod throttle;
+pub mod turns;
+
+pub use archives::PagedRejections;
+pub use error::{ErrorBody, ServiceError};
+pub use folds::LoadedGame;
+pub use games::GameService;
+pub use metrics::Metrics;
+pub use principal::Principal;

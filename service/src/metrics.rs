@@ -1,0 +1,100 @@
+//! What the service counts for Prometheus: appends, group-commit batch
+//! sizes, version conflicts, rejected actions and pool usage. The API serves
+//! them at `/metrics` beside its per-endpoint request metrics.
+
+use prometheus::core::Collector;
+use prometheus::{Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, Opts};
+
+/// Counters the service layer updates.
+#[derive(Clone)]
+pub struct Metrics {
+    pub appends: IntCounter,
+    pub appended_events: IntCounter,
+    pub conflicts: IntCounter,
+    /// Appends per statement written by the group commit.
+    pub append_batch_size: Histogram,
+    /// How long each such statement took, waiting for a connection included.
+    pub append_batch_seconds: Histogram,
+    pub rejections: IntCounterVec,
+    pub pool_size: IntGauge,
+    pub pool_available: IntGauge,
+    pub pool_waiting: IntGauge,
+}
+
+impl Metrics {
+    /// Metrics not registered anywhere, for callers without `/metrics`.
+    pub fn unregistered() -> Self {
+        Metrics {
+            appends: IntCounter::new(
+                "umpire_appends_total",
+                "Successful appends (one per accepted action)",
+            )
+            .expect("valid metric"),
+            appended_events: IntCounter::new("umpire_appended_events_total", "Events appended")
+                .expect("valid metric"),
+            conflicts: IntCounter::new(
+                "umpire_version_conflicts_total",
+                "Appends that lost a race or met a stale expected_version",
+            )
+            .expect("valid metric"),
+            append_batch_size: Histogram::with_opts(
+                HistogramOpts::new(
+                    "umpire_append_batch_size",
+                    "Appends written together in one statement (group commit)",
+                )
+                .buckets(vec![1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 32.0, 64.0]),
+            )
+            .expect("valid metric"),
+            append_batch_seconds: Histogram::with_opts(
+                HistogramOpts::new(
+                    "umpire_append_batch_seconds",
+                    "Time to write one group-commit statement, connection wait included",
+                )
+                .buckets(prometheus::exponential_buckets(0.000_25, 2.0, 14).expect("buckets")),
+            )
+            .expect("valid metric"),
+            rejections: IntCounterVec::new(
+                Opts::new(
+                    "umpire_rejected_actions_total",
+                    "Actions refused, by error code",
+                ),
+                &["code"],
+            )
+            .expect("valid metric"),
+            pool_size: IntGauge::new("umpire_db_pool_connections", "Connections in the pool")
+                .expect("valid metric"),
+            pool_available: IntGauge::new(
+                "umpire_db_pool_available",
+                "Idle connections in the pool",
+            )
+            .expect("valid metric"),
+            pool_waiting: IntGauge::new(
+                "umpire_db_pool_waiting",
+                "Requests waiting for a connection",
+            )
+            .expect("valid metric"),
+        }
+    }
+
+    /// Every metric here, to register wherever they are served.
+    pub fn collectors(&self) -> Vec<Box<dyn Collector>> {
+        vec![
+            Box::new(self.appends.clone()),
+            Box::new(self.appended_events.clone()),
+            Box::new(self.conflicts.clone()),
+            Box::new(self.append_batch_size.clone()),
+            Box::new(self.append_batch_seconds.clone()),
+            Box::new(self.rejections.clone()),
+            Box::new(self.pool_size.clone()),
+            Box::new(self.pool_available.clone()),
+            Box::new(self.pool_waiting.clone()),
+        ]
+    }
+
+    pub fn observe_pool(&self, pool: &umpire_storage::Pool) {
+        let status = pool.status();
+        self.pool_size.set(status.size as i64);
+        self.pool_available.set(status.available as i64);
+        self.pool_waiting.set(status.waiting as i64);
+    }
+}

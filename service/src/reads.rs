@@ -1,0 +1,175 @@
+//! What a viewer may read of a game — state, score, events, legal actions,
+//! a dry run — at any version, each through the game's redaction for that
+//! viewer.
+
+use serde_json::Value;
+use umpire_domain::erased::{event_type, hidden_event, HIDDEN_EVENT_TYPE};
+use umpire_domain::record::SYSTEM_LABEL;
+use umpire_domain::{DynMatch, GameError, RecordedEvent};
+use uuid::Uuid;
+
+use crate::error::ServiceError;
+use crate::games::GameService;
+use crate::model::{
+    ActionCheck, EventEnvelope, EventPage, LegalActions, ScoreResponse, StateResponse,
+};
+use crate::principal::Principal;
+
+/// Page size of the event log.
+pub const DEFAULT_EVENT_PAGE: u64 = 100;
+pub const MAX_EVENT_PAGE: u64 = 1000;
+
+/// An event as `principal` may see it, judged against the latest state
+/// `now`. An event it may not see is a placeholder in its place (`{"type":
+/// "hidden"}`), so that every viewer's sequence is gap-free: its number and
+/// time, and that the system (setup) recorded it, are public; who acted is
+/// not, since a secret move can be a seat's own.
+pub(crate) fn envelope(
+    now: &dyn DynMatch,
+    event: &RecordedEvent,
+    principal: &Principal,
+) -> Result<EventEnvelope, ServiceError> {
+    let umpire = principal.is_umpire();
+    let Some(payload) = now.redact_event(&event.payload, &principal.viewer())? else {
+        let payload = hidden_event();
+        return Ok(EventEnvelope {
+            seq: event.seq,
+            event_type: event_type(&payload).to_string(),
+            actor: if event.actor == SYSTEM_LABEL {
+                event.actor.clone()
+            } else {
+                HIDDEN_EVENT_TYPE.to_string()
+            },
+            recorded_at: event.recorded_at.clone(),
+            rules_version: event.rules_version,
+            payload,
+            action: None,
+            prev_hash: None,
+            hash: None,
+        });
+    };
+    let own_action = umpire
+        || principal
+            .label()
+            .is_some_and(|label| label.to_string() == event.actor);
+    Ok(EventEnvelope {
+        seq: event.seq,
+        event_type: event_type(&payload).to_string(),
+        actor: event.actor.clone(),
+        recorded_at: event.recorded_at.clone(),
+        rules_version: event.rules_version,
+        payload,
+        action: (own_action && !event.action.is_null()).then(|| event.action.clone()),
+        prev_hash: umpire.then(|| event.prev_hash.clone()),
+        hash: umpire.then(|| event.hash.clone()),
+    })
+}
+
+/// Several events as `principal` may see them.
+pub(crate) fn envelopes<'a>(
+    now: &dyn DynMatch,
+    events: impl IntoIterator<Item = &'a RecordedEvent>,
+    principal: &Principal,
+) -> Result<Vec<EventEnvelope>, ServiceError> {
+    events
+        .into_iter()
+        .map(|event| envelope(now, event, principal))
+        .collect()
+}
+
+impl GameService {
+    /// Whether `action` would be accepted at version `at` (default: now),
+    /// without recording anything. A seat learns only legal or the
+    /// violation (see `umpire_domain::dry_run`).
+    pub async fn check(
+        &self,
+        game_id: Uuid,
+        principal: &Principal,
+        action: &Value,
+        at: Option<u64>,
+    ) -> Result<ActionCheck, ServiceError> {
+        let actor = principal.actor()?;
+        let loaded = self.load(game_id, at).await?;
+        let at = loaded.state().version();
+        let decision = match loaded.state().decide(&actor, action) {
+            Ok(events) => Ok(events),
+            Err(GameError::Violation(violation)) => Err(violation),
+            Err(other) => return Err(other.into()),
+        };
+        let answer = umpire_domain::dry_run(decision, &actor);
+        Ok(ActionCheck {
+            legal: answer.legal,
+            at,
+            events: answer.events,
+            violation: answer
+                .violation
+                .map(|violation| ServiceError::Violation(violation).body()),
+        })
+    }
+
+    pub async fn legal_actions(
+        &self,
+        game_id: Uuid,
+        principal: &Principal,
+    ) -> Result<LegalActions, ServiceError> {
+        let actor = principal.actor()?;
+        let loaded = self.load(game_id, None).await?;
+        Ok(LegalActions {
+            version: loaded.state().version(),
+            actions: loaded.state().legal_actions(&actor)?,
+        })
+    }
+
+    pub async fn state(
+        &self,
+        game_id: Uuid,
+        principal: &Principal,
+        at: Option<u64>,
+    ) -> Result<StateResponse, ServiceError> {
+        let loaded = self.load(game_id, at).await?;
+        Ok(StateResponse {
+            id: game_id,
+            game: loaded.record().game.clone(),
+            version: loaded.state().version(),
+            status: loaded.state().status(),
+            state: loaded.state().view(&principal.viewer())?,
+        })
+    }
+
+    pub async fn score(
+        &self,
+        game_id: Uuid,
+        principal: &Principal,
+        at: Option<u64>,
+    ) -> Result<ScoreResponse, ServiceError> {
+        let loaded = self.load(game_id, at).await?;
+        Ok(ScoreResponse {
+            id: game_id,
+            game: loaded.record().game.clone(),
+            version: loaded.state().version(),
+            is_final: loaded.state().status().finished,
+            score: loaded.state().score(&principal.viewer())?,
+        })
+    }
+
+    /// A page of the log after `after`, at most `limit` events.
+    pub async fn events(
+        &self,
+        game_id: Uuid,
+        principal: &Principal,
+        after: u64,
+        limit: u64,
+    ) -> Result<EventPage, ServiceError> {
+        let loaded = self.load(game_id, None).await?;
+        let version = loaded.state().version();
+        let start = (after.min(version)) as usize;
+        let end = (after.saturating_add(limit)).min(version) as usize;
+        let page = &loaded.events()[start..end];
+        Ok(EventPage {
+            id: game_id,
+            version,
+            events: envelopes(loaded.state(), page.iter().map(|e| e.as_ref()), principal)?,
+            next_after: ((end as u64) < version).then_some(end as u64),
+        })
+    }
+}

@@ -1,0 +1,438 @@
+//! Submitting an action: decided on the game's fold, appended at its head,
+//! retried on a fresh fold when the fold was behind, answered once per
+//! `Idempotency-Key`, and recorded for the audit when refused.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use umpire_domain::erased::event_type;
+use umpire_domain::record::actor_label;
+use umpire_domain::record::RecordedRejection;
+use umpire_domain::{Actor, DynMatch, GameError, RecordedEvent};
+use umpire_storage::{
+    AppendOutcome, Head, IdempotentAnswer, IdempotentRequest, NewEvent, StoreError,
+};
+use uuid::Uuid;
+
+use crate::error::ServiceError;
+use crate::folds::Fold;
+use crate::games::GameService;
+use crate::model::{ActionAccepted, SubmitActionRequest};
+use crate::principal::Principal;
+use crate::reads::envelopes;
+
+/// How long a submission may wait for its turn at a game and retry races
+/// lost to other instances before it is answered 409 `contended`.
+const SUBMIT_DEADLINE: Duration = Duration::from_secs(2);
+
+/// One submission: who sends what, and how it is recorded.
+struct Submission<'a> {
+    game_id: Uuid,
+    principal: &'a Principal,
+    actor: Actor<String>,
+    /// The actor's label, as events and refusals record it.
+    label: String,
+    request: &'a SubmitActionRequest,
+    /// The action as it can be stored (see [`storable`]).
+    action: Value,
+    idempotency: Option<Idempotency<'a>>,
+}
+
+/// An `Idempotency-Key` and what identifies the request sent with it.
+struct Idempotency<'a> {
+    key: &'a str,
+    request_hash: String,
+}
+
+/// A fold to decide on, and whether it may be behind the store.
+enum Stale {
+    /// From the cache: another instance may have appended since.
+    Maybe(Arc<Fold>),
+    /// Just brought up to date.
+    No(Arc<Fold>),
+}
+
+impl Stale {
+    fn fold(&self) -> &Fold {
+        match self {
+            Stale::Maybe(fold) | Stale::No(fold) => fold,
+        }
+    }
+}
+
+/// How one attempt at a submission ended.
+enum Attempt {
+    /// Appended, or the idempotent original answer: `(answer, replayed)`.
+    Done((ActionAccepted, bool)),
+    /// Refused on this fold (reported only once the fold is known fresh).
+    Refused(Refusal),
+    /// Someone appended at this version first.
+    LostRace { expected: u64, actual: u64 },
+}
+
+/// Why a submission is refused.
+enum Refusal {
+    Conflict { expected: u64, actual: u64 },
+    Contended,
+    Rule(GameError),
+}
+
+/// What to do after an attempt.
+enum Next {
+    Answer((ActionAccepted, bool)),
+    TryAgainOn(Stale),
+    Refuse(Refusal, Stale),
+}
+
+/// The pause before retrying the `lost`-th lost race: exponential from
+/// 5 ms, capped at 200 ms, with full jitter so instances do not retry in step.
+fn backoff(lost: u32) -> Duration {
+    let ceiling_ms = (5u64 << lost.min(6)).min(200);
+    let jitter = getrandom::u64().unwrap_or(ceiling_ms / 2) % ceiling_ms.max(1);
+    Duration::from_millis(jitter.max(1))
+}
+
+/// The action as it can be stored: PostgreSQL's jsonb cannot hold U+0000, so
+/// NUL characters in strings and keys (which no game's action needs) become
+/// U+FFFD. Without this a hostile action would fail to be recorded (a 500).
+fn storable(value: &Value) -> Value {
+    fn clean(text: &str) -> String {
+        text.replace('\0', "\u{FFFD}")
+    }
+    match value {
+        Value::String(text) if text.contains('\0') => Value::String(clean(text)),
+        Value::Array(items) => Value::Array(items.iter().map(storable).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(key, item)| (clean(key), storable(item)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// What identifies a submission for its idempotency key: the same key with
+/// a different request is refused rather than answered with the old response.
+/// The request is hashed in canonical form, so a retry that a client library
+/// serialised with its keys in another order is still the same request.
+fn request_hash(label: &str, request: &SubmitActionRequest) -> String {
+    hex::encode(Sha256::digest(umpire_domain::chain::canonical(&json!({
+        "actor": label,
+        "action": request.action,
+        "expected_version": request.expected_version,
+    }))))
+}
+
+fn contended(game_id: Uuid) -> ServiceError {
+    ServiceError::Contended {
+        message: format!(
+            "Game {game_id} is receiving many actions at once and this one did not get its \
+             turn within {} ms; nothing was applied, send it again.",
+            SUBMIT_DEADLINE.as_millis()
+        ),
+    }
+}
+
+impl GameService {
+    /// Decides an action and appends what it produces; the answer, and
+    /// whether it is the replayed answer to an earlier identical request.
+    ///
+    /// Submissions to one game take turns within this instance (see
+    /// `Turns`), so they do not race each other to the same version; only
+    /// another instance can append in between. The first attempt decides
+    /// against the cached fold without asking the store, and appends at the
+    /// head that fold ends with: one round trip. A fold that is behind can
+    /// only make an attempt fail — the `(game_id, seq)` key refuses the
+    /// append, or the action looks stale or illegal — and every such failure
+    /// is tried again on a fold brought up to date before it is reported, so
+    /// staleness is never visible to the caller. With an `Idempotency-Key`,
+    /// the key is looked up again before any refusal is reported: a retry
+    /// that lost to its own first attempt gets that attempt's answer.
+    pub async fn submit(
+        &self,
+        game_id: Uuid,
+        principal: &Principal,
+        request: &SubmitActionRequest,
+        idempotency_key: Option<&str>,
+    ) -> Result<(ActionAccepted, bool), ServiceError> {
+        let actor = principal.actor()?;
+        let label = actor_label(&actor);
+        let submission = Submission {
+            game_id,
+            principal,
+            idempotency: idempotency_key.map(|key| Idempotency {
+                key,
+                request_hash: request_hash(&label, request),
+            }),
+            actor,
+            label,
+            request,
+            action: storable(&request.action),
+        };
+        let deadline = Instant::now() + SUBMIT_DEADLINE;
+        let _turn = self
+            .turns
+            .take(game_id, deadline)
+            .await
+            .map_err(|_| contended(game_id))?;
+        if let Some(replayed) = self.replay_if_recorded(&submission).await? {
+            return Ok((replayed, true));
+        }
+        let mut game = match self.folds.cached(game_id) {
+            Some(cached) => Stale::Maybe(cached),
+            None => Stale::No(self.latest(game_id).await?),
+        };
+        let mut lost_races = 0u32;
+        let (refusal, game) = loop {
+            let outcome = self.attempt(&submission, game.fold()).await?;
+            match self
+                .next_step(&submission, outcome, game, &mut lost_races, deadline)
+                .await?
+            {
+                Next::Answer(answer) => return Ok(answer),
+                Next::TryAgainOn(fold) => game = fold,
+                Next::Refuse(refusal, fold) => break (refusal, fold),
+            }
+        };
+        if let Some(replayed) = self.replay_if_recorded(&submission).await? {
+            return Ok((replayed, true));
+        }
+        Err(match refusal {
+            Refusal::Conflict { expected, actual } => {
+                ServiceError::VersionConflict { expected, actual }
+            }
+            Refusal::Contended => contended(game_id),
+            Refusal::Rule(error) => self.reject(&submission, game.fold(), error).await?,
+        })
+    }
+
+    /// What an attempt's outcome on `game` leads to: the answer, another
+    /// attempt on a fresher fold, or a refusal to report.
+    async fn next_step(
+        &self,
+        submission: &Submission<'_>,
+        outcome: Attempt,
+        game: Stale,
+        lost_races: &mut u32,
+        deadline: Instant,
+    ) -> Result<Next, ServiceError> {
+        Ok(match (outcome, game) {
+            (Attempt::Done(answer), _) => Next::Answer(answer),
+            // A refusal decided on a fold that may be behind proves nothing
+            // yet: decide again on the latest one.
+            (Attempt::Refused(_), Stale::Maybe(_)) => {
+                Next::TryAgainOn(Stale::No(self.latest(submission.game_id).await?))
+            }
+            (Attempt::Refused(refusal), fresh @ Stale::No(_)) => Next::Refuse(refusal, fresh),
+            (Attempt::LostRace { expected, actual }, game) => {
+                self.metrics.conflicts.inc();
+                if submission.request.expected_version.is_some() {
+                    return Ok(Next::Refuse(Refusal::Conflict { expected, actual }, game));
+                }
+                // Another instance appended first: decide again on the new
+                // state, after a pause that spreads the retries of instances
+                // racing for one game.
+                *lost_races += 1;
+                let pause = backoff(*lost_races);
+                if Instant::now() + pause >= deadline {
+                    return Ok(Next::Refuse(Refusal::Contended, game));
+                }
+                tokio::time::sleep(pause).await;
+                Next::TryAgainOn(Stale::No(self.latest(submission.game_id).await?))
+            }
+        })
+    }
+
+    /// One try at deciding the submission on `game` and appending the
+    /// outcome at its head.
+    async fn attempt(
+        &self,
+        submission: &Submission<'_>,
+        game: &Fold,
+    ) -> Result<Attempt, ServiceError> {
+        let version = game.head.version();
+        if let Some(expected) = submission.request.expected_version {
+            if expected != version {
+                return Ok(Attempt::Refused(Refusal::Conflict {
+                    expected,
+                    actual: version,
+                }));
+            }
+        }
+        let decision = match game
+            .state
+            .decide_and_apply(&submission.actor, &submission.request.action)
+        {
+            Ok(decision) => decision,
+            Err(error) => return Ok(Attempt::Refused(Refusal::Rule(error))),
+        };
+        let new_events: Vec<NewEvent> = decision
+            .events
+            .into_iter()
+            .map(|payload| NewEvent {
+                event_type: event_type(&payload).to_string(),
+                payload,
+                actor: submission.label.clone(),
+                action: submission.action.clone(),
+                rules_version: game.record.rules_version,
+            })
+            .collect();
+        let idempotent = submission
+            .idempotency
+            .as_ref()
+            .map(|idempotency| IdempotentRequest {
+                key: idempotency.key.to_string(),
+                request_hash: idempotency.request_hash.clone(),
+                answer: IdempotentAnswer {
+                    first_seq: version + 1,
+                    version: version + new_events.len() as u64,
+                },
+            });
+        match self
+            .store
+            .append_at_head(&game.head, new_events, idempotent.as_ref())
+            .await
+        {
+            Ok(AppendOutcome::Appended { events, head }) => {
+                self.metrics.appends.inc();
+                self.metrics.appended_events.inc_by(events.len() as u64);
+                let accepted = self.accepted(submission, game, events, decision.after, head)?;
+                Ok(Attempt::Done((accepted, false)))
+            }
+            Ok(AppendOutcome::Replayed(answer)) => Ok(Attempt::Done((
+                self.replayed(submission, answer).await?,
+                true,
+            ))),
+            Err(StoreError::Conflict { expected, actual }) => {
+                Ok(Attempt::LostRace { expected, actual })
+            }
+            Err(other) => Err(other.into()),
+        }
+    }
+
+    /// The original answer to an idempotent request already applied, if it
+    /// was; a refusal when the key was used for another request.
+    async fn replay_if_recorded(
+        &self,
+        submission: &Submission<'_>,
+    ) -> Result<Option<ActionAccepted>, ServiceError> {
+        let Some(idempotency) = &submission.idempotency else {
+            return Ok(None);
+        };
+        let Some((stored_hash, answer)) = self
+            .store
+            .idempotent_response(submission.game_id, idempotency.key)
+            .await?
+        else {
+            return Ok(None);
+        };
+        if stored_hash != idempotency.request_hash {
+            return Err(StoreError::IdempotencyKeyReused.into());
+        }
+        Ok(Some(self.replayed(submission, answer).await?))
+    }
+
+    /// Records a refused action for the audit and returns its error, or,
+    /// when this actor's refusals in this game exceed their budget, returns
+    /// `too_many_refusals` and records nothing (see `throttle.rs`).
+    async fn reject(
+        &self,
+        submission: &Submission<'_>,
+        game: &Fold,
+        error: GameError,
+    ) -> Result<ServiceError, ServiceError> {
+        if let Err(retry_after_seconds) =
+            self.refusals
+                .take(submission.game_id, &submission.label, Instant::now())
+        {
+            self.metrics
+                .rejections
+                .with_label_values(&["too_many_refusals"])
+                .inc();
+            return Ok(ServiceError::TooManyRefusals {
+                retry_after_seconds,
+            });
+        }
+        let error = ServiceError::from(error);
+        let body = error.body();
+        self.metrics
+            .rejections
+            .with_label_values(&[&body.code])
+            .inc();
+        self.store
+            .record_rejection(
+                submission.game_id,
+                &RecordedRejection {
+                    at_version: game.head.version(),
+                    actor: submission.label.clone(),
+                    action: submission.action.clone(),
+                    code: body.code,
+                    message: body.message,
+                    rule: body.rule,
+                    rules_version: game.record.rules_version,
+                    recorded_at: String::new(),
+                    repeats: 1,
+                },
+            )
+            .await?;
+        Ok(error)
+    }
+
+    /// Folds freshly appended events into the game, keeps the result as the
+    /// latest fold, and answers with what the submitter may see of them.
+    fn accepted(
+        &self,
+        submission: &Submission<'_>,
+        game: &Fold,
+        appended: Vec<RecordedEvent>,
+        after: Box<dyn DynMatch>,
+        head: Head,
+    ) -> Result<ActionAccepted, ServiceError> {
+        let count = appended.len();
+        let fold = game.followed_by(appended, after, head);
+        let accepted = ActionAccepted {
+            version: fold.head.version(),
+            events: envelopes(
+                fold.state.as_ref(),
+                fold.events[fold.events.len() - count..]
+                    .iter()
+                    .map(|e| e.as_ref()),
+                submission.principal,
+            )?,
+            status: fold.state.status(),
+        };
+        self.folds.remember(submission.game_id, Arc::new(fold));
+        Ok(accepted)
+    }
+
+    /// The answer of an idempotent replay, rebuilt from the stored events.
+    async fn replayed(
+        &self,
+        submission: &Submission<'_>,
+        answer: IdempotentAnswer,
+    ) -> Result<ActionAccepted, ServiceError> {
+        let IdempotentAnswer { first_seq, version } = answer;
+        let loaded = self.load(submission.game_id, Some(version)).await?;
+        let events = loaded
+            .events()
+            .get(first_seq.saturating_sub(1) as usize..version as usize)
+            .ok_or_else(|| {
+                ServiceError::Internal(format!(
+                    "the answer stored for an idempotency key of game {} names events \
+                     {first_seq} to {version}, which are not all stored",
+                    submission.game_id
+                ))
+            })?;
+        Ok(ActionAccepted {
+            version,
+            events: envelopes(
+                loaded.latest_state(),
+                events.iter().map(|e| e.as_ref()),
+                submission.principal,
+            )?,
+            status: loaded.state().status(),
+        })
+    }
+}

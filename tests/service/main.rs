@@ -1,0 +1,6 @@
+//! The service layer against real PostgreSQL (one private cluster for this
+//! test binary, a fresh database per test), without HTTP.
+
+#[path = "../archive/support.rs"]
+mod archive_support;
+mod archives;
