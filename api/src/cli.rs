@@ -12,26 +12,83 @@ use crate::commands;
 use crate::database;
 use crate::startup::Application;
 
+/// What each exit status means, for every command (also in the README).
+const EXIT_CODES: &str = "\
+Exit status:
+  0  done
+  1  failed: the error is on standard error
+  2  the command line was wrong (an unknown option, a missing argument)
+  3  done in part: some rows could not be scored (score) or some archives were
+     refused (import); each is a row or line of the output
+
+Data goes to standard output (or --out), logs and progress to standard error.
+Logs: UMPIRE_LOG (a tracing filter, default info), UMPIRE_LOG_FORMAT=json.\n";
+
 #[derive(Debug, Parser)]
 #[command(
     name = "umpire",
     version,
-    about = "Event-sourced replay and scoring for board games"
+    about = "Event-sourced replay and scoring for board games",
+    long_about = "Event-sourced replay and scoring for board games: an HTTP service \
+        (`umpire serve`) and the commands an umpire or a batch job runs on archives.",
+    after_help = EXIT_CODES
 )]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// Where the database is: `DATABASE_URL`, or the private cluster under the
+/// data directory.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DataDir {
+    /// The private PostgreSQL cluster's directory, used when DATABASE_URL is
+    /// not set [default: /var/lib/umpire as root, else
+    /// $XDG_DATA_HOME/umpire, i.e. ~/.local/share/umpire]. DATABASE_URL
+    /// (a postgres:// URL) uses that database instead.
+    #[arg(long, env = "UMPIRE_DATA_DIR", value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+}
+
+impl DataDir {
+    /// The directory given, or the one a service's state lives in by
+    /// default: never the directory the command happens to run in.
+    pub fn path(&self) -> PathBuf {
+        self.data_dir.clone().unwrap_or_else(default_data_dir)
+    }
+}
+
+/// `/var/lib/umpire` as root (the system's place for a service's state, and
+/// one the `postgres` user the cluster then runs as can reach); otherwise
+/// the user's data directory.
+pub fn default_data_dir() -> PathBuf {
+    if umpire_storage::cluster::running_as_root() {
+        return PathBuf::from("/var/lib/umpire");
+    }
+    dirs::data_dir()
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join("umpire")
+}
+
+fn game_names() -> String {
+    umpire_games::registry()
+        .ids()
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run the HTTP service. Uses DATABASE_URL if set, else a private
-    /// PostgreSQL cluster under --data-dir.
+    /// Run the HTTP service (holds the terminal; Ctrl-C stops it and the
+    /// private cluster it started).
+    #[command(after_help = "Example:\n  umpire serve --bind 0.0.0.0:8080\n  \
+        DATABASE_URL=postgres://umpire@db/umpire umpire serve")]
     Serve {
+        /// The address to listen on (port 0 picks a free one).
         #[arg(long, default_value = "127.0.0.1:8080", env = "UMPIRE_BIND")]
         bind: String,
-        #[arg(long, default_value = ".umpire", env = "UMPIRE_DATA_DIR")]
-        data_dir: PathBuf,
+        #[command(flatten)]
+        data: DataDir,
         /// Database connections in the pool.
         #[arg(long, default_value_t = 16, env = "UMPIRE_POOL_SIZE")]
         pool_size: usize,
@@ -47,75 +104,116 @@ pub enum Command {
         #[arg(long, env = "UMPIRE_ADMIN_TOKEN", hide_env_values = true)]
         admin_token: Option<String>,
     },
-    /// Apply pending database migrations and exit.
+    /// Apply pending database migrations and exit (serve does it too).
+    #[command(after_help = "Example:\n  umpire migrate --data-dir /srv/umpire")]
     Migrate {
-        #[arg(long, default_value = ".umpire", env = "UMPIRE_DATA_DIR")]
-        data_dir: PathBuf,
+        #[command(flatten)]
+        data: DataDir,
     },
-    /// Print the OpenAPI document.
+    /// Print the OpenAPI document (JSON) on standard output.
+    #[command(after_help = "Example:\n  umpire openapi > openapi.json")]
     Openapi,
-    /// Audit a game by replay: chain, every action re-decided, rejections.
+    /// Audit a game by replay: the hash chain, every action re-decided with
+    /// today's rules, the rejected attempts; prints the report as JSON.
+    #[command(
+        after_help = "Examples:\n  umpire audit 6f1c2a54-8d0e-4a43-9b0a-3c1f5e2d7a90 > audit.json\n  \
+        umpire audit --file game.json\n  \
+        umpire audit --file games.jsonl   # one report per line (JSON Lines)"
+    )]
     Audit {
-        /// The game id (read from the database), or `--file`.
+        /// The id of a stored game (or give --file).
         game_id: Option<Uuid>,
-        /// Audit an archive file instead of a stored game.
-        #[arg(long, conflicts_with = "game_id")]
+        /// An archive file instead of a stored game: one archive (JSON), or
+        /// JSON Lines of archives, each audited in turn.
+        #[arg(long, conflicts_with = "game_id", value_name = "FILE")]
         file: Option<PathBuf>,
-        #[arg(long, default_value = ".umpire", env = "UMPIRE_DATA_DIR")]
-        data_dir: PathBuf,
+        #[command(flatten)]
+        data: DataDir,
     },
-    /// Re-run a game's actions under other options (a JSON merge patch).
+    /// Re-run a game's actions under other options and report where its
+    /// outcome changes (JSON).
+    #[command(
+        after_help = "Example:\n  umpire what-if --file game.json --options '{\"dm_advantage\": \"blue\"}'"
+    )]
     WhatIf {
+        /// The id of a stored game (or give --file).
         game_id: Option<Uuid>,
-        #[arg(long, conflicts_with = "game_id")]
+        /// An archive file (one archive) instead of a stored game.
+        #[arg(long, conflicts_with = "game_id", value_name = "FILE")]
         file: Option<PathBuf>,
-        /// e.g. '{"broken_tree": "minus_twenty"}'
-        #[arg(long)]
+        /// A JSON merge patch over the game's options.
+        #[arg(long, value_name = "JSON")]
         options: String,
-        #[arg(long, default_value = ".umpire", env = "UMPIRE_DATA_DIR")]
-        data_dir: PathBuf,
+        #[command(flatten)]
+        data: DataDir,
     },
-    /// Export games as archives (JSON Lines).
+    /// Export stored games as archives, one JSON line per game.
+    #[command(
+        after_help = "Examples:\n  umpire export 6f1c2a54-8d0e-4a43-9b0a-3c1f5e2d7a90 > game.jsonl\n  \
+        umpire export --all --out season.jsonl"
+    )]
     Export {
+        /// Ids of the games to export (or give --all).
         game_ids: Vec<Uuid>,
-        /// Every stored game, streamed.
+        /// Every stored game, streamed in game id order.
         #[arg(long)]
         all: bool,
-        #[arg(long, short)]
+        /// Write here instead of standard output.
+        #[arg(long, short, value_name = "FILE")]
         out: Option<PathBuf>,
-        #[arg(long, default_value = ".umpire", env = "UMPIRE_DATA_DIR")]
-        data_dir: PathBuf,
+        #[command(flatten)]
+        data: DataDir,
     },
-    /// Import archives (files, directories, `-`), each validated by replay.
+    /// Import archives, each validated by replay and stored whole (or not at
+    /// all); prints one JSON line per game: its new tokens, or why it was
+    /// refused.
+    #[command(after_help = "Examples:\n  umpire import season.jsonl archives/\n  \
+        umpire export --all | umpire import --data-dir /srv/other -")]
     Import {
-        #[arg(required = true)]
+        /// Files (one archive, or JSON Lines), directories of them, or `-`
+        /// for standard input.
+        #[arg(required = true, value_name = "INPUT")]
         inputs: Vec<String>,
-        #[arg(long, default_value = ".umpire", env = "UMPIRE_DATA_DIR")]
-        data_dir: PathBuf,
+        #[command(flatten)]
+        data: DataDir,
     },
     /// Write random legal games as archives (JSON Lines).
+    #[command(
+        after_help = "Example:\n  umpire simulate --game all --count 1000 --seed 7 --out games.jsonl"
+    )]
     Simulate {
-        /// A game id, or `all`.
-        #[arg(long)]
+        /// The game to play, or `all` for each in turn.
+        #[arg(long, long_help = format!("The game to play, or `all` for each in turn: {}.", game_names()))]
         game: String,
+        /// How many games.
         #[arg(long, default_value_t = 1)]
         count: u64,
+        /// The run's seed: the same seed writes the same games.
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        #[arg(long, default_value = "null")]
+        /// The games' options as JSON (`null`: each game's defaults).
+        #[arg(long, default_value = "null", value_name = "JSON")]
         options: String,
+        /// Stop a game that has not ended after this many actions.
         #[arg(long, default_value_t = umpire_archive::simulate::DEFAULT_MAX_ACTIONS)]
         max_actions: usize,
-        #[arg(long, short)]
+        /// Write here instead of standard output.
+        #[arg(long, short, value_name = "FILE")]
         out: Option<PathBuf>,
     },
-    /// Score archives in bulk (files, directories, `-`) or every stored game.
+    /// Score archives in bulk (files, directories, `-`) or every stored game
+    /// (--db): one row per game, in parallel, streamed.
+    #[command(after_help = "Examples:\n  umpire score season.jsonl > scores.csv\n  \
+        umpire score --db --format jsonl --out scores.jsonl\n\n\
+        A game that cannot be scored is a row with its error; the status is then 3.")]
     Score {
+        /// Files (one archive, or JSON Lines), directories of them, or `-`.
+        #[arg(value_name = "INPUT")]
         inputs: Vec<String>,
         /// Score every game in the database instead of files.
         #[arg(long, conflicts_with = "inputs")]
         db: bool,
-        /// csv or jsonl
+        /// The rows' format.
         #[arg(long, default_value = "csv")]
         format: umpire_archive::OutputFormat,
         /// Leave out games that are not finished (error rows stay).
@@ -124,17 +222,28 @@ pub enum Command {
         /// Scoring threads (default: one per core).
         #[arg(long)]
         threads: Option<usize>,
-        #[arg(long, short)]
+        /// Write here instead of standard output.
+        #[arg(long, short, value_name = "FILE")]
         out: Option<PathBuf>,
-        #[arg(long, default_value = ".umpire", env = "UMPIRE_DATA_DIR")]
-        data_dir: PathBuf,
+        #[command(flatten)]
+        data: DataDir,
     },
+}
+
+/// How a command ended, beyond failing outright.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Done {
+    All,
+    /// Some rows or archives failed; each is reported in the output.
+    InPart,
 }
 
 fn init_tracing() {
     use tracing_subscriber::{fmt, EnvFilter};
     let filter = EnvFilter::try_from_env("UMPIRE_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
-    let writer = crate::log_lines::EscapedLines(std::io::stdout);
+    // Standard error: standard output carries the data (an export, an
+    // audit, rows), which must stay valid JSON or CSV.
+    let writer = crate::log_lines::EscapedLines(std::io::stderr);
     if std::env::var("UMPIRE_LOG_FORMAT").as_deref() == Ok("json") {
         fmt()
             .with_env_filter(filter)
@@ -170,7 +279,8 @@ pub fn main() -> ExitCode {
         }
     };
     match runtime.block_on(run(cli.command)) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(Done::All) => ExitCode::SUCCESS,
+        Ok(Done::InPart) => ExitCode::from(3),
         Err(message) => {
             eprintln!("umpire: {message}");
             ExitCode::FAILURE
@@ -178,17 +288,17 @@ pub fn main() -> ExitCode {
     }
 }
 
-async fn run(command: Command) -> Result<(), String> {
+async fn run(command: Command) -> Result<Done, String> {
     match command {
         Command::Serve {
             bind,
-            data_dir,
+            data,
             pool_size,
             workers,
             append_writers,
             admin_token,
         } => {
-            let database = database::open(&data_dir).await?;
+            let database = database::open(&data.path()).await?;
             let limits = GroupCommitLimits {
                 writers: append_writers,
                 ..GroupCommitLimits::default()
@@ -200,55 +310,57 @@ async fn run(command: Command) -> Result<(), String> {
                     tracing::warn!(%error, "could not stop the private cluster cleanly");
                 }
             }
-            outcome
+            outcome.map(|()| Done::All)
         }
-        Command::Migrate { data_dir } => {
-            let database = database::open(&data_dir).await?;
-            umpire_storage::migrate(&database.owner_url)
+        Command::Migrate { data } => {
+            let database = database::open(&data.path()).await?;
+            let outcome = umpire_storage::migrate(&database.owner_url)
                 .await
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| e.to_string());
+            stop_private_cluster(Some(&database));
+            outcome?;
             tracing::info!("migrations applied");
-            if let Some(cluster) = database.cluster.as_ref().filter(|c| c.started_here) {
-                tokio::task::block_in_place(|| cluster.stop()).map_err(|e| e.to_string())?;
-            }
-            Ok(())
+            Ok(Done::All)
         }
-        Command::Openapi => Ok(()),
+        Command::Openapi => Ok(Done::All),
         Command::Audit {
             game_id,
             file,
-            data_dir,
+            data,
         } => {
-            let (source, database) = archive_source(game_id, file, &data_dir).await?;
+            let (source, database) = archive_source(game_id, file, &data).await?;
             let outcome = commands::audit(source).await;
             stop_private_cluster(database.as_ref());
-            outcome
+            outcome.map(|()| Done::All)
         }
         Command::WhatIf {
             game_id,
             file,
             options,
-            data_dir,
+            data,
         } => {
-            let (source, database) = archive_source(game_id, file, &data_dir).await?;
+            let (source, database) = archive_source(game_id, file, &data).await?;
             let outcome = commands::what_if(source, &options).await;
             stop_private_cluster(database.as_ref());
-            outcome
+            outcome.map(|()| Done::All)
         }
         Command::Export {
             game_ids,
             all,
             out,
-            data_dir,
+            data,
         } => {
-            let database = database::open(&data_dir).await?;
+            if game_ids.is_empty() && !all {
+                return Err("export what? Name one or more game ids, or pass --all".into());
+            }
+            let database = database::open_existing(&data.path()).await?;
             let outcome =
                 commands::export(&database.service_url, &game_ids, all, out.as_deref()).await;
             stop_private_cluster(Some(&database));
-            outcome
+            outcome.map(|()| Done::All)
         }
-        Command::Import { inputs, data_dir } => {
-            let database = database::open(&data_dir).await?;
+        Command::Import { inputs, data } => {
+            let database = database::open(&data.path()).await?;
             let outcome = match umpire_storage::migrate(&database.owner_url).await {
                 Ok(()) => commands::import(&database.service_url, &inputs).await,
                 Err(error) => Err(error.to_string()),
@@ -265,7 +377,8 @@ async fn run(command: Command) -> Result<(), String> {
             out,
         } => tokio::task::block_in_place(|| {
             commands::simulate(&game, count, seed, &options, max_actions, out.as_deref())
-        }),
+        })
+        .map(|()| Done::All),
         Command::Score {
             inputs,
             db,
@@ -273,13 +386,13 @@ async fn run(command: Command) -> Result<(), String> {
             finished_only,
             threads,
             out,
-            data_dir,
+            data,
         } => {
             if !db && inputs.is_empty() {
                 return Err("score what? Name files, directories or `-`, or pass --db".into());
             }
             let database = if db {
-                Some(database::open(&data_dir).await?)
+                Some(database::open_existing(&data.path()).await?)
             } else {
                 None
             };
@@ -301,19 +414,19 @@ async fn run(command: Command) -> Result<(), String> {
 async fn archive_source(
     game_id: Option<Uuid>,
     file: Option<PathBuf>,
-    data_dir: &std::path::Path,
+    data: &DataDir,
 ) -> Result<(commands::ArchiveSource, Option<database::Database>), String> {
     match (game_id, file) {
         (_, Some(path)) => Ok((commands::ArchiveSource::File(path), None)),
         (Some(game_id), None) => {
-            let database = database::open(data_dir).await?;
+            let database = database::open_existing(&data.path()).await?;
             let source = commands::ArchiveSource::Database {
                 url: database.service_url.clone(),
                 game_id,
             };
             Ok((source, Some(database)))
         }
-        (None, None) => Err("name a game id or pass --file".into()),
+        (None, None) => Err("which game? Name a game id, or pass --file".into()),
     }
 }
 

@@ -14,6 +14,8 @@ use umpire_archive::{Archive, OutputFormat, RowWriter};
 use umpire_service::archives::{archive_of, export_game, import_archive};
 use umpire_service::ErrorBody;
 use umpire_storage::EventStore;
+
+use crate::cli::Done;
 use uuid::Uuid;
 
 // ---------------------------------------------------------------------------
@@ -38,42 +40,106 @@ fn parse_archive(text: &str) -> Result<Archive, String> {
     Archive::from_json(text).map_err(|e| e.to_string())
 }
 
+/// The archives of a file: one JSON document, or JSON Lines of them.
+fn parse_archives(path: &Path, text: &str) -> Result<Vec<Archive>, String> {
+    let lines: Vec<(usize, &str)> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .collect();
+    if lines.len() <= 1 {
+        return parse_archive(text)
+            .map(|archive| vec![archive])
+            .map_err(|e| format!("{}: {e}", path.display()));
+    }
+    match parse_archive(text) {
+        // One archive spread over several lines (pretty-printed).
+        Ok(archive) => Ok(vec![archive]),
+        Err(_) => lines
+            .into_iter()
+            .map(|(index, line)| {
+                parse_archive(line).map_err(|e| format!("{}:{}: {e}", path.display(), index + 1))
+            })
+            .collect(),
+    }
+}
+
 /// Where an archive for `audit` and `what-if` comes from.
 pub enum ArchiveSource {
     Database { url: String, game_id: Uuid },
     File(PathBuf),
 }
 
-async fn load(source: &ArchiveSource) -> Result<Archive, String> {
+/// Every archive the source names: a stored game, or a file's archives.
+async fn load_all(source: &ArchiveSource) -> Result<Vec<Archive>, String> {
     match source {
-        ArchiveSource::File(path) => parse_archive(&read_text(path)?),
+        ArchiveSource::File(path) => parse_archives(path, &read_text(path)?),
         ArchiveSource::Database { url, game_id } => {
             let store =
                 EventStore::new(umpire_storage::connect(url, 2).map_err(|e| e.to_string())?);
-            export_game(&store, *game_id)
+            let archive = export_game(&store, *game_id)
                 .await
-                .map_err(|e| e.to_string())
+                .map_err(|e| format!("game {game_id}: {}", e.body().message))?;
+            Ok(vec![archive])
         }
     }
 }
 
-/// `umpire audit`: prints the audit report as JSON; fails when the log
-/// diverges or the chain is broken.
+/// The one archive a source names; JSON Lines of several is an error here.
+async fn load_one(source: &ArchiveSource) -> Result<Archive, String> {
+    let mut archives = load_all(source).await?;
+    if archives.len() > 1 {
+        let ArchiveSource::File(path) = source else {
+            unreachable!("a stored game is one archive")
+        };
+        return Err(format!(
+            "{} holds {} archives (JSON Lines); this command takes one: split the file or pick a line",
+            path.display(),
+            archives.len()
+        ));
+    }
+    Ok(archives.remove(0))
+}
+
+/// `umpire audit`: prints the audit report as JSON (one line per archive
+/// for JSON Lines); fails when a log diverges or a chain is broken.
 pub async fn audit(source: ArchiveSource) -> Result<(), String> {
-    let archive = load(&source).await?;
+    let archives = load_all(&source).await?;
     let registry = umpire_games::registry();
-    let report = umpire_archive::audit(&registry, &archive)
-        .map_err(|d| format!("the game cannot be audited: {d}"))?;
-    println!("{}", pretty(&report)?);
-    match &report.first_failure {
-        Some(failure) => Err(format!("the log does not hold: {failure}")),
-        None => Ok(()),
+    let several = archives.len() > 1;
+    let mut failed = 0usize;
+    for archive in &archives {
+        let report = umpire_archive::audit(&registry, archive)
+            .map_err(|d| format!("game {} cannot be audited: {d}", archive.game_id))?;
+        if several {
+            println!(
+                "{}",
+                serde_json::to_string(&report).map_err(|e| e.to_string())?
+            );
+        } else {
+            println!("{}", pretty(&report)?);
+        }
+        if let Some(failure) = &report.first_failure {
+            failed += 1;
+            eprintln!(
+                "umpire audit: the log of game {} does not hold: {failure}",
+                archive.game_id
+            );
+        }
+    }
+    match failed {
+        0 => Ok(()),
+        1 if !several => Err("the log does not hold".into()),
+        _ => Err(format!(
+            "{failed} of {} games' logs do not hold",
+            archives.len()
+        )),
     }
 }
 
 /// `umpire what-if`: re-runs a game's actions under patched options.
 pub async fn what_if(source: ArchiveSource, options_patch: &str) -> Result<(), String> {
-    let archive = load(&source).await?;
+    let archive = load_one(&source).await?;
     let patch: Value =
         serde_json::from_str(options_patch).map_err(|e| format!("--options is not JSON: {e}"))?;
     let registry = umpire_games::registry();
@@ -125,7 +191,7 @@ pub async fn export(
 
 /// `umpire import`: validates and stores every archive of the inputs; prints
 /// one JSON line per game (its new tokens, or why it was refused).
-pub async fn import(url: &str, inputs: &[String]) -> Result<(), String> {
+pub async fn import(url: &str, inputs: &[String]) -> Result<Done, String> {
     let store = EventStore::new(umpire_storage::connect(url, 4).map_err(|e| e.to_string())?);
     let registry = umpire_games::registry();
     let mut refused_count = 0usize;
@@ -189,11 +255,11 @@ pub async fn import(url: &str, inputs: &[String]) -> Result<(), String> {
     }
     let _ = reader.join();
     eprintln!("umpire import: {imported} imported, {refused_count} refused");
-    if refused_count > 0 {
-        Err(format!("{refused_count} archive(s) refused"))
+    Ok(if refused_count > 0 {
+        Done::InPart
     } else {
-        Ok(())
-    }
+        Done::All
+    })
 }
 
 /// `umpire simulate`: random legal games as JSON Lines.
@@ -215,7 +281,7 @@ pub fn simulate(
         vec![game.to_string()]
     };
     let mut out = output(out)?;
-    let bar = progress_bar(Some(count * games.len() as u64), "games");
+    let bar = progress_bar(Some(count * games.len() as u64), Counting::Games);
     for game in &games {
         umpire_archive::simulate_to(
             &registry,
@@ -236,21 +302,43 @@ pub fn simulate(
 }
 
 /// A progress bar on standard error, only when it is a terminal.
-fn progress_bar(total: Option<u64>, unit: &str) -> ProgressBar {
+/// What a progress bar counts.
+#[derive(Clone, Copy)]
+enum Counting {
+    Games,
+    /// Bytes read; the games scored so far go in the bar's message.
+    Bytes,
+}
+
+/// A progress bar on standard error, when it is a terminal: counts, rates
+/// (MB/s for bytes, games/s) and the time left when the total is known.
+fn progress_bar(total: Option<u64>, counting: Counting) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
-    let bar = match total {
-        Some(total) => ProgressBar::new(total).with_style(
-            ProgressStyle::with_template(&format!(
-                "{{bar:40}} {{pos}}/{{len}} {unit} {{per_sec}} eta {{eta}}"
-            ))
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        ),
-        None => ProgressBar::new_spinner(),
+    let template = match (counting, total) {
+        (Counting::Games, Some(_)) => "{bar:30} {pos}/{len} games, {per_sec}, eta {eta}",
+        (Counting::Games, None) => "{spinner} {pos} games, {per_sec}",
+        (Counting::Bytes, Some(_)) => {
+            "{bar:30} {decimal_bytes}/{decimal_total_bytes}, {decimal_bytes_per_sec}, {msg}, eta {eta}"
+        }
+        (Counting::Bytes, None) => "{spinner} {decimal_bytes}, {decimal_bytes_per_sec}, {msg}",
     };
+    let bar = match total {
+        Some(total) => ProgressBar::new(total),
+        None => ProgressBar::no_length(),
+    };
+    bar.set_style(
+        ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
     bar.enable_steady_tick(Duration::from_millis(200));
     bar
+}
+
+/// `N games, R games/s` for a bar counting bytes.
+fn games_message(games: u64, since: Instant) -> String {
+    let seconds = since.elapsed().as_secs_f64().max(1e-3);
+    format!("{games} games, {:.0} games/s", games as f64 / seconds)
 }
 
 /// Settings of `umpire score`.
@@ -278,7 +366,7 @@ fn summary_line(totals: Progress, elapsed: Duration) -> String {
 
 /// `umpire score`: scores archives from files, directories, standard input
 /// or the database, in parallel, streaming.
-pub async fn score(command: ScoreCommand) -> Result<(), String> {
+pub async fn score(command: ScoreCommand) -> Result<Done, String> {
     if let Some(threads) = command.threads {
         // Only the first configuration takes; later calls keep the pool.
         let _ = rayon::ThreadPoolBuilder::new()
@@ -307,13 +395,16 @@ pub async fn score(command: ScoreCommand) -> Result<(), String> {
                 let registry = umpire_games::registry();
                 let mut writer =
                     RowWriter::new(format, output(out.as_deref())?).map_err(|e| e.to_string())?;
-                let bar = progress_bar(total_bytes, "bytes");
+                let bar = progress_bar(total_bytes, Counting::Bytes);
                 let totals = pipeline::score_inputs(
                     &registry,
                     &inputs,
                     settings,
                     &mut writer,
-                    &mut |progress| bar.set_position(progress.bytes),
+                    &mut |progress| {
+                        bar.set_position(progress.bytes);
+                        bar.set_message(games_message(progress.games, started));
+                    },
                 )
                 .map_err(|e| e.to_string())?;
                 bar.finish_and_clear();
@@ -324,7 +415,11 @@ pub async fn score(command: ScoreCommand) -> Result<(), String> {
         }
     };
     eprintln!("{}", summary_line(totals, started.elapsed()));
-    Ok(())
+    Ok(if totals.errors > 0 {
+        Done::InPart
+    } else {
+        Done::All
+    })
 }
 
 /// Games per batch handed from the database reader to the scorers.
@@ -346,7 +441,7 @@ async fn score_database(
         let registry = umpire_games::registry();
         let mut writer =
             RowWriter::new(format, output(out.as_deref())?).map_err(|e| e.to_string())?;
-        let bar = progress_bar(None, "games");
+        let bar = progress_bar(None, Counting::Games);
         let mut totals = Progress::default();
         pipeline::run_ordered(
             receiver.into_iter(),

@@ -19,7 +19,26 @@ pub struct Database {
 /// The database name used inside a private cluster.
 const DATABASE: &str = "umpire";
 
+/// The database named by `DATABASE_URL`, or the private cluster under
+/// `data_dir`, created there if there is none yet: for `serve`, `migrate`
+/// and `import`, which write.
 pub async fn open(data_dir: &Path) -> Result<Database, String> {
+    open_with(data_dir, Missing::Create).await
+}
+
+/// Like [`open`], but a command that only reads never creates a cluster: it
+/// says where it looked and how to point it at the database instead.
+pub async fn open_existing(data_dir: &Path) -> Result<Database, String> {
+    open_with(data_dir, Missing::Refuse).await
+}
+
+#[derive(PartialEq)]
+enum Missing {
+    Create,
+    Refuse,
+}
+
+async fn open_with(data_dir: &Path, missing: Missing) -> Result<Database, String> {
     if let Ok(url) = std::env::var("DATABASE_URL") {
         if !url.is_empty() {
             tracing::info!("using the database from DATABASE_URL");
@@ -32,6 +51,14 @@ pub async fn open(data_dir: &Path) -> Result<Database, String> {
                 cluster: None,
             });
         }
+    }
+    if missing == Missing::Refuse && !PrivateCluster::exists(data_dir) {
+        return Err(format!(
+            "no database: DATABASE_URL is not set and there is no Umpire cluster under {} \
+             (the data directory). Point --data-dir (or UMPIRE_DATA_DIR) at the one \
+             `umpire serve` uses, or set DATABASE_URL.",
+            data_dir.display()
+        ));
     }
     let dir = data_dir.to_path_buf();
     let cluster =

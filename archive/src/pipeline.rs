@@ -59,19 +59,28 @@ pub struct Progress {
     pub bytes: u64,
 }
 
-/// Expands inputs into the files to read, in a stable order.
+/// Expands inputs into the files to read, in a stable order. Every file is
+/// checked to be readable before any is read, and an error names the path,
+/// so that a mistyped name fails at once rather than after a header or a
+/// first batch of rows.
 pub fn expand_inputs(inputs: &[Input]) -> std::io::Result<Vec<Input>> {
+    fn named(path: &Path) -> impl FnOnce(std::io::Error) -> std::io::Error + '_ {
+        move |error| std::io::Error::new(error.kind(), format!("{}: {error}", path.display()))
+    }
     let mut out = Vec::new();
     for input in inputs {
         match input {
             Input::Stdin => out.push(Input::Stdin),
             Input::Path(path) if path.is_dir() => {
                 let mut files = Vec::new();
-                walk(path, &mut files)?;
+                walk(path, &mut files).map_err(named(path))?;
                 files.sort();
                 out.extend(files.into_iter().map(Input::Path));
             }
-            Input::Path(path) => out.push(Input::Path(path.clone())),
+            Input::Path(path) => {
+                std::fs::File::open(path).map_err(named(path))?;
+                out.push(Input::Path(path.clone()));
+            }
         }
     }
     Ok(out)

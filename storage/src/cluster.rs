@@ -172,7 +172,8 @@ pub fn find_psql() -> Result<PathBuf, ClusterError> {
         .ok_or(ClusterError::BinariesNotFound)
 }
 
-fn running_as_root() -> bool {
+/// True when this process runs as root (PostgreSQL then runs as `postgres`).
+pub fn running_as_root() -> bool {
     std::fs::metadata("/proc/self")
         .map(|meta| meta.uid() == 0)
         .unwrap_or(false)
@@ -248,6 +249,11 @@ impl PrivateCluster {
     /// Initialises the cluster under `data_dir` if needed, starts it unless
     /// it is already running there (then it is reused), and makes sure it
     /// asks for passwords, upgrading a trusting cluster in place.
+    /// True when `data_dir` holds a cluster (made by an earlier start).
+    pub fn exists(data_dir: &Path) -> bool {
+        data_dir.join("pgdata").join("PG_VERSION").is_file()
+    }
+
     pub fn start(data_dir: &Path, durability: Durability) -> Result<Self, ClusterError> {
         let mut cluster = Self::prepare(data_dir)?;
         cluster.init_and_run(durability)?;

@@ -58,3 +58,138 @@ async fn scoring_the_database_matches_scoring_the_exported_files() {
             .is_valid());
     }
 }
+
+/// Runs the `umpire` binary with `args` and no database configured but
+/// what `env` gives; its exit code, standard output and standard error.
+fn umpire(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_umpire"));
+    command
+        .args(args)
+        .env_remove("DATABASE_URL")
+        .env_remove("UMPIRE_DATA_DIR")
+        .env("UMPIRE_LOG", "info");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let output = command.output().expect("run umpire");
+    (
+        output.status.code().expect("an exit code"),
+        String::from_utf8(output.stdout).expect("UTF-8 output"),
+        String::from_utf8(output.stderr).expect("UTF-8 errors"),
+    )
+}
+
+#[test]
+fn a_missing_input_is_named_and_nothing_is_written() {
+    let (code, out, err) = umpire(&["score", "no-such-file.jsonl"], &[]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(out, "", "no header before the failure");
+    assert!(err.contains("no-such-file.jsonl"), "{err}");
+}
+
+#[test]
+fn score_writes_only_rows_to_standard_output_and_exits_3_when_a_row_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let games = dir.path().join("games.jsonl");
+    let (code, _, err) = umpire(
+        &[
+            "simulate",
+            "--game",
+            "arboretum",
+            "--count",
+            "2",
+            "--out",
+            games.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = umpire(&["score", games.to_str().unwrap()], &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(parse_csv_rows(&out).unwrap().len(), 2);
+    let mut text = std::fs::read_to_string(&games).unwrap();
+    text.push_str("{\"not\": \"an archive\"}\n");
+    std::fs::write(&games, text).unwrap();
+    let (code, out, err) = umpire(&["score", games.to_str().unwrap()], &[]);
+    assert_eq!(code, 3, "some rows failed: {err}");
+    let rows = parse_csv_rows(&out).expect("standard output is CSV and nothing else");
+    assert_eq!(rows.len(), 3);
+    assert_eq!(rows.iter().filter(|row| row.error.is_some()).count(), 1);
+    assert!(err.contains("3 games (1 errors)"), "{err}");
+}
+
+#[test]
+fn commands_that_only_read_never_create_a_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let data_dir = dir.path().join("nothing-here");
+    let game = uuid::Uuid::new_v4().to_string();
+    for args in [
+        vec!["audit", game.as_str()],
+        vec!["what-if", game.as_str(), "--options", "{}"],
+        vec!["export", "--all"],
+        vec!["score", "--db"],
+    ] {
+        let (code, out, err) = umpire(&args, &[("UMPIRE_DATA_DIR", data_dir.to_str().unwrap())]);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert_eq!(out, "", "{args:?}");
+        assert!(
+            err.contains(data_dir.to_str().unwrap()) && err.contains("DATABASE_URL"),
+            "{args:?} says where it looked and what to set: {err}"
+        );
+        assert!(!data_dir.join("pgdata").exists(), "{args:?} made a cluster");
+    }
+}
+
+#[test]
+fn export_needs_a_game_or_all() {
+    let (code, out, err) = umpire(&["export"], &[]);
+    assert_eq!(code, 1);
+    assert_eq!(out, "");
+    assert!(err.contains("--all"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exported_and_audited_games_on_standard_output_are_valid_json_and_logs_are_not_there() {
+    let database = umpire_storage::testing::fresh_database().await;
+    let url = database.owner_url.as_str();
+    let dir = tempfile::tempdir().unwrap();
+    let games = dir.path().join("games.jsonl");
+    let archives: Vec<String> = (0..2)
+        .map(|index| simulated("treeblox", 40 + index).to_json_line())
+        .collect();
+    std::fs::write(&games, archives.join("\n") + "\n").unwrap();
+    let env = [("DATABASE_URL", url)];
+    let (code, out, err) = umpire(&["import", games.to_str().unwrap()], &env);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 2, "one line per game: {out}");
+    assert!(err.contains("INFO"), "logs go to standard error: {err}");
+    let (code, out, err) = umpire(&["export", "--all"], &env);
+    assert_eq!(code, 0, "{err}");
+    let exported: Vec<Archive> = out
+        .lines()
+        .map(|line| Archive::from_json(line).expect("every line an archive"))
+        .collect();
+    assert_eq!(exported.len(), 2);
+    let game = exported[0].game_id.to_string();
+    let (code, out, err) = umpire(&["audit", &game], &env);
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).expect("the report is JSON");
+    assert_eq!(report["valid"], true);
+    // A file of JSON Lines is audited game by game.
+    let (code, out, err) = umpire(&["audit", "--file", games.to_str().unwrap()], &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 2);
+    // What-if takes one archive, and says so.
+    let (code, _, err) = umpire(
+        &[
+            "what-if",
+            "--file",
+            games.to_str().unwrap(),
+            "--options",
+            "{}",
+        ],
+        &[],
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("holds 2 archives"), "{err}");
+}

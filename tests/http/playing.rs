@@ -41,7 +41,10 @@ async fn a_whole_game_can_be_played(game: &str, options: Value, seed: u64) {
 async fn last_seat_action(app: &TestApp, id: &str, umpire: &str, version: u64) -> (String, Value) {
     let page: Value = app
         .get(
-            &format!("/v1/games/{id}/events?after={}", version.saturating_sub(200)),
+            &format!(
+                "/v1/games/{id}/events?after={}",
+                version.saturating_sub(200)
+            ),
             Some(umpire),
         )
         .await
