@@ -12,6 +12,9 @@ use umpire_service::ServiceError;
 pub enum ApiError {
     #[error(transparent)]
     Service(#[from] ServiceError),
+    /// 415: a JSON body sent without `Content-Type: application/json`.
+    #[error("The body must be JSON, sent with Content-Type: application/json.")]
+    UnsupportedMediaType,
     /// 408: the request body stalled (see `body_deadline.rs`).
     #[error("The request body did not arrive in time: no more than {idle_seconds} s may pass between its parts, and {total_seconds} s in all.")]
     BodyTimeout {
@@ -52,12 +55,19 @@ impl ApiError {
     pub fn body(&self) -> ErrorBody {
         match self {
             ApiError::Service(error) => error.body(),
-            ApiError::BodyTimeout { .. } => ErrorBody {
-                code: "body_timeout".into(),
-                message: self.to_string(),
-                rule: None,
-                details: None,
-            },
+            ApiError::BodyTimeout { .. } => self.http_only_body("body_timeout"),
+            ApiError::UnsupportedMediaType => self.http_only_body("unsupported_content_type"),
+        }
+    }
+}
+
+impl ApiError {
+    fn http_only_body(&self, code: &str) -> ErrorBody {
+        ErrorBody {
+            code: code.into(),
+            message: self.to_string(),
+            rule: None,
+            details: None,
         }
     }
 }
@@ -67,6 +77,7 @@ impl ResponseError for ApiError {
         let error = match self {
             ApiError::Service(error) => error,
             ApiError::BodyTimeout { .. } => return StatusCode::REQUEST_TIMEOUT,
+            ApiError::UnsupportedMediaType => return StatusCode::UNSUPPORTED_MEDIA_TYPE,
         };
         match error {
             ServiceError::Invalid { .. } => StatusCode::BAD_REQUEST,
@@ -141,10 +152,7 @@ pub fn json_error(
         JsonPayloadError::Payload(payload) if crate::body_deadline::timed_out(payload) => {
             ApiError::body_timeout()
         }
-        JsonPayloadError::ContentType => ApiError::bad_request(
-            "unsupported_content_type",
-            "The body must be JSON with Content-Type: application/json.",
-        ),
+        JsonPayloadError::ContentType => ApiError::UnsupportedMediaType,
         JsonPayloadError::Deserialize(inner) => ApiError::bad_request(
             "malformed_json",
             format!("The body is not valid for this request: {inner}."),
@@ -172,8 +180,10 @@ pub fn path_error(
         actix_web::error::PathError::Deserialize(inner) => format!("Invalid path: {inner}."),
         other => format!("Invalid path: {other}."),
     };
+    // Every path parameter is a game id: one that is not even a UUID names
+    // no game, and says so with its own code.
     ApiError::from(ServiceError::NotFound {
-        code: "game_not_found",
+        code: "invalid_game_id",
         message,
     })
     .into()

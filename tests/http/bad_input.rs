@@ -27,22 +27,22 @@ async fn malformed_json_is_a_400_and_stores_nothing() {
 }
 
 #[tokio::test]
-async fn a_body_that_is_not_json_is_a_400() {
+async fn a_body_not_sent_as_json_is_a_415() {
     let app = TestApp::spawn().await;
-    let response = app
-        .client
-        .post(app.url("/v1/games"))
-        .header("content-type", "text/plain")
-        .body("hello")
-        .send()
-        .await
-        .unwrap();
-    assert_error(
-        response,
-        StatusCode::BAD_REQUEST,
-        "unsupported_content_type",
-    )
-    .await;
+    let body = r#"{"game": "arboretum"}"#;
+    for content_type in [Some("text/plain"), None] {
+        let mut request = app.client.post(app.url("/v1/games")).body(body);
+        if let Some(content_type) = content_type {
+            request = request.header("content-type", content_type);
+        }
+        let response = request.send().await.unwrap();
+        assert_error(
+            response,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_content_type",
+        )
+        .await;
+    }
 }
 
 #[tokio::test]
@@ -103,7 +103,6 @@ async fn an_unknown_game_id_is_a_404() {
         format!("/v1/games/{id}/state"),
         format!("/v1/games/{id}/events"),
         format!("/v1/games/{id}/score"),
-        "/v1/games/not-a-uuid/state".to_string(),
     ] {
         assert_error(
             app.get(&path, None).await,
@@ -112,6 +111,18 @@ async fn an_unknown_game_id_is_a_404() {
         )
         .await;
     }
+    // An id that is not even a UUID says so, with its own code.
+    let body = assert_error(
+        app.get("/v1/games/not-a-uuid/state", None).await,
+        StatusCode::NOT_FOUND,
+        "invalid_game_id",
+    )
+    .await;
+    assert!(
+        body["message"].as_str().unwrap().contains("not-a-uuid")
+            || body["message"].as_str().unwrap().contains("UUID"),
+        "{body}"
+    );
     let response = app
         .submit(&id.to_string(), Some("x"), json!({"type": "start"}))
         .await;

@@ -161,3 +161,17 @@ fn every_action_and_event_variant_has_a_title_naming_its_tag() {
     }
     assert!(checked > 40, "{checked} variants");
 }
+
+#[tokio::test]
+async fn the_docs_page_is_found_with_or_without_its_trailing_slash() {
+    let app = crate::support::TestApp::spawn().await;
+    let response = app.get("/docs", None).await;
+    assert_eq!(response.status(), reqwest::StatusCode::OK);
+    assert!(
+        response.url().path().ends_with("/docs/"),
+        "{}",
+        response.url()
+    );
+    let page = response.text().await.unwrap();
+    assert!(page.contains("swagger"), "the Swagger UI page");
+}

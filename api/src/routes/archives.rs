@@ -640,6 +640,7 @@ pub struct WhatIfRequest {
         (status = 401, description = "Missing or invalid token", body = ErrorBody),
         (status = 403, description = "Not the umpire token", body = ErrorBody),
         (status = 404, description = "No such game", body = ErrorBody),
+        (status = 415, description = "The body was sent without `Content-Type: application/json`", body = ErrorBody),
         (status = 422, description = "The options are refused, or the stored game does not replay", body = ErrorBody),
         (status = 503, description = "Database unavailable", body = ErrorBody),
     )

@@ -29,6 +29,7 @@ use crate::AppState;
         (status = 400, description = "Malformed JSON or options", body = ErrorBody),
         (status = 401, description = "The service requires the admin token to create games", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "The body was sent without `Content-Type: application/json`", body = ErrorBody),
         (status = 422, description = "Unknown game or impossible options", body = ErrorBody),
         (status = 503, description = "Database unavailable", body = ErrorBody),
     )
@@ -108,6 +109,7 @@ fn idempotency_key(request: &HttpRequest) -> Result<Option<String>, ApiError> {
         (status = 404, description = "No such game", body = ErrorBody),
         (status = 409, description = "expected_version is stale", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "The body was sent without `Content-Type: application/json`", body = ErrorBody),
         (status = 422, description = "The rules refuse the action (code, message, rule)", body = ErrorBody),
         (status = 429, description = "Too many refused actions from this token in this game: `too_many_refusals`, retry after `Retry-After` seconds", body = ErrorBody),
         (status = 503, description = "Database unavailable", body = ErrorBody),
@@ -155,6 +157,7 @@ pub struct CheckActionRequest {
         (status = 400, description = "Malformed JSON, action or version", body = ErrorBody),
         (status = 401, description = "Missing or invalid token", body = ErrorBody),
         (status = 404, description = "No such game", body = ErrorBody),
+        (status = 415, description = "The body was sent without `Content-Type: application/json`", body = ErrorBody),
         (status = 503, description = "Database unavailable", body = ErrorBody),
     )
 )]
