@@ -44,6 +44,7 @@ impl Modify for BearerScheme {
 /// The versioned API's routes, shared by the server and [`document`].
 pub fn v1_routes(config: &mut ServiceConfig) {
     config
+        .service(games::list_game_types)
         .service(games::create_game)
         .service(games::get_game)
         .service(games::submit_action)

@@ -152,3 +152,28 @@ pub struct LegalActions {
     #[schema(value_type = Vec<AnyAction>)]
     pub actions: Vec<Value>,
 }
+
+/// A game this service can umpire.
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+pub struct GameType {
+    /// Its id, as `create_game` takes it.
+    #[schema(example = "arboretum")]
+    pub game: String,
+    /// The rules version a game created now is recorded under.
+    pub rules_version: u32,
+    /// The seats of a game with the default options (Draft & Cider's
+    /// depend on its `players` option).
+    pub seats: Vec<String>,
+    /// Every option, with its default: what `options: {}` means.
+    #[schema(value_type = AnyOptions)]
+    pub default_options: Value,
+    /// The options' schema, by name in this document's components
+    /// (`#/components/schemas/<name>`).
+    #[schema(example = "ArboretumOptions")]
+    pub options_schema: String,
+}
+
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+pub struct GameTypes {
+    pub games: Vec<GameType>,
+}

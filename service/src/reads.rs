@@ -11,7 +11,8 @@ use uuid::Uuid;
 use crate::error::ServiceError;
 use crate::games::GameService;
 use crate::model::{
-    ActionCheck, EventEnvelope, EventPage, LegalActions, ScoreResponse, StateResponse,
+    ActionCheck, EventEnvelope, EventPage, GameType, GameTypes, LegalActions, ScoreResponse,
+    StateResponse,
 };
 use crate::principal::Principal;
 
@@ -78,6 +79,26 @@ pub(crate) fn envelopes<'a>(
 }
 
 impl GameService {
+    /// Every registered game, with its seats, options and their defaults.
+    pub fn game_types(&self) -> Result<GameTypes, ServiceError> {
+        let games = self
+            .registry
+            .games()
+            .map(|game| {
+                let default_options = game.validate_options(&Value::Null)?;
+                Ok(GameType {
+                    game: game.id().to_string(),
+                    rules_version: game.rules_version(),
+                    seats: game.seats(&default_options)?,
+                    default_options,
+                    options_schema: game.schemas().options,
+                })
+            })
+            .collect::<Result<_, GameError>>()
+            .map_err(|e| ServiceError::Internal(format!("a registered game's defaults: {e}")))?;
+        Ok(GameTypes { games })
+    }
+
     /// Whether `action` would be accepted at version `at` (default: now),
     /// without recording anything. A seat learns only legal or the
     /// violation (see `umpire_domain::dry_run`).

@@ -175,3 +175,41 @@ async fn the_docs_page_is_found_with_or_without_its_trailing_slash() {
     let page = response.text().await.unwrap();
     assert!(page.contains("swagger"), "the Swagger UI page");
 }
+
+#[tokio::test]
+async fn every_game_type_is_listed_with_defaults_that_create_a_game() {
+    let app = crate::support::TestApp::spawn().await;
+    let listed: Value = app.get("/v1/game-types", None).await.json().await.unwrap();
+    let spec: Value = app.get("/openapi.json", None).await.json().await.unwrap();
+    let games = listed["games"].as_array().unwrap();
+    let mut names: Vec<&str> = games.iter().map(|g| g["game"].as_str().unwrap()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["arboretum", "draft_cider", "flower_fields", "treeblox"]
+    );
+    for game in games {
+        let schema = game["options_schema"].as_str().unwrap();
+        assert!(
+            spec["components"]["schemas"].get(schema).is_some(),
+            "{schema} is in the document"
+        );
+        let created: Value = app
+            .post_json(
+                "/v1/games",
+                None,
+                &serde_json::json!({"game": game["game"], "options": game["default_options"]}),
+            )
+            .await
+            .json()
+            .await
+            .unwrap();
+        let seats: Vec<&String> = created["seat_tokens"].as_object().unwrap().keys().collect();
+        let listed_seats: Vec<String> = serde_json::from_value(game["seats"].clone()).unwrap();
+        assert_eq!(seats.len(), listed_seats.len(), "{game}");
+        assert!(
+            listed_seats.iter().all(|seat| seats.contains(&seat)),
+            "{game}"
+        );
+    }
+}

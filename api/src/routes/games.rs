@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use umpire_service::model::{
-    ActionAccepted, ActionCheck, CreateGameRequest, CreatedGame, EventPage, GameSummary,
+    ActionAccepted, ActionCheck, CreateGameRequest, CreatedGame, EventPage, GameSummary, GameTypes,
     LegalActions, ScoreResponse, StateResponse, SubmitActionRequest,
 };
 use umpire_service::reads::{DEFAULT_EVENT_PAGE, MAX_EVENT_PAGE};
@@ -45,6 +45,20 @@ pub async fn create_game(
     Ok(HttpResponse::Created()
         .insert_header((header::LOCATION, format!("/v1/games/{}", created.id)))
         .json(created))
+}
+
+/// The games this service umpires: each one's seats, options and defaults.
+#[utoipa::path(
+    operation_id = "list_game_types",
+    tag = "games",
+    responses(
+        (status = 200, description = "Every game that can be created", body = GameTypes),
+        (status = 500, description = "A registered game's defaults do not hold: a fault of the service, logged", body = ErrorBody),
+    )
+)]
+#[get("/game-types")]
+pub async fn list_game_types(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok().json(state.service.game_types()?))
 }
 
 /// A game's summary: game, status, version, who must act.
