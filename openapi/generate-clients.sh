@@ -22,12 +22,13 @@ if [[ ! -s "$spec" ]]; then
 fi
 
 # Python
-venv="$(python_venv clients openapi-python-client==0.29.1 python-dateutil==2.9.0.post0)"
+venv="$(python_venv clients openapi-python-client==0.29.1 python-dateutil==2.9.0.post0 ruff==0.17.6)"
 python_out="$REPO_ROOT/openapi/clients/python/generated"
 rm -rf "$python_out"
 mkdir -p "$python_out"
 log "generating the Python client"
-"$venv/bin/openapi-python-client" generate \
+# The generator formats its output with ruff, found on PATH.
+PATH="$venv/bin:$PATH" "$venv/bin/openapi-python-client" generate \
     --path "$spec" \
     --config "$REPO_ROOT/openapi/clients/python/config.yaml" \
     --output-path "$python_out/umpire-client" \

@@ -16,7 +16,7 @@ use umpire_domain::record::RecordedRejection;
 use crate::format::Archive;
 use crate::replay::{self, parse_actor, Divergence, Group};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EntryKind {
     /// The setup: the deal drawn from the seed.
@@ -31,7 +31,7 @@ pub enum EntryKind {
 }
 
 /// A ruling: the violation that refused an action.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Ruling {
     pub code: String,
     pub message: String,
@@ -40,11 +40,12 @@ pub struct Ruling {
 }
 
 /// What today's rules say about the entry's action, against the same state.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct TodaysVerdict {
     pub accepted: bool,
     /// The events today's rules produce, when accepted.
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[schema(schema_with = umpire_domain::schema_names::any_events)]
     pub events: Vec<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub violation: Option<Ruling>,
@@ -53,16 +54,17 @@ pub struct TodaysVerdict {
     pub agrees: bool,
 }
 
-/// An event as recorded.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RecordedEvent {
+/// An event as the log records it (the audit's short form).
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct EventOfRecord {
     pub seq: u64,
     pub event_type: String,
+    #[schema(schema_with = umpire_domain::schema_names::any_event)]
     pub payload: Value,
     pub hash: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct AuditEntry {
     pub kind: EntryKind,
     /// The version the action was decided (or refused) against.
@@ -70,16 +72,18 @@ pub struct AuditEntry {
     /// `system`, `umpire` or `seat:<name>`.
     pub actor: String,
     #[serde(skip_serializing_if = "Value::is_null")]
+    #[schema(schema_with = umpire_domain::schema_names::any_action)]
     pub action: Value,
     /// The rules version in force when it was decided: the ruling of record.
     pub rules_version: u32,
     pub recorded_at: String,
     /// The state before, as each viewer saw it: `spectator` and `seat:<name>`.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[schema(schema_with = umpire_domain::schema_names::views_by_viewer)]
     pub before: BTreeMap<String, Value>,
     /// What the log records (accepted and setup entries).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub events: Vec<RecordedEvent>,
+    pub events: Vec<EventOfRecord>,
     /// The ruling of record for a rejected action.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub violation: Option<Ruling>,
@@ -94,7 +98,7 @@ pub struct AuditEntry {
     pub repeats: Option<u64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct ChainReport {
     pub intact: bool,
     pub events: u64,
@@ -105,10 +109,12 @@ pub struct ChainReport {
     pub first_break: Option<Divergence>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The audit of one game (see `archive/README.md`).
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct AuditReport {
     pub game_id: Uuid,
     pub game: String,
+    #[schema(schema_with = umpire_domain::schema_names::any_options)]
     pub options: Value,
     /// The rules version of this build, which re-decided every action.
     pub rules_version_today: u32,
@@ -232,11 +238,11 @@ fn rejection_entry(
     }
 }
 
-fn recorded_events(group: &Group<'_>) -> Vec<RecordedEvent> {
+fn recorded_events(group: &Group<'_>) -> Vec<EventOfRecord> {
     group
         .events
         .iter()
-        .map(|event| RecordedEvent {
+        .map(|event| EventOfRecord {
             seq: event.seq,
             event_type: event.event_type.clone(),
             payload: event.payload.clone(),

@@ -23,11 +23,12 @@ fn format_version() -> u32 {
     FORMAT_VERSION
 }
 
-/// One game, as exported and imported.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One game, as exported and imported (see `archive/README.md`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Archive {
     /// Always `umpire.archive`.
     #[serde(default = "format_tag")]
+    #[schema(example = "umpire.archive")]
     pub format: String,
     /// The layout version, currently 1.
     #[serde(default = "format_version")]
@@ -37,6 +38,7 @@ pub struct Archive {
     /// The game's id in the registry, e.g. `arboretum`.
     pub game: String,
     /// The options as stored: validated, with every default filled in.
+    #[schema(schema_with = umpire_domain::schema_names::any_options)]
     pub options: Value,
     /// The RNG seed the setup was drawn from (umpire-only information).
     pub seed: u64,

@@ -16,7 +16,7 @@ use umpire_domain::{Actor, DynGame, DynMatch, GameError, RecordedEvent, Registry
 use crate::format::Archive;
 
 /// What kind of failure a divergence is. Stable snake_case codes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Cause {
     /// The registry has no game of that id.
@@ -48,7 +48,7 @@ pub enum Cause {
 }
 
 /// The first place where a log stops being what its actions explain.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Divergence {
     /// The sequence number of the first failing event (0: the game itself,
     /// before any event, e.g. unknown game or invalid options).
@@ -60,9 +60,11 @@ pub struct Divergence {
     pub message: String,
     /// What today's rules produce, where that is an event.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = umpire_domain::schema_names::any_event)]
     pub expected: Option<Box<Value>>,
     /// What the log records.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = umpire_domain::schema_names::any_event)]
     pub recorded: Option<Box<Value>>,
 }
 

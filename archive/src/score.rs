@@ -18,7 +18,7 @@ use umpire_domain::Registry;
 use crate::format::{FORMAT, FORMAT_VERSION};
 
 /// One line of bulk scoring output.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ScoreRow {
     /// The game's id (empty when the archive is too broken to say).
     pub game_id: String,

@@ -20,10 +20,12 @@ use crate::format::Archive;
 use crate::replay::{self, parse_actor, Divergence};
 
 /// What one decision produced in one of the two games.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[schema(as = WhatIfOutcome)]
 pub struct Outcome {
     pub accepted: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[schema(schema_with = umpire_domain::schema_names::any_events)]
     pub events: Vec<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub violation: Option<Ruling>,
@@ -32,13 +34,14 @@ pub struct Outcome {
 }
 
 /// The first place where the two games part.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Difference {
     /// The version of the recorded game the action was decided against.
     pub version: u64,
     /// The first recorded event of that action.
     pub seq: u64,
     pub actor: String,
+    #[schema(schema_with = umpire_domain::schema_names::any_action)]
     pub action: Value,
     /// `events`, `refused` or `score`.
     pub what: &'static str,
@@ -46,26 +49,30 @@ pub struct Difference {
     pub alternative: Outcome,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[schema(as = WhatIfRefusal)]
 pub struct Refusal {
     pub version: u64,
     pub actor: String,
+    #[schema(schema_with = umpire_domain::schema_names::any_action)]
     pub action: Value,
     pub violation: Ruling,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct ScoreChange {
     pub recorded: i64,
     pub alternative: i64,
     pub delta: i64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct WhatIfReport {
     pub game_id: Uuid,
     pub game: String,
+    #[schema(schema_with = umpire_domain::schema_names::any_options)]
     pub options: Value,
+    #[schema(schema_with = umpire_domain::schema_names::any_options)]
     pub alternative_options: Value,
     /// True when the setup events differ (a different deal, or the options
     /// echoed in the setup record).

@@ -11,6 +11,7 @@ pub mod erased;
 pub mod game;
 pub mod record;
 pub mod rng;
+pub mod schema_names;
 pub mod seat;
 #[cfg(feature = "testing")]
 pub mod testing;

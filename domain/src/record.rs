@@ -12,16 +12,18 @@ use crate::seat::Actor;
 
 /// One event as recorded in a game's log, with its place in the hash chain.
 /// Field for field what the event store keeps and an archive carries.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct RecordedEvent {
     pub seq: u64,
     pub event_type: String,
+    #[schema(schema_with = crate::schema_names::any_event)]
     pub payload: Value,
     /// Who caused it: an [`ActorLabel`] as text (`system`, `umpire`,
     /// `seat:<name>`), kept as recorded because the hash covers the text.
     pub actor: String,
     /// The action that caused the event; `null` for setup events.
     #[serde(default)]
+    #[schema(schema_with = crate::schema_names::any_action_or_null)]
     pub action: Value,
     /// The version the causing action was decided against; shared by every
     /// event of one action (0 for setup events).
@@ -53,11 +55,13 @@ impl RecordedEvent {
 
 /// A refused action, kept beside the log for the audit (never in it): as
 /// the store keeps it and an archive carries it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct RecordedRejection {
     /// The version the game was at when the action was refused.
     pub at_version: u64,
     pub actor: String,
+    /// As sent (`null` on the row counting refusals not kept); it may not
+    /// be a well-formed action at all.
     pub action: Value,
     pub code: String,
     pub message: String,
@@ -69,6 +73,7 @@ pub struct RecordedRejection {
     /// on one entry, not repeated). Archives written before the count existed
     /// have none: each entry was then one refusal.
     #[serde(default = "one_refusal")]
+    #[schema(default = 1)]
     pub repeats: u64,
 }
 

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio::sync::mpsc;
-use umpire_archive::AuditStop;
+use umpire_archive::{Archive, AuditReport, AuditStop, ScoreRow, WhatIfReport};
 use umpire_service::model::CreatedGame;
 use umpire_service::{PagedRejections, ServiceError};
 use umpire_storage::StoreError;
@@ -112,21 +112,13 @@ async fn require_umpire(
         .require_umpire()?)
 }
 
-/// A JSON document defined by the archive crate (see `archive/README.md`).
-#[derive(ToSchema)]
-#[schema(value_type = Object)]
-pub struct AuditReportBody(pub Value);
-
-/// An archive: `{format, format_version, game_id, game, options, seed,
-/// rules_version, created_at, events, rejections}` (see `archive/README.md`).
-#[derive(ToSchema)]
-#[schema(value_type = Object)]
-pub struct ArchiveBody(pub Value);
-
-/// The what-if report (see `archive/README.md`).
-#[derive(ToSchema)]
-#[schema(value_type = Object)]
-pub struct WhatIfBody(pub Value);
+/// What `/v1/scores` takes as `application/json`: one archive, or an array.
+#[derive(Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum ArchivesToScore {
+    One(Archive),
+    Many(Vec<Archive>),
+}
 
 /// Audit by replay: the chain verified, every action re-decided with today's
 /// rules, rejected attempts interleaved, the first divergence. Umpire only.
@@ -136,7 +128,7 @@ pub struct WhatIfBody(pub Value);
     params(("id" = Uuid, Path, description = "Game id")),
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "The audit report", body = AuditReportBody),
+        (status = 200, description = "The audit report", body = AuditReport),
         (status = 401, description = "Missing or invalid token", body = ErrorBody),
         (status = 403, description = "Not the umpire token", body = ErrorBody),
         (status = 404, description = "No such game", body = ErrorBody),
@@ -198,7 +190,7 @@ fn write_audit(
     params(("id" = Uuid, Path, description = "Game id")),
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "The archive", body = ArchiveBody),
+        (status = 200, description = "The archive", body = Archive),
         (status = 401, description = "Missing or invalid token", body = ErrorBody),
         (status = 403, description = "Not the umpire token", body = ErrorBody),
         (status = 404, description = "No such game", body = ErrorBody),
@@ -247,7 +239,7 @@ pub async fn export_game_archive(
 #[utoipa::path(
     operation_id = "import_game",
     tag = "games",
-    request_body = ArchiveBody,
+    request_body = Archive,
     security((), ("bearer" = [])),
     responses(
         (status = 201, description = "Imported: the id and new tokens", body = CreatedGame),
@@ -286,7 +278,13 @@ pub async fn import_game(
 #[utoipa::path(
     operation_id = "score_archives",
     tag = "games",
-    request_body(content = ArchiveBody, description = "An archive, an array of archives, or JSON Lines (application/x-ndjson)"),
+    request_body(
+        content(
+            (ArchivesToScore = "application/json"),
+            (Archive = "application/x-ndjson"),
+        ),
+        description = "An archive or an array of archives (application/json), or JSON Lines, one archive a line (application/x-ndjson)"
+    ),
     responses(
         (status = 200, description = "One row per archive, in order", body = ScoreRows),
         (status = 400, description = "The body is not JSON", body = ErrorBody),
@@ -604,17 +602,16 @@ impl JsonBody {
     }
 }
 
-/// One scored archive: `{game_id, game, source, events, final, totals,
-/// winners, error}`.
-#[derive(serde::Serialize, ToSchema)]
-#[schema(value_type = Object)]
-pub struct ScoreRowBody(pub umpire_archive::ScoreRow);
-
+/// The answer of `/v1/scores` (streamed: `games`, then the rows as they
+/// are scored, then `errors`).
 #[derive(serde::Serialize, ToSchema)]
 pub struct ScoreRows {
+    /// Archives in the body.
     pub games: usize,
+    /// Rows with an error.
     pub errors: usize,
-    pub rows: Vec<ScoreRowBody>,
+    /// One row per archive, in the body's order.
+    pub rows: Vec<ScoreRow>,
 }
 
 /// The body of a what-if: options to change, as a JSON merge patch.
@@ -622,8 +619,18 @@ pub struct ScoreRows {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"options": {"broken_tree": "minus_twenty"}}))]
 pub struct WhatIfRequest {
-    #[schema(value_type = Object)]
+    /// A JSON merge patch over the game's options: the options to change.
+    #[schema(schema_with = options_patch)]
     pub options: Value,
+}
+
+/// Any object: some of a game's options, with other values.
+fn options_patch() -> utoipa::openapi::Object {
+    use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Type};
+    ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .additional_properties(Some(AdditionalProperties::FreeForm(true)))
+        .build()
 }
 
 /// Re-run the game's actions under other options; the first version where
@@ -635,7 +642,7 @@ pub struct WhatIfRequest {
     request_body = WhatIfRequest,
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "The comparison", body = WhatIfBody),
+        (status = 200, description = "The comparison", body = WhatIfReport),
         (status = 400, description = "Malformed JSON", body = ErrorBody),
         (status = 401, description = "Missing or invalid token", body = ErrorBody),
         (status = 403, description = "Not the umpire token", body = ErrorBody),
