@@ -1,11 +1,8 @@
 //! Folds events into the state. No rules here: every check happened in
 //! `decide`; this code only records facts and never panics.
 
-use crate::decide::planted_cells;
-use crate::flowers::{
-    Flower, BREAK_GARNETS, BREAK_POINTS, MISSED_SUBMISSION_POINTS, REPLACEMENT_GARNETS,
-};
-use crate::messages::{Event, Penalty};
+use crate::flowers::{planted_cells, Flower};
+use crate::messages::{recorded_v1, Event, Penalty};
 use crate::state::{
     BreakPayment, GameResult, GarnetAccount, HandPiece, LastPiece, PenaltyReason, Phase,
     PointPenalty, RevealedPiece, RulingChange, State,
@@ -60,6 +57,7 @@ pub fn apply(state: &mut State, event: &Event) {
             piece,
             with,
             dealt_round,
+            garnets,
         } => {
             if let Some(seat_state) = state.seat_mut(*seat) {
                 let held = seat_state.hand.iter_mut().find(|held| {
@@ -70,8 +68,9 @@ pub fn apply(state: &mut State, event: &Event) {
                     // and the rounds 0–3 window still follow the original.
                     held.piece = *with;
                 }
-                seat_state.garnets.balance -= REPLACEMENT_GARNETS;
-                seat_state.garnets.spent_on_replacements += REPLACEMENT_GARNETS;
+                let garnets = garnets.unwrap_or(recorded_v1::REPLACEMENT_GARNETS);
+                seat_state.garnets.balance -= garnets;
+                seat_state.garnets.spent_on_replacements += garnets;
                 seat_state.replacements.push((*round, *piece, *with));
             }
         }
@@ -84,7 +83,11 @@ pub fn apply(state: &mut State, event: &Event) {
             });
         }
         Event::SubmissionMissed {
-            seat, round, piece, ..
+            seat,
+            round,
+            piece,
+            points,
+            ..
         } => {
             if let Some(seat_state) = state.seat_mut(*seat) {
                 seat_state.missed_this_round = true;
@@ -103,7 +106,7 @@ pub fn apply(state: &mut State, event: &Event) {
                 seat_state.penalties.push(PointPenalty {
                     round: *round,
                     reason: PenaltyReason::MissedSubmission,
-                    points: MISSED_SUBMISSION_POINTS,
+                    points: points.unwrap_or(recorded_v1::MISSED_SUBMISSION_POINTS),
                 });
             }
         }
@@ -144,7 +147,9 @@ pub fn apply(state: &mut State, event: &Event) {
             round,
             break_field,
             penalty,
+            amount,
         } => {
+            let amount = amount.unwrap_or(penalty.recorded_v1_amount());
             if let Some(seat_state) = state.seat_mut(*seat) {
                 seat_state.break_payments.push(BreakPayment {
                     round: *round,
@@ -153,15 +158,15 @@ pub fn apply(state: &mut State, event: &Event) {
                 });
                 match penalty {
                     Penalty::Garnets => {
-                        seat_state.garnets.balance -= BREAK_GARNETS;
-                        seat_state.garnets.spent_on_breaks += BREAK_GARNETS;
+                        seat_state.garnets.balance -= amount;
+                        seat_state.garnets.spent_on_breaks += amount;
                     }
                     Penalty::Points => seat_state.penalties.push(PointPenalty {
                         round: *round,
                         reason: PenaltyReason::Break {
                             break_field: *break_field,
                         },
-                        points: BREAK_POINTS,
+                        points: amount,
                     }),
                 }
             }

@@ -7,11 +7,13 @@ use umpire_domain::{Actor, GameRng, SeatIndex, Violation};
 
 use crate::apply::apply;
 use crate::flowers::{
-    all_fields, all_seats, clockwise_field, field_due, managers, other_manager, placer_of, Cell,
-    FieldIndex, Flower, Piece, BREAK_GARNETS, LAST_REPLACEABLE_DEAL_ROUND, LAST_ROUND,
-    REPLACEMENT_GARNETS, SEAT_COUNT,
+    all_fields, all_seats, clockwise_field, field_due, managers, other_manager, placer_of,
+    FieldIndex, Piece, BREAK_GARNETS, BREAK_POINTS, LAST_REPLACEABLE_DEAL_ROUND, LAST_ROUND,
+    MISSED_SUBMISSION_POINTS, REPLACEMENT_GARNETS, SEAT_COUNT,
 };
-use crate::messages::{Action, DiscardReason, Event, Penalty, Placement, Submission};
+use crate::messages::{
+    amount_of, recorded_v1, Action, DiscardReason, Event, Penalty, Placement, Submission,
+};
 use crate::options::Options;
 use crate::score::{final_totals, garnets_earned, result_for};
 use crate::state::{FieldState, Phase, State};
@@ -234,11 +236,16 @@ impl Emitter {
                 }
                 _ => Penalty::Points,
             };
+            let amount = match penalty {
+                Penalty::Garnets => BREAK_GARNETS,
+                Penalty::Points => BREAK_POINTS,
+            };
             self.emit(Event::BreakPenaltyTaken {
                 seat: manager,
                 round,
                 break_field: field,
                 penalty,
+                amount: amount_of(amount, penalty.recorded_v1_amount()),
             });
         }
     }
@@ -615,7 +622,7 @@ fn replace_piece(
             REPLACEMENT_NOT_ALLOWED,
             "flower_fields §6",
             format!(
-                "Replacing {piece} costs 3 garnets and seat {} has {}.",
+                "Replacing {piece} costs {REPLACEMENT_GARNETS} garnets and seat {} has {}.",
                 seat.0, seat_state.garnets.balance
             ),
         ));
@@ -626,6 +633,7 @@ fn replace_piece(
         piece: held.piece,
         with,
         dealt_round: held.dealt_round,
+        garnets: amount_of(REPLACEMENT_GARNETS, recorded_v1::REPLACEMENT_GARNETS),
     }])
 }
 
@@ -641,6 +649,10 @@ fn missed_event(state: &State, seat: SeatIndex) -> Event {
         round: state.round,
         due_field: field_due(seat, state.round),
         piece,
+        points: amount_of(
+            MISSED_SUBMISSION_POINTS,
+            recorded_v1::MISSED_SUBMISSION_POINTS,
+        ),
     }
 }
 
@@ -724,9 +736,4 @@ fn choose_candidate(state: &State, seat: SeatIndex) -> Result<Vec<Event>, Violat
         ));
     }
     Ok(vec![Event::CandidateChosen { seat }])
-}
-
-/// Cells of `placement` paired with the flowers they receive.
-pub fn planted_cells(piece: Piece, cells: [Cell; 2]) -> [(Cell, Flower); 2] {
-    [(cells[0], piece.first), (cells[1], piece.second)]
 }

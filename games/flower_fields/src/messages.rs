@@ -17,6 +17,35 @@ pub enum Penalty {
     Points,
 }
 
+/// What an event without an amount means: the amounts of rules version 1,
+/// under which such events were recorded. These are part of the event
+/// format, fixed forever — not rules: `decide` writes every amount that
+/// differs from them (see [`amount_of`]), so a rules change can never
+/// re-score a stored game, and events under today's rules (whose amounts
+/// are these) keep the bytes, and so the hashes, they always had.
+pub mod recorded_v1 {
+    pub const REPLACEMENT_GARNETS: i64 = 3;
+    pub const MISSED_SUBMISSION_POINTS: i64 = 10;
+    pub const BREAK_GARNETS: i64 = 3;
+    pub const BREAK_POINTS: i64 = 10;
+}
+
+impl Penalty {
+    /// The amount a break penalty of this kind recorded without one means.
+    pub fn recorded_v1_amount(self) -> i64 {
+        match self {
+            Penalty::Garnets => recorded_v1::BREAK_GARNETS,
+            Penalty::Points => recorded_v1::BREAK_POINTS,
+        }
+    }
+}
+
+/// The amount field of an event that `decide` emits: absent when it is what
+/// an absent field means (`recorded_v1`), else written out.
+pub fn amount_of(amount: i64, recorded_v1: i64) -> Option<i64> {
+    (amount != recorded_v1).then_some(amount)
+}
+
 /// A seat's penalty choice for breaks in each of its two fields this round
 /// (§3). A missing choice means points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
@@ -154,13 +183,16 @@ pub enum Event {
         submission: Submission,
         replaced_previous: bool,
     },
-    /// A seat swapped a piece for 3 garnets (that seat only).
+    /// A seat swapped a piece for garnets (that seat only).
     PieceReplaced {
         seat: SeatIndex,
         round: u8,
         piece: Piece,
         with: Piece,
         dealt_round: u8,
+        /// The garnets paid; absent: 3 (see [`recorded_v1`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        garnets: Option<i64>,
     },
     /// The umpire switched a ruling (public).
     RulingSet {
@@ -169,14 +201,17 @@ pub enum Event {
         round: u8,
     },
     /// A seat missed its submission: its oldest piece left its hand and it
-    /// takes 10 points (that seat only; the piece reaches the other manager
-    /// through `piece_revealed`).
+    /// takes penalty points (that seat only; the piece reaches the other
+    /// manager through `piece_revealed`).
     SubmissionMissed {
         seat: SeatIndex,
         round: u8,
         due_field: u8,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         piece: Option<Piece>,
+        /// The penalty points; absent: 10 (see [`recorded_v1`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        points: Option<i64>,
     },
     /// A piece went into a field (its managers).
     PiecePlaced {
@@ -196,6 +231,10 @@ pub enum Event {
         round: u8,
         break_field: u8,
         penalty: Penalty,
+        /// The garnets or points paid; absent: 3 garnets or 10 points (see
+        /// [`recorded_v1`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        amount: Option<i64>,
     },
     /// A missed piece was shown to the other manager, who places it next
     /// round (both managers of the field).

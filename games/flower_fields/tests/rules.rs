@@ -1066,6 +1066,7 @@ fn a_seat_scores_both_its_fields_against_each_other_minus_penalties() {
         round: 1,
         due_field: 0,
         piece: Some(piece("white-red")),
+        points: None,
     });
     let table = Table::<FlowerFields>::from_events(Options::default(), events);
     let line = seat_score(&table.state, SeatIndex(0));
@@ -1223,4 +1224,88 @@ fn a_submission_before_setup_is_refused() {
     table.refuses(UMPIRE, Action::CloseRound, NOT_STARTED);
     let mut table = table_with(Options::default());
     table.accepts(seat(0), submit(0, "white-red", ["A1", "A2"]));
+}
+
+// --- Amounts live in the events, not in `apply` ---------------------------
+
+/// A stored game is folded from what its events say: an event carrying an
+/// amount is folded with that amount, and one recorded without (rules
+/// version 1) with what that meant then, whatever today's rule constants.
+#[test]
+fn garnets_and_points_are_folded_from_the_events_not_from_todays_rules() {
+    let options = Options::default();
+    let setup = Event::GameSetUp {
+        starting_garnets: 10,
+        scoring: ScoringMapping::default(),
+        piece_replacement: true,
+    };
+    let seat0 = SeatIndex(0);
+    let dealt = Event::PieceDealt {
+        seat: seat0,
+        round: 0,
+        piece: piece("white-red"),
+    };
+    let replaced = |garnets| Event::PieceReplaced {
+        seat: seat0,
+        round: 1,
+        piece: piece("white-red"),
+        with: piece("blue-blue"),
+        dealt_round: 0,
+        garnets,
+    };
+    let missed = |points| Event::SubmissionMissed {
+        seat: seat0,
+        round: 1,
+        due_field: 0,
+        piece: None,
+        points,
+    };
+    let broke = |penalty, amount| Event::BreakPenaltyTaken {
+        seat: seat0,
+        round: 1,
+        break_field: 0,
+        penalty,
+        amount,
+    };
+    let garnets_after = |events: Vec<Event>| {
+        let mut all = vec![setup.clone(), dealt.clone()];
+        all.extend(events);
+        umpire_domain::testing::fold::<FlowerFields>(&options, &all).seats[0]
+            .garnets
+            .balance
+    };
+    assert_eq!(garnets_after(vec![replaced(Some(5))]), 5);
+    assert_eq!(garnets_after(vec![replaced(None)]), 7, "v1: 3 garnets");
+    assert_eq!(garnets_after(vec![broke(Penalty::Garnets, Some(4))]), 6);
+    assert_eq!(garnets_after(vec![broke(Penalty::Garnets, None)]), 7);
+    let points_after = |event: Event| {
+        let state =
+            umpire_domain::testing::fold::<FlowerFields>(&options, &[setup.clone(), event]);
+        state.seats[0]
+            .penalties
+            .iter()
+            .map(|penalty| penalty.points)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(points_after(missed(Some(12))), [12]);
+    assert_eq!(points_after(missed(None)), [10], "v1: 10 points");
+    assert_eq!(points_after(broke(Penalty::Points, Some(7))), [7]);
+    assert_eq!(points_after(broke(Penalty::Points, None)), [10]);
+}
+
+/// Events under today's rules, whose amounts are those of rules version 1,
+/// keep the bytes (and so the hashes) such events always had.
+#[test]
+fn todays_amounts_are_written_only_when_they_differ_from_version_1() {
+    let json = serde_json::to_value(Event::PieceReplaced {
+        seat: SeatIndex(0),
+        round: 1,
+        piece: piece("white-red"),
+        with: piece("blue-blue"),
+        dealt_round: 0,
+        garnets: messages::amount_of(3, messages::recorded_v1::REPLACEMENT_GARNETS),
+    })
+    .unwrap();
+    assert!(json.get("garnets").is_none(), "{json}");
+    assert_eq!(messages::amount_of(4, 3), Some(4));
 }
