@@ -8,7 +8,7 @@ use umpire_storage::{EventStore, GroupCommitLimits};
 
 use uuid::Uuid;
 
-use crate::commands;
+use crate::commands::{self, Done};
 use crate::database;
 use crate::startup::Application;
 
@@ -228,14 +228,6 @@ pub enum Command {
         #[command(flatten)]
         data: DataDir,
     },
-}
-
-/// How a command ended, beyond failing outright.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Done {
-    All,
-    /// Some rows or archives failed; each is reported in the output.
-    InPart,
 }
 
 fn init_tracing() {

@@ -15,11 +15,18 @@ use umpire_service::archives::{archive_of, export_game, import_archive};
 use umpire_service::ErrorBody;
 use umpire_storage::EventStore;
 
-use crate::cli::Done;
 use uuid::Uuid;
 
 // ---------------------------------------------------------------------------
 // The command line.
+
+/// How a command ended, beyond failing outright.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Done {
+    All,
+    /// Some rows or archives failed; each is reported in the output.
+    InPart,
+}
 
 fn pretty(value: &impl serde::Serialize) -> Result<String, String> {
     serde_json::to_string_pretty(value).map_err(|e| e.to_string())

@@ -346,6 +346,11 @@ pub fn all_fields() -> impl Iterator<Item = FieldIndex> {
     0..SEAT_COUNT
 }
 
+/// Cells of `placement` paired with the flowers they receive.
+pub fn planted_cells(piece: Piece, cells: [Cell; 2]) -> [(Cell, Flower); 2] {
+    [(cells[0], piece.first), (cells[1], piece.second)]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -374,9 +379,4 @@ mod tests {
         }
         assert_eq!(counterclockwise_field(SeatIndex(0)), 4);
     }
-}
-
-/// Cells of `placement` paired with the flowers they receive.
-pub fn planted_cells(piece: Piece, cells: [Cell; 2]) -> [(Cell, Flower); 2] {
-    [(cells[0], piece.first), (cells[1], piece.second)]
 }

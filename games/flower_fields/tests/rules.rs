@@ -1279,8 +1279,7 @@ fn garnets_and_points_are_folded_from_the_events_not_from_todays_rules() {
     assert_eq!(garnets_after(vec![broke(Penalty::Garnets, Some(4))]), 6);
     assert_eq!(garnets_after(vec![broke(Penalty::Garnets, None)]), 7);
     let points_after = |event: Event| {
-        let state =
-            umpire_domain::testing::fold::<FlowerFields>(&options, &[setup.clone(), event]);
+        let state = umpire_domain::testing::fold::<FlowerFields>(&options, &[setup.clone(), event]);
         state.seats[0]
             .penalties
             .iter()
