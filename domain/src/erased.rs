@@ -114,6 +114,8 @@ pub struct StatusJson {
 pub trait DynGame: Send + Sync {
     fn id(&self) -> &'static str;
     fn rules_version(&self) -> u32;
+    /// Every way this game refuses an action or options.
+    fn violation_kinds(&self) -> &'static [crate::ViolationKind];
     /// Validates options (`null` means all defaults) and returns them with
     /// every default filled in, as they will be stored.
     fn validate_options(&self, options: &Value) -> Result<Value, GameError>;
@@ -251,6 +253,9 @@ impl<G: Game> DynGame for Erased<G> {
     }
     fn rules_version(&self) -> u32 {
         G::RULES_VERSION
+    }
+    fn violation_kinds(&self) -> &'static [crate::ViolationKind] {
+        G::VIOLATIONS
     }
     fn validate_options(&self, options: &Value) -> Result<Value, GameError> {
         let options = G::validate_options(parse_options::<G>(options)?)?;

@@ -45,6 +45,9 @@ pub trait Game: Send + Sync + 'static {
     /// Bumped whenever a rule changes how an action is decided; recorded with
     /// each event so an audit knows which rules decided it.
     const RULES_VERSION: u32;
+    /// Every way `decide` and `validate_options` can refuse (see
+    /// [`crate::violation_kinds!`]).
+    const VIOLATIONS: &'static [crate::ViolationKind];
 
     type Seat: Seat;
     /// Setup options, as sent by clients. Every field has a default.

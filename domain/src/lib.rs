@@ -23,4 +23,4 @@ pub use game::{Game, ScoreSummary, Status};
 pub use record::{ActorLabel, RecordedEvent};
 pub use rng::GameRng;
 pub use seat::{Actor, Seat, SeatIndex, Viewer};
-pub use violation::Violation;
+pub use violation::{Violation, ViolationKind};

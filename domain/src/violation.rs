@@ -20,7 +20,9 @@ pub struct Violation {
 }
 
 impl Violation {
-    pub fn new(code: &'static str, rule: &'static str, message: impl Into<String>) -> Self {
+    /// Games make violations from a [`ViolationKind`], never from free
+    /// strings: see [`ViolationKind::with`].
+    pub(crate) fn new(code: &'static str, rule: &'static str, message: impl Into<String>) -> Self {
         Violation {
             code,
             message: message.into(),
@@ -29,7 +31,52 @@ impl Violation {
     }
 }
 
-/// Shorthand used by game modules: `Err(violation(CODE, RULE, format!(..)))`.
-pub fn violation(code: &'static str, rule: &'static str, message: impl Into<String>) -> Violation {
-    Violation::new(code, rule, message)
+/// One way a game refuses an action: its stable code, the rule book
+/// section that decides it, and what it means. Every violation is made from
+/// one ([`ViolationKind::with`]), and each game lists all of its own
+/// ([`crate::Game::VIOLATIONS`], declared with [`violation_kinds!`]), so the
+/// list a game publishes is exactly what its `decide` can answer. One code
+/// may be decided by more than one section: it is then one kind per section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ViolationKind {
+    pub code: &'static str,
+    /// The rule book section, e.g. `arboretum §4`: a heading of the
+    /// project's rule reference (`docs/rules/`).
+    pub rule: &'static str,
+    /// One sentence: when an action is refused with this code.
+    pub meaning: &'static str,
+}
+
+impl ViolationKind {
+    /// This refusal, with the sentence naming what was wrong this time.
+    pub fn with(&self, message: impl Into<String>) -> Violation {
+        Violation::new(self.code, self.rule, message)
+    }
+}
+
+/// Declares a game's violation kinds as constants, and `ALL`, the list of
+/// every one of them:
+///
+/// ```
+/// umpire_domain::violation_kinds! {
+///     /// A cell already holds a card.
+///     CELL_OCCUPIED = ("demo.cell_occupied", "demo §4", "The cell already holds a card.");
+/// }
+/// assert_eq!(ALL, &[CELL_OCCUPIED]);
+/// assert_eq!(CELL_OCCUPIED.with("D5 is taken.").code, "demo.cell_occupied");
+/// ```
+#[macro_export]
+macro_rules! violation_kinds {
+    ($( $(#[$attr:meta])* $name:ident = ($code:expr, $rule:expr, $meaning:expr); )+) => {
+        $(
+            $(#[$attr])*
+            pub const $name: $crate::ViolationKind = $crate::ViolationKind {
+                code: $code,
+                rule: $rule,
+                meaning: $meaning,
+            };
+        )+
+        /// Every way this game refuses an action.
+        pub const ALL: &[$crate::ViolationKind] = &[$($name),+];
+    };
 }

@@ -2,11 +2,12 @@
 //! automatic consequences (forced skips, end of round, next deal, game end)
 //! are returned by the same call.
 
-use umpire_domain::{Actor, Violation};
+use umpire_domain::{Actor, Violation, ViolationKind};
 
 use crate::apply::apply;
 use crate::cards::ArboretumCard;
 use crate::cells::ArboretumCell;
+use crate::codes;
 use crate::model::{
     ArboretumAction, ArboretumEvent, ArboretumGroup, ArboretumPlan, ArboretumRevealedBids,
     ArboretumSeat, ArboretumSkipReason, ArboretumTotals,
@@ -17,14 +18,8 @@ use crate::state::{
 };
 use crate::turn_order::turn_order;
 
-const SETUP: &str = "arboretum §2";
-const ROUND: &str = "arboretum §3";
-const BIDDING: &str = "arboretum §3.2";
-const PLAYING: &str = "arboretum §3.4";
-const ACTIONS: &str = "arboretum §4";
-
-fn refuse<T>(code: &'static str, rule: &'static str, message: String) -> Result<T, Violation> {
-    Err(Violation::new(code, rule, message))
+fn refuse<T>(kind: ViolationKind, message: String) -> Result<T, Violation> {
+    Err(kind.with(message))
 }
 
 /// The state as the events so far leave it, and those events.
@@ -54,8 +49,7 @@ pub fn decide(
 ) -> Result<Vec<ArboretumEvent>, Violation> {
     if state.phase == ArboretumPhase::Finished {
         return refuse(
-            "arboretum.game_over",
-            ROUND,
+            codes::GAME_OVER,
             format!("The game ended after round {LAST_ROUND}; no action is possible."),
         );
     }
@@ -63,16 +57,14 @@ pub fn decide(
     match (actor, action) {
         (Actor::Seat(seat), ArboretumAction::Timeout { .. }) => {
             return refuse(
-                "arboretum.umpire_only",
-                PLAYING,
+                codes::UMPIRE_ONLY,
                 format!("Only the umpire may time a seat out, not {seat:?}."),
             );
         }
         (Actor::Umpire, ArboretumAction::Timeout { seat }) => timeout(&mut outcome, *seat)?,
         (Actor::Umpire, _) => {
             return refuse(
-                "arboretum.not_a_seat_action",
-                PLAYING,
+                codes::NOT_A_SEAT_ACTION,
                 "The umpire may only send timeouts; seat actions come from seats.".into(),
             );
         }
@@ -90,8 +82,7 @@ fn seat_action(
         ArboretumAction::ChooseStart { seat: chosen } => choose_start(outcome, seat, *chosen),
         ArboretumAction::Bid { groups } => bid(outcome, seat, groups),
         ArboretumAction::Timeout { .. } => refuse(
-            "arboretum.umpire_only",
-            PLAYING,
+            codes::UMPIRE_ONLY,
             "Only the umpire may send a timeout.".into(),
         ),
         turn_action => play_turn(outcome, seat, turn_action),
@@ -100,8 +91,7 @@ fn seat_action(
 
 fn wrong_phase<T>(state: &ArboretumState, what: &str) -> Result<T, Violation> {
     refuse(
-        "arboretum.wrong_phase",
-        ROUND,
+        codes::WRONG_PHASE,
         format!(
             "{what} is not possible while the game is in its {} phase.",
             state.phase.name()
@@ -122,8 +112,7 @@ fn choose_start(
     let holder = outcome.state.options.dm_advantage;
     if seat != holder {
         return refuse(
-            "arboretum.not_your_turn",
-            SETUP,
+            codes::NOT_YOUR_TURN_TO_CHOOSE_START,
             format!("Only the DM Advantage holder ({holder:?}) chooses the starting player."),
         );
     }
@@ -159,8 +148,7 @@ fn bid(
     }
     if let Some(position) = groups.iter().position(|group| group.size == 0) {
         return refuse(
-            "arboretum.bid_group_empty",
-            BIDDING,
+            codes::BID_GROUP_EMPTY,
             format!(
                 "Group {} has 0 parrots; every group needs at least one.",
                 position + 1
@@ -169,8 +157,7 @@ fn bid(
     }
     if let Some(pair) = groups.windows(2).find(|pair| pair[1].size > pair[0].size) {
         return refuse(
-            "arboretum.bid_not_non_increasing",
-            BIDDING,
+            codes::BID_NOT_NON_INCREASING,
             format!(
                 "A group of {} follows a group of {}; sizes must not increase.",
                 pair[1].size, pair[0].size
@@ -181,8 +168,7 @@ fn bid(
     let usable = state.usable_parrots(seat);
     if total > u32::from(usable) {
         return refuse(
-            "arboretum.bid_too_many_parrots",
-            BIDDING,
+            codes::BID_TOO_MANY_PARROTS,
             format!("The bid uses {total} parrots but {seat:?} may use only {usable} this round."),
         );
     }
@@ -282,8 +268,7 @@ fn timeout(outcome: &mut Outcome, seat: ArboretumSeat) -> Result<(), Violation> 
         ArboretumPhase::Bidding => {
             if state.bids[seat.index()].is_some() {
                 return refuse(
-                    "arboretum.timeout_not_applicable",
-                    BIDDING,
+                    codes::TIMEOUT_AFTER_BID,
                     format!(
                         "{seat:?} has already bid this round and cannot be timed out of bidding."
                     ),
@@ -298,8 +283,7 @@ fn timeout(outcome: &mut Outcome, seat: ArboretumSeat) -> Result<(), Violation> 
             let current = state.current_turn().map(|turn| turn.seat);
             if current != Some(seat) {
                 return refuse(
-                    "arboretum.timeout_not_applicable",
-                    PLAYING,
+                    codes::TIMEOUT_NOT_THEIR_TURN,
                     format!("It is not {seat:?}'s turn, so its clock is not running."),
                 );
             }
@@ -346,8 +330,7 @@ fn play_turn(
     };
     if turn.seat != seat {
         return refuse(
-            "arboretum.not_your_turn",
-            PLAYING,
+            codes::NOT_YOUR_TURN,
             format!("It is {:?}'s turn, not {seat:?}'s.", turn.seat),
         );
     }
@@ -361,8 +344,7 @@ fn play_turn(
     if let Some(needed_plan) = needed_plan {
         if needed_plan != turn.plan {
             return refuse(
-                "arboretum.plan_mismatch",
-                ACTIONS,
+                codes::PLAN_MISMATCH,
                 format!(
                     "{name} needs a {needed_plan:?} group, but this turn's group planned {:?}.",
                     turn.plan
@@ -398,8 +380,7 @@ fn special_available(
 ) -> Result<(), Violation> {
     match taken_by {
         Some(by) => refuse(
-            "arboretum.special_already_taken",
-            ACTIONS,
+            codes::SPECIAL_ALREADY_TAKEN,
             format!(
                 "{by:?} already took the {name} action in round {}.",
                 state.round
@@ -416,13 +397,11 @@ fn check_planting(
 ) -> Result<(), Violation> {
     match state.player(seat).planting_problem(cell) {
         Some(PlantingProblem::Occupied) => refuse(
-            "arboretum.cell_occupied",
-            ACTIONS,
+            codes::CELL_OCCUPIED,
             format!("{cell} already holds a tree."),
         ),
         Some(PlantingProblem::NotAdjacent) => refuse(
-            "arboretum.cell_not_adjacent",
-            ACTIONS,
+            codes::CELL_NOT_ADJACENT,
             format!("{cell} is not orthogonally adjacent to any planted card."),
         ),
         None => Ok(()),
@@ -432,8 +411,7 @@ fn check_planting(
 fn check_not_full(state: &ArboretumState, seat: ArboretumSeat) -> Result<(), Violation> {
     if state.player(seat).arboretum_is_full() {
         return refuse(
-            "arboretum.arboretum_full",
-            ACTIONS,
+            codes::ARBORETUM_FULL,
             format!("{seat:?}'s arboretum is full: all 36 cells hold trees."),
         );
     }
@@ -449,8 +427,7 @@ fn plant(
     check_not_full(state, seat)?;
     if !state.offering_area.contains(&card) {
         return refuse(
-            "arboretum.card_not_in_offering",
-            ACTIONS,
+            codes::CARD_NOT_IN_OFFERING,
             format!("{card} is not in the offering area."),
         );
     }
@@ -468,8 +445,7 @@ fn dig(
     check_not_full(state, seat)?;
     if !state.refuse_pile.contains(&card) {
         return refuse(
-            "arboretum.card_not_in_refuse",
-            ACTIONS,
+            codes::CARD_NOT_IN_REFUSE,
             format!("{card} is not in the refuse pile."),
         );
     }
@@ -485,37 +461,20 @@ fn take(
 ) -> Result<ArboretumEvent, Violation> {
     if !state.offering_area.contains(&card) {
         return refuse(
-            "arboretum.card_not_in_offering",
-            ACTIONS,
+            codes::CARD_NOT_IN_OFFERING,
             format!("{card} is not in the offering area."),
         );
     }
     let board = &state.player(seat).ad_board;
     let overfull = board.len() + 1 > AD_BOARD_CAPACITY;
     match (overfull, discard) {
-        (true, None) => refuse(
-            "arboretum.discard_required",
-            ACTIONS,
-            format!("Taking {card} puts an eighth card on the ad board, so a discard is required."),
-        ),
-        (true, Some(discard)) if discard == card => refuse(
-            "arboretum.discard_is_taken_card",
-            ACTIONS,
-            format!("{card} was just taken and cannot be the discard."),
-        ),
-        (true, Some(discard)) if !board.contains(&discard) => refuse(
-            "arboretum.card_not_on_ad_board",
-            ACTIONS,
-            format!("{discard} is not on {seat:?}'s ad board."),
-        ),
-        (false, Some(discard)) => refuse(
-            "arboretum.discard_not_allowed",
-            ACTIONS,
-            format!(
+        (true, None) => refuse(codes::DISCARD_REQUIRED, format!("Taking {card} puts an eighth card on the ad board, so a discard is required.")),
+        (true, Some(discard)) if discard == card => refuse(codes::DISCARD_IS_TAKEN_CARD, format!("{card} was just taken and cannot be the discard.")),
+        (true, Some(discard)) if !board.contains(&discard) => refuse(codes::CARD_NOT_ON_AD_BOARD, format!("{discard} is not on {seat:?}'s ad board.")),
+        (false, Some(discard)) => refuse(codes::DISCARD_NOT_ALLOWED, format!(
                 "The ad board holds {} cards after taking {card}, so {discard} may not be discarded.",
                 board.len() + 1
-            ),
-        ),
+            )),
         _ => Ok(ArboretumEvent::CardTaken {
             seat,
             card,
@@ -543,18 +502,14 @@ fn hire(
                 } else {
                     format!("{card} is not on {seat:?}'s ad board.")
                 };
-                return refuse("arboretum.card_not_on_ad_board", ACTIONS, problem);
+                return refuse(codes::CARD_NOT_ON_AD_BOARD, problem);
             }
         }
     }
     let total: u32 = cards.iter().map(|card| u32::from(card.number())).sum();
     let needed = u32::from(player.parrots) + 1;
     if total < needed {
-        return refuse(
-            "arboretum.hire_total_too_low",
-            ACTIONS,
-            format!("The discarded cards total {total}, but hiring with {} parrots needs at least {needed}.", player.parrots),
-        );
+        return refuse(codes::HIRE_TOTAL_TOO_LOW, format!("The discarded cards total {total}, but hiring with {} parrots needs at least {needed}.", player.parrots));
     }
     Ok(ArboretumEvent::ParrotHired {
         seat,

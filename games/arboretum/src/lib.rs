@@ -37,6 +37,7 @@
 mod apply;
 pub mod cards;
 pub mod cells;
+pub mod codes;
 mod decide;
 mod legal;
 pub mod model;
@@ -70,6 +71,7 @@ pub struct Arboretum;
 impl Game for Arboretum {
     const ID: &'static str = "arboretum";
     const RULES_VERSION: u32 = 1;
+    const VIOLATIONS: &'static [umpire_domain::ViolationKind] = codes::ALL;
 
     type Seat = ArboretumSeat;
     type Options = ArboretumOptions;

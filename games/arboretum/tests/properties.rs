@@ -495,11 +495,9 @@ fn the_refusal_check_catches_a_message_naming_an_undealt_card() {
         .into_iter()
         .find(|card| *card != ArboretumCard::of("P1"))
         .expect("an undealt card");
-    let leaky = Violation::new(
-        "arboretum.card_not_in_offering",
-        "arboretum §4",
-        format!("P1 is not in the offering area; {next} comes next."),
-    );
+    let leaky = umpire_arboretum::codes::CARD_NOT_IN_OFFERING.with(format!(
+        "P1 is not in the offering area; {next} comes next."
+    ));
     let caught = std::panic::catch_unwind(|| {
         assert_refusal_names_no_secret(
             &table.state,
@@ -518,11 +516,7 @@ fn the_refusal_check_catches_a_message_naming_an_undealt_card() {
 #[test]
 fn the_refusal_check_catches_a_message_naming_a_hidden_plan() {
     let table = a_table_with_a_hidden_bid();
-    let leaky = Violation::new(
-        "arboretum.wrong_phase",
-        "arboretum §3",
-        "Red leads with a Garden group.",
-    );
+    let leaky = umpire_arboretum::codes::WRONG_PHASE.with("Red leads with a Garden group.");
     let caught = std::panic::catch_unwind(|| {
         assert_refusal_names_no_secret(
             &table.state,

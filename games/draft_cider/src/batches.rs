@@ -2,13 +2,11 @@
 //! batch scores (rule book §3).
 
 use serde::{Deserialize, Serialize};
-use umpire_domain::violation::violation;
 use umpire_domain::Violation;
 
 use crate::cards::{DraftCiderCard, DraftCiderColour};
+use crate::codes;
 use crate::options::{DraftCiderBrokenTree, DraftCiderOptions};
-
-const RULE: &str = "draft_cider §3";
 
 /// One of the eight batches every player has (§3).
 #[derive(
@@ -202,43 +200,27 @@ pub fn check_placement(
     let completes_pair = cards.len() % 2 == 1;
     match batch {
         DraftCiderBatch::Monochrome => match orchard.monochrome_colour() {
-            Some(colour) if colour != card.colour() => Err(violation(
-                "draft_cider.monochrome_colour",
-                RULE,
-                format!("{card} is not {colour}, the colour of this Monochrome batch."),
-            )),
+            Some(colour) if colour != card.colour() => Err(codes::MONOCHROME_COLOUR.with(format!("{card} is not {colour}, the colour of this Monochrome batch."))),
             _ => Ok(()),
         },
         DraftCiderBatch::Feather => match feather_chain(cards) {
             Some(chain) if !chain.matches_sweetness(card) && !chain.matches_height(card) => {
-                Err(violation(
-                    "draft_cider.feather_mismatch",
-                    RULE,
-                    format!(
+                Err(codes::FEATHER_MISMATCH.with(format!(
                         "{card} matches neither live attribute of the Feather chain ({}).",
                         describe_chain(chain)
-                    ),
-                ))
+                    )))
             }
             _ => Ok(()),
         },
         DraftCiderBatch::SpecialTree => {
             if let Some(tree) = cards.first() {
-                return Err(violation(
-                    "draft_cider.special_tree_occupied",
-                    RULE,
-                    format!("{card} cannot go to the Special Colour Tree: it already holds {tree}."),
-                ));
+                return Err(codes::SPECIAL_TREE_OCCUPIED.with(format!("{card} cannot go to the Special Colour Tree: it already holds {tree}.")));
             }
             if orchard.has_colour_outside_bad_and_tree(card.colour()) {
-                return Err(violation(
-                    "draft_cider.special_tree_colour_used",
-                    RULE,
-                    format!(
+                return Err(codes::SPECIAL_TREE_COLOUR_USED.with(format!(
                         "{card} cannot start a Special Colour Tree: a {} card already lies outside the Bad batch.",
                         card.colour()
-                    ),
-                ));
+                    )));
             }
             Ok(())
         }
@@ -247,25 +229,17 @@ pub fn check_placement(
             let lowest = sweetness.clone().chain([card.sweetness()]).min();
             let highest = sweetness.chain([card.sweetness()]).max();
             match (lowest, highest) {
-                (Some(lowest), Some(highest)) if highest - lowest > 1 => Err(violation(
-                    "draft_cider.unlucky_spread",
-                    RULE,
-                    format!(
+                (Some(lowest), Some(highest)) if highest - lowest > 1 => Err(codes::UNLUCKY_SPREAD.with(format!(
                         "{card} would spread the Unlucky batch's sweetness from {lowest} to {highest}, more than 1 apart."
-                    ),
-                )),
+                    ))),
                 _ => Ok(()),
             }
         }
         DraftCiderBatch::Fortepiano => match last {
             Some(first_of_pair) if completes_pair && first_of_pair.height() == card.height() => {
-                Err(violation(
-                    "draft_cider.fortepiano_same_height",
-                    RULE,
-                    format!(
+                Err(codes::FORTEPIANO_SAME_HEIGHT.with(format!(
                         "{card} has the same height as {first_of_pair}, the card it would pair with in Fortepiano Height."
-                    ),
-                ))
+                    )))
             }
             _ => Ok(()),
         },
@@ -273,24 +247,16 @@ pub fn check_placement(
             Some(first_of_pair)
                 if completes_pair && first_of_pair.sweetness() != card.sweetness() =>
             {
-                Err(violation(
-                    "draft_cider.sweet_couple_mismatch",
-                    RULE,
-                    format!(
+                Err(codes::SWEET_COUPLE_MISMATCH.with(format!(
                         "{card} does not have the sweetness of {first_of_pair}, the card it would pair with in Sweet Couple."
-                    ),
-                ))
+                    )))
             }
             _ => Ok(()),
         },
         DraftCiderBatch::Steady => match last {
-            Some(previous) if previous.height().abs_diff(card.height()) > 1 => Err(violation(
-                "draft_cider.steady_step",
-                RULE,
-                format!(
+            Some(previous) if previous.height().abs_diff(card.height()) > 1 => Err(codes::STEADY_STEP.with(format!(
                     "{card} is not within one height of {previous}, the previous card of Steady Height."
-                ),
-            )),
+                ))),
             _ => Ok(()),
         },
         DraftCiderBatch::Bad => Ok(()),

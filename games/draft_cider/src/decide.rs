@@ -2,18 +2,16 @@
 //! act, and the legal actions (rule book §2–§4).
 
 use rand::seq::SliceRandom;
-use umpire_domain::violation::violation;
 use umpire_domain::{Actor, GameRng, SeatIndex, Status, Violation};
 
 use crate::apply::apply;
 use crate::batches::{check_placement, DraftCiderBatch};
 use crate::cards::{full_deck, DraftCiderCard};
+use crate::codes;
 use crate::messages::{DraftCiderAction, DraftCiderEvent};
 use crate::options::{DraftCiderOptions, RoundNumbers};
 use crate::score::{seat_scores, winners};
 use crate::state::DraftCiderState;
-
-const DRAFT_RULE: &str = "draft_cider §2";
 
 /// The setup record, the shuffled deck (umpire-only) and the first round's deal.
 pub fn setup(options: &DraftCiderOptions, rng: &mut GameRng) -> Vec<DraftCiderEvent> {
@@ -58,19 +56,15 @@ pub fn decide(
     match action {
         DraftCiderAction::Pick { card, batch } => {
             let Actor::Seat(seat) = actor else {
-                return Err(violation(
-                    "draft_cider.not_a_seat_action",
-                    DRAFT_RULE,
-                    format!("The umpire cannot pick {card}: picks are made by the seat whose turn it is."),
-                ));
+                return Err(codes::NOT_A_SEAT_ACTION.with(format!(
+                    "The umpire cannot pick {card}: picks are made by the seat whose turn it is."
+                )));
             };
             check_may_pick(state, seat)?;
             if !state.communal_hand.contains(card) {
-                return Err(violation(
-                    "draft_cider.card_not_in_hand",
-                    DRAFT_RULE,
-                    format!("{card} is not in the communal hand."),
-                ));
+                return Err(
+                    codes::CARD_NOT_IN_HAND.with(format!("{card} is not in the communal hand."))
+                );
             }
             let orchard = state
                 .orchard(seat)
@@ -88,14 +82,10 @@ pub fn decide(
         }
         DraftCiderAction::Timeout { seat } => {
             if let Actor::Seat(sender) = actor {
-                return Err(violation(
-                    "draft_cider.umpire_only",
-                    DRAFT_RULE,
-                    format!(
-                        "Seat {} cannot declare a timeout for seat {}: only the umpire can.",
-                        sender.0, seat.0
-                    ),
-                ));
+                return Err(codes::UMPIRE_ONLY.with(format!(
+                    "Seat {} cannot declare a timeout for seat {}: only the umpire can.",
+                    sender.0, seat.0
+                )));
             }
             check_may_pick(state, *seat)?;
             // Bad always accepts (§3), so the forced pick is always legal.
@@ -119,11 +109,10 @@ pub fn decide(
 /// exists and it is its turn.
 fn check_may_pick(state: &DraftCiderState, seat: SeatIndex) -> Result<(), Violation> {
     if state.finished {
-        return Err(violation(
-            "draft_cider.game_over",
-            "draft_cider §4",
-            format!("Seat {} cannot pick: the last round is over.", seat.0),
-        ));
+        return Err(codes::GAME_OVER.with(format!(
+            "Seat {} cannot pick: the last round is over.",
+            seat.0
+        )));
     }
     if state.round == 0 {
         return Err(not_started());
@@ -132,35 +121,23 @@ fn check_may_pick(state: &DraftCiderState, seat: SeatIndex) -> Result<(), Violat
         return Err(unknown_seat(state, seat));
     }
     if seat != state.picker {
-        return Err(violation(
-            "draft_cider.not_your_turn",
-            DRAFT_RULE,
-            format!(
-                "It is seat {}'s pick, not seat {}'s.",
-                state.picker.0, seat.0
-            ),
-        ));
+        return Err(codes::NOT_YOUR_TURN.with(format!(
+            "It is seat {}'s pick, not seat {}'s.",
+            state.picker.0, seat.0
+        )));
     }
     Ok(())
 }
 
 fn not_started() -> Violation {
-    violation(
-        "draft_cider.not_started",
-        DRAFT_RULE,
-        "No round has been dealt yet, so there is nothing to pick.",
-    )
+    codes::NOT_STARTED.with("No round has been dealt yet, so there is nothing to pick.")
 }
 
 fn unknown_seat(state: &DraftCiderState, seat: SeatIndex) -> Violation {
-    violation(
-        "draft_cider.unknown_seat",
-        DRAFT_RULE,
-        format!(
-            "Seat {} does not exist in this {}-player game.",
-            seat.0, state.players
-        ),
-    )
+    codes::UNKNOWN_SEAT.with(format!(
+        "Seat {} does not exist in this {}-player game.",
+        seat.0, state.players
+    ))
 }
 
 /// The pick plus what follows from it automatically: the next round's deal

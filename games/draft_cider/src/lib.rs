@@ -51,6 +51,7 @@
 mod apply;
 pub mod batches;
 pub mod cards;
+pub mod codes;
 mod decide;
 pub mod messages;
 pub mod options;
@@ -77,6 +78,7 @@ pub struct DraftCider;
 impl Game for DraftCider {
     const ID: &'static str = "draft_cider";
     const RULES_VERSION: u32 = 1;
+    const VIOLATIONS: &'static [umpire_domain::ViolationKind] = codes::ALL;
 
     type Seat = SeatIndex;
     type Options = DraftCiderOptions;

@@ -1,7 +1,7 @@
 //! Setup options and the round structure they imply (rule book §2, §6).
 
+use crate::codes;
 use serde::{Deserialize, Serialize};
-use umpire_domain::violation::violation;
 use umpire_domain::{SeatIndex, Violation};
 
 /// The fewest and most players Draft & Cider is played with (§ header).
@@ -102,25 +102,17 @@ impl RoundNumbers {
 /// Refuses a player count outside 1–6 or a first picker who is not a seat.
 pub fn validate(options: DraftCiderOptions) -> Result<DraftCiderOptions, Violation> {
     if !(FEWEST_PLAYERS..=MOST_PLAYERS).contains(&options.players) {
-        return Err(violation(
-            "draft_cider.invalid_option",
-            "draft_cider §6",
-            format!(
-                "players must be between {FEWEST_PLAYERS} and {MOST_PLAYERS}, not {}.",
-                options.players
-            ),
-        ));
+        return Err(codes::INVALID_PLAYERS.with(format!(
+            "players must be between {FEWEST_PLAYERS} and {MOST_PLAYERS}, not {}.",
+            options.players
+        )));
     }
     if options.first_picker >= options.players {
-        return Err(violation(
-            "draft_cider.invalid_option",
-            "draft_cider §2",
-            format!(
-                "first_picker {} is not one of the seats 0–{}.",
-                options.first_picker,
-                options.players - 1
-            ),
-        ));
+        return Err(codes::INVALID_FIRST_PICKER.with(format!(
+            "first_picker {} is not one of the seats 0–{}.",
+            options.first_picker,
+            options.players - 1
+        )));
     }
     Ok(options)
 }

@@ -480,11 +480,8 @@ fn the_refusal_check_catches_a_message_naming_an_undealt_card() {
         batch: DraftCiderBatch::Bad,
     })
     .expect("action");
-    let leaky = Violation::new(
-        "draft_cider.not_your_turn",
-        "draft_cider §2",
-        format!("Not your turn; {next} is dealt next round."),
-    );
+    let leaky: Violation = umpire_draft_cider::codes::NOT_YOUR_TURN
+        .with(format!("Not your turn; {next} is dealt next round."));
     let caught = std::panic::catch_unwind(|| {
         assert_refusal_names_no_secret(&state, &leaky, &sent, "fabricated")
     });

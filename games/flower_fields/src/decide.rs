@@ -2,10 +2,10 @@
 //! automatic consequences (round resolution, next deal, the end).
 
 use rand::seq::SliceRandom;
-use umpire_domain::violation::violation;
 use umpire_domain::{Actor, GameRng, SeatIndex, Violation};
 
 use crate::apply::apply;
+use crate::codes;
 use crate::flowers::{
     all_fields, all_seats, clockwise_field, field_due, managers, other_manager, placer_of,
     FieldIndex, Piece, BREAK_GARNETS, BREAK_POINTS, LAST_REPLACEABLE_DEAL_ROUND, LAST_ROUND,
@@ -17,27 +17,6 @@ use crate::messages::{
 use crate::options::Options;
 use crate::score::{final_totals, garnets_earned, result_for};
 use crate::state::{FieldState, Phase, State};
-
-pub const NOT_IN_HAND: &str = "flower_fields.not_in_hand";
-pub const PIECE_OVERDUE: &str = "flower_fields.piece_overdue";
-pub const WRONG_FIELD: &str = "flower_fields.wrong_field";
-pub const CELLS_NOT_ADJACENT: &str = "flower_fields.cells_not_adjacent";
-pub const CELL_OCCUPIED: &str = "flower_fields.cell_occupied";
-pub const BREAK_NOT_NEEDED: &str = "flower_fields.break_not_needed";
-pub const ALREADY_SUBMITTED: &str = "flower_fields.already_submitted";
-pub const REPLACEMENT_NOT_ALLOWED: &str = "flower_fields.replacement_not_allowed";
-pub const MISSING_REVEALED_PIECE: &str = "flower_fields.missing_revealed_piece";
-pub const GAME_OVER: &str = "flower_fields.game_over";
-// Finer codes.
-pub const SAME_CELL: &str = "flower_fields.same_cell";
-pub const NO_REVEALED_PIECE: &str = "flower_fields.no_revealed_piece";
-pub const SUBMISSION_MISSED: &str = "flower_fields.submission_missed";
-pub const UMPIRE_ONLY: &str = "flower_fields.umpire_only";
-pub const NOT_A_SEAT_ACTION: &str = "flower_fields.not_a_seat_action";
-pub const NO_SUCH_SEAT: &str = "flower_fields.no_such_seat";
-pub const NOT_A_CANDIDATE: &str = "flower_fields.not_a_candidate";
-pub const NO_CANDIDATE_TIE: &str = "flower_fields.no_candidate_tie";
-pub const NOT_STARTED: &str = "flower_fields.not_started";
 
 /// §2: every seat's bag shuffled once; round 0 and round 1 dealt from it.
 pub fn setup(options: &Options, rng: &mut GameRng) -> Vec<Event> {
@@ -327,66 +306,43 @@ fn seat_actor(actor: Actor<SeatIndex>) -> Result<SeatIndex, Violation> {
     match actor {
         Actor::Seat(seat) if seat.0 < SEAT_COUNT => Ok(seat),
         Actor::Seat(seat) => Err(no_such_seat(seat)),
-        Actor::Umpire => Err(violation(
-            NOT_A_SEAT_ACTION,
-            "flower_fields §1",
-            "Submissions and replacements are made by a seat, not by the umpire.",
-        )),
+        Actor::Umpire => Err(codes::NOT_A_SEAT_ACTION
+            .with("Submissions and replacements are made by a seat, not by the umpire.")),
     }
 }
 
 fn umpire_actor(actor: Actor<SeatIndex>) -> Result<(), Violation> {
     match actor {
         Actor::Umpire => Ok(()),
-        Actor::Seat(seat) => Err(violation(
-            UMPIRE_ONLY,
-            "flower_fields §5",
-            format!("Seat {} cannot send an umpire action.", seat.0),
-        )),
+        Actor::Seat(seat) => {
+            Err(codes::UMPIRE_ONLY.with(format!("Seat {} cannot send an umpire action.", seat.0)))
+        }
     }
 }
 
 fn no_such_seat(seat: SeatIndex) -> Violation {
-    violation(
-        NO_SUCH_SEAT,
-        "flower_fields §1",
-        format!("Seat {} does not exist: seats are 0 to 4.", seat.0),
-    )
+    codes::NO_SUCH_SEAT.with(format!("Seat {} does not exist: seats are 0 to 4.", seat.0))
 }
 
 fn game_over() -> Violation {
-    violation(
-        GAME_OVER,
-        "flower_fields §7",
-        "The game is over after round 12.",
-    )
+    codes::GAME_OVER.with("The game is over after round 12.")
 }
 
 /// The checks shared by every seat action during a round.
 fn require_open_round(state: &State, seat: SeatIndex) -> Result<(), Violation> {
     match state.phase {
         Phase::Submitting => {}
-        Phase::Setup => {
-            return Err(violation(
-                NOT_STARTED,
-                "flower_fields §1",
-                "The game has not been set up yet.",
-            ))
-        }
+        Phase::Setup => return Err(codes::NOT_STARTED.with("The game has not been set up yet.")),
         Phase::ChoosingCandidate | Phase::Finished => return Err(game_over()),
     }
     if state
         .seat(seat)
         .is_some_and(|seat_state| seat_state.missed_this_round)
     {
-        return Err(violation(
-            SUBMISSION_MISSED,
-            "flower_fields §5",
-            format!(
-                "Seat {} already missed its submission for round {}.",
-                seat.0, state.round
-            ),
-        ));
+        return Err(codes::SUBMISSION_MISSED.with(format!(
+            "Seat {} already missed its submission for round {}.",
+            seat.0, state.round
+        )));
     }
     Ok(())
 }
@@ -404,36 +360,24 @@ fn submit(
     };
     let round = state.round;
     if seat_state.submission.is_some() && !replaces_previous {
-        return Err(violation(
-            ALREADY_SUBMITTED,
-            "flower_fields §1",
-            format!(
+        return Err(codes::ALREADY_SUBMITTED.with(format!(
                 "Seat {} already submitted for round {round}; send replaces_previous: true to change it.",
                 seat.0
-            ),
-        ));
+            )));
     }
     let due = field_due(seat, round);
     if submission.field != due {
-        return Err(violation(
-            WRONG_FIELD,
-            "flower_fields §1",
-            format!(
-                "Seat {} plays into field {due} in round {round}, not field {}.",
-                seat.0, submission.field
-            ),
-        ));
+        return Err(codes::WRONG_FIELD.with(format!(
+            "Seat {} plays into field {due} in round {round}, not field {}.",
+            seat.0, submission.field
+        )));
     }
     // §2: the piece comes from the hand, and an overdue piece is the only choice.
     let Some(position) = seat_state.hand_position_of(&submission.piece) else {
-        return Err(violation(
-            NOT_IN_HAND,
-            "flower_fields §2",
-            format!(
-                "Seat {} does not hold the piece {}.",
-                seat.0, submission.piece
-            ),
-        ));
+        return Err(codes::NOT_IN_HAND.with(format!(
+            "Seat {} does not hold the piece {}.",
+            seat.0, submission.piece
+        )));
     };
     if let Some(oldest) = seat_state.oldest_position() {
         let overdue = seat_state
@@ -442,23 +386,15 @@ fn submit(
             .filter(|held| held.play_by_round <= round);
         if let Some(overdue) = overdue {
             if oldest != position {
-                return Err(violation(
-                    PIECE_OVERDUE,
-                    "flower_fields §2",
-                    format!(
-                        "The piece {} dealt in round {} must be played by round {round}, not {}.",
-                        overdue.piece, overdue.dealt_round, submission.piece
-                    ),
-                ));
+                return Err(codes::PIECE_OVERDUE.with(format!(
+                    "The piece {} dealt in round {} must be played by round {round}, not {}.",
+                    overdue.piece, overdue.dealt_round, submission.piece
+                )));
             }
         }
     }
     let Some(field_state) = state.field(due) else {
-        return Err(violation(
-            WRONG_FIELD,
-            "flower_fields §1",
-            format!("Field {due} does not exist."),
-        ));
+        return Err(codes::WRONG_FIELD.with(format!("Field {due} does not exist.")));
     };
     let mut working_field = field_state.clone();
     // §5: the revealed piece goes in first, in the same submission.
@@ -471,24 +407,16 @@ fn submit(
             place(&mut working_field, &placement);
         }
         (Some(pending), _) => {
-            return Err(violation(
-                MISSING_REVEALED_PIECE,
-                "flower_fields §5",
-                format!(
-                    "The piece {} revealed by seat {} must be placed in field {due} first.",
-                    pending.piece, pending.from_seat.0
-                ),
-            ))
+            return Err(codes::MISSING_REVEALED_PIECE.with(format!(
+                "The piece {} revealed by seat {} must be placed in field {due} first.",
+                pending.piece, pending.from_seat.0
+            )))
         }
         (None, Some(placement)) => {
-            return Err(violation(
-                NO_REVEALED_PIECE,
-                "flower_fields §5",
-                format!(
-                    "No revealed piece {} waits in field {due}.",
-                    placement.piece
-                ),
-            ))
+            return Err(codes::NO_REVEALED_PIECE.with(format!(
+                "No revealed piece {} waits in field {due}.",
+                placement.piece
+            )))
         }
         (None, None) => {}
     }
@@ -514,35 +442,23 @@ fn submit(
 fn check_placement(field: &FieldState, placement: &Placement, what: &str) -> Result<(), Violation> {
     let [first, second] = placement.cells;
     if first == second {
-        return Err(violation(
-            SAME_CELL,
-            "flower_fields §3",
-            format!(
-                "The {what} {} names the cell {first} twice.",
-                placement.piece
-            ),
-        ));
+        return Err(codes::SAME_CELL.with(format!(
+            "The {what} {} names the cell {first} twice.",
+            placement.piece
+        )));
     }
     for cell in placement.cells {
         if !field.is_empty_at(cell) {
-            return Err(violation(
-                CELL_OCCUPIED,
-                "flower_fields §3",
-                format!("The cell {cell} is already planted."),
-            ));
+            return Err(codes::CELL_OCCUPIED.with(format!("The cell {cell} is already planted.")));
         }
     }
     let must_break = field.must_break();
     if placement.broken {
         if !must_break {
-            return Err(violation(
-                BREAK_NOT_NEEDED,
-                "flower_fields §3",
-                format!(
-                    "The {what} {} cannot be broken: the field still has two adjacent empty cells.",
-                    placement.piece
-                ),
-            ));
+            return Err(codes::BREAK_NOT_NEEDED.with(format!(
+                "The {what} {} cannot be broken: the field still has two adjacent empty cells.",
+                placement.piece
+            )));
         }
     } else if !first.is_adjacent_to(second) {
         let hint = if must_break {
@@ -550,11 +466,9 @@ fn check_placement(field: &FieldState, placement: &Placement, what: &str) -> Res
         } else {
             ""
         };
-        return Err(violation(
-            CELLS_NOT_ADJACENT,
-            "flower_fields §3",
-            format!("The cells {first} and {second} are not orthogonally adjacent{hint}."),
-        ));
+        return Err(codes::CELLS_NOT_ADJACENT.with(format!(
+            "The cells {first} and {second} are not orthogonally adjacent{hint}."
+        )));
     }
     Ok(())
 }
@@ -578,21 +492,15 @@ fn replace_piece(
         return Err(no_such_seat(seat));
     };
     if seat_state.submission.is_some() {
-        return Err(violation(
-            ALREADY_SUBMITTED,
-            "flower_fields §6",
-            format!(
-                "Seat {} already submitted for round {}; replace {piece} before submitting.",
-                seat.0, state.round
-            ),
-        ));
+        return Err(codes::ALREADY_SUBMITTED_BEFORE_REPLACING.with(format!(
+            "Seat {} already submitted for round {}; replace {piece} before submitting.",
+            seat.0, state.round
+        )));
     }
     if !state.piece_replacement {
-        return Err(violation(
-            REPLACEMENT_NOT_ALLOWED,
-            "flower_fields §6",
-            format!("The piece-replacement ruling is not in force, so {piece} cannot be replaced."),
-        ));
+        return Err(codes::REPLACEMENT_NOT_ALLOWED.with(format!(
+            "The piece-replacement ruling is not in force, so {piece} cannot be replaced."
+        )));
     }
     let held = seat_state
         .hand
@@ -601,31 +509,20 @@ fn replace_piece(
         .min_by_key(|held| held.dealt_round)
         .copied();
     let Some(held) = held else {
-        return Err(violation(
-            NOT_IN_HAND,
-            "flower_fields §6",
-            format!("Seat {} does not hold the piece {piece}.", seat.0),
-        ));
+        return Err(codes::NOT_IN_HAND_TO_REPLACE
+            .with(format!("Seat {} does not hold the piece {piece}.", seat.0)));
     };
     if held.dealt_round > LAST_REPLACEABLE_DEAL_ROUND {
-        return Err(violation(
-            REPLACEMENT_NOT_ALLOWED,
-            "flower_fields §6",
-            format!(
+        return Err(codes::REPLACEMENT_NOT_ALLOWED.with(format!(
                 "The piece {piece} was dealt in round {}; only pieces dealt in rounds 0–3 may be replaced.",
                 held.dealt_round
-            ),
-        ));
+            )));
     }
     if seat_state.garnets.balance < REPLACEMENT_GARNETS {
-        return Err(violation(
-            REPLACEMENT_NOT_ALLOWED,
-            "flower_fields §6",
-            format!(
-                "Replacing {piece} costs {REPLACEMENT_GARNETS} garnets and seat {} has {}.",
-                seat.0, seat_state.garnets.balance
-            ),
-        ));
+        return Err(codes::REPLACEMENT_NOT_ALLOWED.with(format!(
+            "Replacing {piece} costs {REPLACEMENT_GARNETS} garnets and seat {} has {}.",
+            seat.0, seat_state.garnets.balance
+        )));
     }
     Ok(vec![Event::PieceReplaced {
         seat,
@@ -666,14 +563,10 @@ fn timeout(state: &State, seat: SeatIndex) -> Result<Vec<Event>, Violation> {
         .seat(seat)
         .is_some_and(|seat_state| seat_state.submission.is_some())
     {
-        return Err(violation(
-            ALREADY_SUBMITTED,
-            "flower_fields §5",
-            format!(
-                "Seat {} already submitted for round {}.",
-                seat.0, state.round
-            ),
-        ));
+        return Err(codes::TIMEOUT_AFTER_SUBMISSION.with(format!(
+            "Seat {} already submitted for round {}.",
+            seat.0, state.round
+        )));
     }
     let mut emitter = Emitter::new(state.clone());
     emitter.emit(missed_event(state, seat));
@@ -685,13 +578,7 @@ fn timeout(state: &State, seat: SeatIndex) -> Result<Vec<Event>, Violation> {
 fn close_round(state: &State) -> Result<Vec<Event>, Violation> {
     match state.phase {
         Phase::Submitting => {}
-        Phase::Setup => {
-            return Err(violation(
-                NOT_STARTED,
-                "flower_fields §1",
-                "The game has not been set up yet.",
-            ))
-        }
+        Phase::Setup => return Err(codes::NOT_STARTED.with("The game has not been set up yet.")),
         Phase::ChoosingCandidate | Phase::Finished => return Err(game_over()),
     }
     let mut emitter = Emitter::new(state.clone());
@@ -710,14 +597,10 @@ fn choose_candidate(state: &State, seat: SeatIndex) -> Result<Vec<Event>, Violat
         Phase::ChoosingCandidate => {}
         Phase::Finished => return Err(game_over()),
         Phase::Setup | Phase::Submitting => {
-            return Err(violation(
-                NO_CANDIDATE_TIE,
-                "flower_fields §7",
-                format!(
-                    "There is no tie for the Elimination Candidate to settle with seat {}.",
-                    seat.0
-                ),
-            ))
+            return Err(codes::NO_CANDIDATE_TIE.with(format!(
+                "There is no tie for the Elimination Candidate to settle with seat {}.",
+                seat.0
+            )))
         }
     }
     let candidates = state
@@ -726,14 +609,10 @@ fn choose_candidate(state: &State, seat: SeatIndex) -> Result<Vec<Event>, Violat
         .map(|result| result.candidates.clone())
         .unwrap_or_default();
     if !candidates.contains(&seat) {
-        return Err(violation(
-            NOT_A_CANDIDATE,
-            "flower_fields §7",
-            format!(
-                "Seat {} is not among the tied Elimination Candidates.",
-                seat.0
-            ),
-        ));
+        return Err(codes::NOT_A_CANDIDATE.with(format!(
+            "Seat {} is not among the tied Elimination Candidates.",
+            seat.0
+        )));
     }
     Ok(vec![Event::CandidateChosen { seat }])
 }

@@ -57,6 +57,7 @@
 //!   white flowers are earned only at the end.
 
 mod apply;
+pub mod codes;
 mod decide;
 pub mod flowers;
 mod legal;
@@ -71,16 +72,11 @@ use umpire_domain::{
     Actor, Game, GameRng, GameSchemas, ScoreSummary, SeatIndex, Status, Viewer, Violation,
 };
 
-pub use decide::{
-    setup_with_bags, ALREADY_SUBMITTED, BREAK_NOT_NEEDED, CELLS_NOT_ADJACENT, CELL_OCCUPIED,
-    GAME_OVER, MISSING_REVEALED_PIECE, NOT_A_CANDIDATE, NOT_A_SEAT_ACTION, NOT_IN_HAND,
-    NOT_STARTED, NO_CANDIDATE_TIE, NO_REVEALED_PIECE, NO_SUCH_SEAT, PIECE_OVERDUE,
-    REPLACEMENT_NOT_ALLOWED, SAME_CELL, SUBMISSION_MISSED, UMPIRE_ONLY, WRONG_FIELD,
-};
+pub use decide::setup_with_bags;
 pub use flowers::{Cell, Flower, Piece};
 pub use legal::placements;
 pub use messages::{Action, Event, Penalty, PenaltyChoices, Placement, Ruling, Submission};
-pub use options::{Options, ScoringMapping, ScoringRule, INVALID_OPTION};
+pub use options::{Options, ScoringMapping, ScoringRule};
 pub use score::Score;
 pub use state::{Phase, State};
 pub use view::View;
@@ -91,6 +87,7 @@ pub struct FlowerFields;
 impl Game for FlowerFields {
     const ID: &'static str = "flower_fields";
     const RULES_VERSION: u32 = 1;
+    const VIOLATIONS: &'static [umpire_domain::ViolationKind] = codes::ALL;
 
     type Seat = SeatIndex;
     type Options = Options;

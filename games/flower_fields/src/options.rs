@@ -2,10 +2,10 @@
 //! piece-replacement ruling at the start (§6).
 
 use serde::{Deserialize, Serialize};
-use umpire_domain::violation::violation;
 use umpire_domain::Violation;
 use utoipa::ToSchema;
 
+use crate::codes;
 use crate::flowers::Flower;
 
 /// The largest parameter or garnet amount accepted, so that no score can
@@ -106,19 +106,13 @@ pub struct Options {
     pub piece_replacement: bool,
 }
 
-pub const INVALID_OPTION: &str = "flower_fields.invalid_option";
-
 /// Refuses negative or absurd amounts (§4, §7).
 pub fn validate(options: Options) -> Result<Options, Violation> {
     if !(0..=MAXIMUM_PARAMETER).contains(&options.starting_garnets) {
-        return Err(violation(
-            INVALID_OPTION,
-            "flower_fields §4",
-            format!(
-                "starting_garnets {} must be between 0 and {MAXIMUM_PARAMETER}.",
-                options.starting_garnets
-            ),
-        ));
+        return Err(codes::INVALID_STARTING_GARNETS.with(format!(
+            "starting_garnets {} must be between 0 and {MAXIMUM_PARAMETER}.",
+            options.starting_garnets
+        )));
     }
     for flower in Flower::PLANTABLE {
         let Some(rule) = options.scoring.rule_of(flower) else {
@@ -129,11 +123,9 @@ pub fn validate(options: Options) -> Result<Options, Violation> {
             .into_iter()
             .find(|value| value.abs() > MAXIMUM_PARAMETER)
         {
-            return Err(violation(
-                INVALID_OPTION,
-                "flower_fields §7",
-                format!("the {flower} scoring parameter {bad} is outside ±{MAXIMUM_PARAMETER}."),
-            ));
+            return Err(codes::INVALID_SCORING_PARAMETER.with(format!(
+                "the {flower} scoring parameter {bad} is outside ±{MAXIMUM_PARAMETER}."
+            )));
         }
     }
     Ok(options)

@@ -597,11 +597,8 @@ fn the_refusal_check_catches_a_message_naming_another_seats_piece() {
     let (state, seat, piece) = a_state_with_a_foreign_secret();
     let seen = serde_json::to_string(&FlowerFields::view(&state, Viewer::Seat(SeatIndex(seat))))
         .expect("view");
-    let leaky = Violation::new(
-        "flower_fields.not_in_hand",
-        "flower_fields §2",
-        format!("That piece is {piece}, held by another seat."),
-    );
+    let leaky = umpire_flower_fields::codes::NOT_IN_HAND
+        .with(format!("That piece is {piece}, held by another seat."));
     let caught = std::panic::catch_unwind(|| {
         assert_refusal_names_no_secret(
             &leaky,

@@ -142,7 +142,11 @@ fn random_setup_deals_thirteen_different_pieces_per_seat_over_the_game() {
 fn a_submission_into_the_field_not_due_is_refused() {
     let mut table = table();
     // Round 1 is odd: seat 0 plays into its clockwise field 0, not field 4.
-    table.refuses(seat(0), submit(4, "white-red", ["A1", "A2"]), WRONG_FIELD);
+    table.refuses(
+        seat(0),
+        submit(4, "white-red", ["A1", "A2"]),
+        codes::WRONG_FIELD.code,
+    );
     table.accepts(seat(0), submit(0, "white-red", ["A1", "A2"]));
 }
 
@@ -151,14 +155,22 @@ fn even_rounds_play_into_the_counterclockwise_field() {
     let mut table = table();
     finish_round(&mut table);
     assert_eq!(table.state.round, 2);
-    table.refuses(seat(2), submit(2, "white-blue", ["E4", "E5"]), WRONG_FIELD);
+    table.refuses(
+        seat(2),
+        submit(2, "white-blue", ["E4", "E5"]),
+        codes::WRONG_FIELD.code,
+    );
     table.accepts(seat(2), submit(1, "white-blue", ["E4", "E5"]));
 }
 
 #[test]
 fn a_piece_not_held_is_refused() {
     let mut table = table();
-    table.refuses(seat(0), submit(0, "red-blue", ["A1", "A2"]), NOT_IN_HAND);
+    table.refuses(
+        seat(0),
+        submit(0, "red-blue", ["A1", "A2"]),
+        codes::NOT_IN_HAND.code,
+    );
     // The order of the flowers does not matter: yellow-white is white-yellow.
     table.accepts(seat(0), submit(0, "yellow-white", ["A1", "A2"]));
 }
@@ -198,7 +210,7 @@ fn a_piece_held_three_rounds_must_be_played_in_the_fourth() {
     assert_eq!(table.state.round, 3);
     assert_eq!(hand_of(&table, 0), ["white-red", "white-purple"]);
     let refused = submit_anywhere(&table, 0, "white-purple");
-    table.refuses(seat(0), refused, PIECE_OVERDUE);
+    table.refuses(seat(0), refused, codes::PIECE_OVERDUE.code);
     let accepted = submit_anywhere(&table, 0, "white-red");
     table.accepts(seat(0), accepted);
 }
@@ -233,7 +245,7 @@ fn cells_that_are_not_orthogonally_adjacent_are_refused() {
     table.refuses(
         seat(0),
         submit(0, "white-red", ["A1", "B2"]),
-        CELLS_NOT_ADJACENT,
+        codes::CELLS_NOT_ADJACENT.code,
     );
     table.accepts(seat(0), submit(0, "white-red", ["A1", "B1"]));
 }
@@ -241,7 +253,11 @@ fn cells_that_are_not_orthogonally_adjacent_are_refused() {
 #[test]
 fn the_same_cell_twice_is_refused() {
     let mut table = table();
-    table.refuses(seat(0), submit(0, "white-red", ["C3", "C3"]), SAME_CELL);
+    table.refuses(
+        seat(0),
+        submit(0, "white-red", ["C3", "C3"]),
+        codes::SAME_CELL.code,
+    );
     table.accepts(seat(0), submit(0, "white-red", ["C3", "C4"]));
 }
 
@@ -254,7 +270,7 @@ fn an_occupied_cell_is_refused() {
     table.refuses(
         seat(1),
         submit(0, "white-blue", ["A2", "A3"]),
-        CELL_OCCUPIED,
+        codes::CELL_OCCUPIED.code,
     );
     table.accepts(seat(1), submit(0, "white-blue", ["A3", "A4"]));
 }
@@ -265,7 +281,7 @@ fn breaking_while_a_domino_placement_exists_is_refused() {
     table.refuses(
         seat(0),
         broken(0, "white-red", ["A1", "C3"]),
-        BREAK_NOT_NEEDED,
+        codes::BREAK_NOT_NEEDED.code,
     );
     table.accepts(seat(0), submit(0, "white-red", ["A1", "A2"]));
 }
@@ -280,9 +296,13 @@ fn breaking_is_allowed_when_no_two_adjacent_cells_are_empty() {
     table.refuses(
         seat(0),
         submit(0, "white-red", ["A1", "C1"]),
-        CELLS_NOT_ADJACENT,
+        codes::CELLS_NOT_ADJACENT.code,
     );
-    table.refuses(seat(0), broken(0, "white-red", ["A1", "B1"]), CELL_OCCUPIED);
+    table.refuses(
+        seat(0),
+        broken(0, "white-red", ["A1", "B1"]),
+        codes::CELL_OCCUPIED.code,
+    );
     table.accepts(seat(0), broken(0, "white-red", ["A1", "E5"]));
 }
 
@@ -421,7 +441,7 @@ fn a_second_submission_is_refused_unless_it_replaces_the_first() {
     table.refuses(
         seat(0),
         submit(0, "white-red", ["B1", "B2"]),
-        ALREADY_SUBMITTED,
+        codes::ALREADY_SUBMITTED.code,
     );
     let replacement = match submit(0, "white-yellow", ["B1", "B2"]) {
         Action::Submit {
@@ -458,7 +478,7 @@ fn a_timeout_reveals_the_oldest_piece_to_the_other_manager_who_must_place_it_fir
     table.refuses(
         seat(0),
         submit(0, "white-yellow", ["A1", "A2"]),
-        SUBMISSION_MISSED,
+        codes::SUBMISSION_MISSED.code,
     );
     finish_round(&mut table);
     assert_eq!(table.state.round, 2);
@@ -481,7 +501,7 @@ fn a_timeout_reveals_the_oldest_piece_to_the_other_manager_who_must_place_it_fir
     assert_eq!(penalties[0].points, 10);
     // Round 2: seat 1 plays into field 0 and must place the revealed piece.
     let own = submit_anywhere(&table, 1, "white-blue");
-    table.refuses(seat(1), own.clone(), MISSING_REVEALED_PIECE);
+    table.refuses(seat(1), own.clone(), codes::MISSING_REVEALED_PIECE.code);
     let wrong_revealed = Placement {
         piece: piece("red-blue"),
         cells: [cell("E4"), cell("E5")],
@@ -490,7 +510,7 @@ fn a_timeout_reveals_the_oldest_piece_to_the_other_manager_who_must_place_it_fir
     table.refuses(
         seat(1),
         with_revealed(own.clone(), wrong_revealed),
-        MISSING_REVEALED_PIECE,
+        codes::MISSING_REVEALED_PIECE.code,
     );
     let revealed_placement = Placement {
         piece: piece("red-white"),
@@ -529,7 +549,7 @@ fn the_revealed_piece_is_placed_before_the_own_piece_which_then_may_break() {
     table.refuses(
         seat(1),
         with_revealed(broken(0, "white-blue", ["A1", "C1"]), broken_revealed),
-        BREAK_NOT_NEEDED,
+        codes::BREAK_NOT_NEEDED.code,
     );
     table.accepts(
         seat(1),
@@ -548,7 +568,7 @@ fn a_revealed_piece_that_is_not_waiting_is_refused() {
     table.refuses(
         seat(0),
         with_revealed(submit(0, "white-red", ["A1", "A2"]), revealed),
-        NO_REVEALED_PIECE,
+        codes::NO_REVEALED_PIECE.code,
     );
     table.accepts(seat(0), submit(0, "white-red", ["A1", "A2"]));
 }
@@ -577,14 +597,18 @@ fn a_timeout_of_a_seat_that_already_submitted_is_refused() {
     table.refuses(
         UMPIRE,
         Action::Timeout { seat: SeatIndex(2) },
-        ALREADY_SUBMITTED,
+        codes::ALREADY_SUBMITTED.code,
     );
-    table.refuses(UMPIRE, Action::Timeout { seat: SeatIndex(7) }, NO_SUCH_SEAT);
+    table.refuses(
+        UMPIRE,
+        Action::Timeout { seat: SeatIndex(7) },
+        codes::NO_SUCH_SEAT.code,
+    );
     table.accepts(UMPIRE, Action::Timeout { seat: SeatIndex(3) });
     table.refuses(
         UMPIRE,
         Action::Timeout { seat: SeatIndex(3) },
-        SUBMISSION_MISSED,
+        codes::SUBMISSION_MISSED.code,
     );
 }
 
@@ -651,8 +675,12 @@ fn a_piece_missed_in_round_twelve_is_discarded() {
 #[test]
 fn a_seat_sending_an_umpire_action_is_refused() {
     let mut table = table();
-    table.refuses(seat(1), Action::Timeout { seat: SeatIndex(2) }, UMPIRE_ONLY);
-    table.refuses(seat(1), Action::CloseRound, UMPIRE_ONLY);
+    table.refuses(
+        seat(1),
+        Action::Timeout { seat: SeatIndex(2) },
+        codes::UMPIRE_ONLY.code,
+    );
+    table.refuses(seat(1), Action::CloseRound, codes::UMPIRE_ONLY.code);
     table.accepts(UMPIRE, Action::Timeout { seat: SeatIndex(2) });
 }
 
@@ -662,9 +690,13 @@ fn the_umpire_sending_a_seat_action_is_refused() {
     table.refuses(
         UMPIRE,
         submit(0, "white-red", ["A1", "A2"]),
-        NOT_A_SEAT_ACTION,
+        codes::NOT_A_SEAT_ACTION.code,
     );
-    table.refuses(seat(9), submit(0, "white-red", ["A1", "A2"]), NO_SUCH_SEAT);
+    table.refuses(
+        seat(9),
+        submit(0, "white-red", ["A1", "A2"]),
+        codes::NO_SUCH_SEAT.code,
+    );
     table.accepts(seat(0), submit(0, "white-red", ["A1", "A2"]));
 }
 
@@ -694,7 +726,7 @@ fn replacement_is_refused_while_the_ruling_is_off_and_allowed_once_on() {
     table.refuses(
         seat(0),
         replace("white-red", "red-red"),
-        REPLACEMENT_NOT_ALLOWED,
+        codes::REPLACEMENT_NOT_ALLOWED.code,
     );
     table.accepts(UMPIRE, ruling(true));
     table.accepts(seat(0), replace("white-red", "red-red"));
@@ -713,14 +745,14 @@ fn replacement_is_refused_while_the_ruling_is_off_and_allowed_once_on() {
     table.refuses(
         seat(0),
         replace("white-yellow", "blue-blue"),
-        ALREADY_SUBMITTED,
+        codes::ALREADY_SUBMITTED.code,
     );
     // Switched off again: from that event forward replacement is refused.
     table.accepts(UMPIRE, ruling(false));
     table.refuses(
         seat(1),
         replace("white-red", "red-red"),
-        REPLACEMENT_NOT_ALLOWED,
+        codes::REPLACEMENT_NOT_ALLOWED.code,
     );
     let history: Vec<bool> = table
         .state
@@ -742,7 +774,7 @@ fn replacement_needs_three_garnets() {
     table.refuses(
         seat(0),
         replace("white-red", "red-red"),
-        REPLACEMENT_NOT_ALLOWED,
+        codes::REPLACEMENT_NOT_ALLOWED.code,
     );
     let options = Options {
         starting_garnets: 3,
@@ -776,9 +808,13 @@ fn replacement_of_a_piece_dealt_after_round_three_is_refused() {
     table.refuses(
         seat(0),
         replace("white-orange", "red-red"),
-        REPLACEMENT_NOT_ALLOWED,
+        codes::REPLACEMENT_NOT_ALLOWED.code,
     );
-    table.refuses(seat(0), replace("blue-orange", "red-red"), NOT_IN_HAND);
+    table.refuses(
+        seat(0),
+        replace("blue-orange", "red-red"),
+        codes::NOT_IN_HAND.code,
+    );
     table.accepts(seat(0), replace(&older, "red-red"));
 }
 
@@ -823,8 +859,12 @@ fn after_round_twelve_empty_cells_turn_black_and_the_game_is_over() {
     let status = FlowerFields::status(&table.state);
     assert!(status.to_act.is_empty());
     if table.state.phase == Phase::Finished {
-        table.refuses(seat(0), submit(0, "white-red", ["A1", "A2"]), GAME_OVER);
-        table.refuses(UMPIRE, ruling(true), GAME_OVER);
+        table.refuses(
+            seat(0),
+            submit(0, "white-red", ["A1", "A2"]),
+            codes::GAME_OVER.code,
+        );
+        table.refuses(UMPIRE, ruling(true), codes::GAME_OVER.code);
     }
 }
 
@@ -837,14 +877,22 @@ fn a_finished_game_refuses_every_action() {
         candidates: vec![SeatIndex(2)],
     });
     let mut table = Table::<FlowerFields>::from_events(Options::default(), events);
-    table.refuses(seat(0), submit(0, "white-red", ["A1", "A2"]), GAME_OVER);
-    table.refuses(seat(0), replace("white-red", "red-red"), GAME_OVER);
-    table.refuses(UMPIRE, ruling(true), GAME_OVER);
-    table.refuses(UMPIRE, Action::CloseRound, GAME_OVER);
+    table.refuses(
+        seat(0),
+        submit(0, "white-red", ["A1", "A2"]),
+        codes::GAME_OVER.code,
+    );
+    table.refuses(
+        seat(0),
+        replace("white-red", "red-red"),
+        codes::GAME_OVER.code,
+    );
+    table.refuses(UMPIRE, ruling(true), codes::GAME_OVER.code);
+    table.refuses(UMPIRE, Action::CloseRound, codes::GAME_OVER.code);
     table.refuses(
         UMPIRE,
         Action::ChooseCandidate { seat: SeatIndex(2) },
-        GAME_OVER,
+        codes::GAME_OVER.code,
     );
 }
 
@@ -861,11 +909,15 @@ fn a_tie_for_the_elimination_candidate_waits_for_the_umpire() {
         FlowerFields::status(&table.state).phase,
         "choosing_candidate"
     );
-    table.refuses(seat(0), submit(0, "white-red", ["A1", "A2"]), GAME_OVER);
+    table.refuses(
+        seat(0),
+        submit(0, "white-red", ["A1", "A2"]),
+        codes::GAME_OVER.code,
+    );
     table.refuses(
         UMPIRE,
         Action::ChooseCandidate { seat: SeatIndex(1) },
-        NOT_A_CANDIDATE,
+        codes::NOT_A_CANDIDATE.code,
     );
     table.accepts(UMPIRE, Action::ChooseCandidate { seat: SeatIndex(3) });
     assert!(FlowerFields::status(&table.state).finished);
@@ -880,7 +932,7 @@ fn choosing_a_candidate_without_a_tie_is_refused() {
     table.refuses(
         UMPIRE,
         Action::ChooseCandidate { seat: SeatIndex(1) },
-        NO_CANDIDATE_TIE,
+        codes::NO_CANDIDATE_TIE.code,
     );
     table.accepts(UMPIRE, Action::Timeout { seat: SeatIndex(1) });
 }
@@ -1086,7 +1138,7 @@ fn negative_starting_garnets_are_refused() {
         ..Options::default()
     })
     .expect_err("refused");
-    assert_eq!(violation.code, INVALID_OPTION);
+    assert_eq!(violation.code, "flower_fields.invalid_option");
     assert!(FlowerFields::validate_options(Options::default()).is_ok());
     let options: Options = serde_json::from_value(serde_json::json!({
         "starting_garnets": 4,
@@ -1220,8 +1272,12 @@ fn the_due_field_follows_the_round() {
 #[test]
 fn a_submission_before_setup_is_refused() {
     let mut table = Table::<FlowerFields>::from_events(Options::default(), Vec::new());
-    table.refuses(seat(0), submit(0, "white-red", ["A1", "A2"]), NOT_STARTED);
-    table.refuses(UMPIRE, Action::CloseRound, NOT_STARTED);
+    table.refuses(
+        seat(0),
+        submit(0, "white-red", ["A1", "A2"]),
+        codes::NOT_STARTED.code,
+    );
+    table.refuses(UMPIRE, Action::CloseRound, codes::NOT_STARTED.code);
     let mut table = table_with(Options::default());
     table.accepts(seat(0), submit(0, "white-red", ["A1", "A2"]));
 }

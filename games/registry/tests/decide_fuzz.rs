@@ -149,6 +149,20 @@ fn check(state: &dyn DynMatch, actor: &Actor<String>, action: &Value) {
                 violation.code
             );
             assert!(!violation.message.is_empty());
+            // Every refusal is one the game lists (and so publishes).
+            let kinds = umpire_games::registry()
+                .get(state.game_id())
+                .unwrap()
+                .violation_kinds();
+            assert!(
+                kinds
+                    .iter()
+                    .any(|kind| kind.code == violation.code && kind.rule == violation.rule),
+                "{} ({}) is not in {}'s list",
+                violation.code,
+                violation.rule,
+                state.game_id()
+            );
         }
         Err(GameError::Malformed { .. }) => {}
         Err(other) => panic!("unexpected error {other:?} for {action}"),

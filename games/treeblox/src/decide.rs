@@ -1,9 +1,9 @@
 //! Every rule of Treeblox: an action becomes events or a violation.
 
-use umpire_domain::violation::violation;
 use umpire_domain::{Actor, Violation};
 
 use crate::board::Position;
+use crate::codes;
 use crate::model::{
     TreebloxAction, TreebloxCubeKind, TreebloxEndReason, TreebloxEvent, TreebloxLeafTally,
     TreebloxPlacement, TreebloxTurnKind,
@@ -11,91 +11,48 @@ use crate::model::{
 use crate::seat::TreebloxSeat;
 use crate::state::{TreebloxPhase, TreebloxState};
 
-/// Violation codes (treeblox §3), plus finer ones for who may send what.
-pub mod codes {
-    pub const NOT_YOUR_TURN: &str = "treeblox.not_your_turn";
-    pub const FIRST_TURN_MUST_BE_LEAF_ON_BOARD: &str = "treeblox.first_turn_must_be_leaf_on_board";
-    pub const TOO_MANY_PLACEMENTS: &str = "treeblox.too_many_placements";
-    pub const CELL_OCCUPIED: &str = "treeblox.cell_occupied";
-    pub const CELL_NOT_REACHABLE: &str = "treeblox.cell_not_reachable";
-    pub const BELOW_GROUND: &str = "treeblox.below_ground";
-    pub const NO_CUBES_OF_KIND: &str = "treeblox.no_cubes_of_kind";
-    pub const FINAL_GROWTH_INCOMPLETE: &str = "treeblox.final_growth_incomplete";
-    pub const GAME_OVER: &str = "treeblox.game_over";
-    /// A seat sent an action only the umpire may send (a timeout).
-    pub const UMPIRE_ONLY: &str = "treeblox.umpire_only";
-    /// The umpire sent a seat's action (a turn of growth).
-    pub const NOT_A_SEAT_ACTION: &str = "treeblox.not_a_seat_action";
-    /// An action arrived before the `game_set_up` event.
-    pub const NOT_SET_UP: &str = "treeblox.not_set_up";
-}
-
-/// Rule book sections cited by violations.
-const RULE_GEOMETRY: &str = "treeblox §1";
-const RULE_PLAY: &str = "treeblox §2";
-const RULE_UMPIRE: &str = "treeblox module docs (umpire rulings)";
-
 pub fn decide(
     state: &TreebloxState,
     actor: Actor<TreebloxSeat>,
     action: &TreebloxAction,
 ) -> Result<Vec<TreebloxEvent>, Violation> {
     if state.is_finished() {
-        return Err(violation(
-            codes::GAME_OVER,
-            RULE_PLAY,
-            "The game is over; no further action is accepted.",
-        ));
+        return Err(codes::GAME_OVER.with("The game is over; no further action is accepted."));
     }
     let Some(seat_to_act) = state.to_act else {
-        return Err(violation(
-            codes::NOT_SET_UP,
-            RULE_PLAY,
-            "The game has not been set up yet.",
-        ));
+        return Err(codes::NOT_SET_UP.with("The game has not been set up yet."));
     };
     match action {
         TreebloxAction::Timeout { seat } => {
             if actor != Actor::Umpire {
-                return Err(violation(
-                    codes::UMPIRE_ONLY,
-                    RULE_UMPIRE,
-                    format!("Only the umpire may time out {seat}."),
-                ));
+                return Err(
+                    codes::UMPIRE_ONLY.with(format!("Only the umpire may time out {seat}."))
+                );
             }
             if *seat != seat_to_act {
-                return Err(violation(
-                    codes::NOT_YOUR_TURN,
-                    RULE_UMPIRE,
-                    format!("{seat} cannot time out: it is {seat_to_act}'s turn."),
-                ));
+                return Err(codes::TIMEOUT_NOT_THEIR_TURN.with(format!(
+                    "{seat} cannot time out: it is {seat_to_act}'s turn."
+                )));
             }
             Ok(pass_events(state, seat_to_act, true))
         }
         TreebloxAction::Grow { placements } => {
             let Actor::Seat(seat) = actor else {
-                return Err(violation(
-                    codes::NOT_A_SEAT_ACTION,
-                    RULE_UMPIRE,
-                    "The umpire cannot grow a tree; only the seat to act can.",
-                ));
+                return Err(codes::NOT_A_SEAT_ACTION
+                    .with("The umpire cannot grow a tree; only the seat to act can."));
             };
             if seat != seat_to_act {
-                return Err(violation(
-                    codes::NOT_YOUR_TURN,
-                    RULE_PLAY,
-                    format!("It is {seat_to_act}'s turn, not {seat}'s."),
-                ));
+                return Err(
+                    codes::NOT_YOUR_TURN.with(format!("It is {seat_to_act}'s turn, not {seat}'s."))
+                );
             }
             match state.phase {
                 TreebloxPhase::FirstTurn => decide_first_turn(state, seat, placements),
                 TreebloxPhase::Main => decide_main_turn(state, seat, placements),
                 TreebloxPhase::FinalGrowth => decide_final_growth(state, seat, placements),
-                TreebloxPhase::SettingUp | TreebloxPhase::Finished => Err(violation(
-                    codes::NOT_SET_UP,
-                    RULE_PLAY,
-                    "No turn is in progress.",
-                )),
+                TreebloxPhase::SettingUp | TreebloxPhase::Finished => {
+                    Err(codes::NOT_SET_UP.with("No turn is in progress."))
+                }
             }
         }
     }
@@ -113,27 +70,19 @@ fn decide_first_turn(
             cell,
         }] if cell.is_board_hole() => *placement,
         _ => {
-            return Err(violation(
-                codes::FIRST_TURN_MUST_BE_LEAF_ON_BOARD,
-                RULE_PLAY,
-                format!(
-                    "{seat}'s first turn must be exactly one leaf in a board hole, not {}.",
-                    describe_placements(placements)
-                ),
-            ))
+            return Err(codes::FIRST_TURN_MUST_BE_LEAF_ON_BOARD.with(format!(
+                "{seat}'s first turn must be exactly one leaf in a board hole, not {}.",
+                describe_placements(placements)
+            )))
         }
     };
     if let Some(cube) = state.position.cube_at(placement.cell) {
-        return Err(violation(
-            codes::CELL_OCCUPIED,
-            RULE_GEOMETRY,
-            format!(
-                "Board hole {} already holds a {} {}.",
-                placement.cell,
-                cube.owner,
-                cube.kind.name()
-            ),
-        ));
+        return Err(codes::CELL_OCCUPIED.with(format!(
+            "Board hole {} already holds a {} {}.",
+            placement.cell,
+            cube.owner,
+            cube.kind.name()
+        )));
     }
     let mut position = state.position.clone();
     position.place(seat, placement.kind, placement.cell);
@@ -158,14 +107,10 @@ fn decide_main_turn(
     // The rate was fixed when the turn started and recorded in the state.
     let growth_rate = usize::from(state.growth_rate.unwrap_or(1));
     if placements.len() > growth_rate {
-        return Err(violation(
-            codes::TOO_MANY_PLACEMENTS,
-            RULE_PLAY,
-            format!(
-                "{seat}'s growth rate this turn is {growth_rate} but the turn lists {} placements.",
-                placements.len()
-            ),
-        ));
+        return Err(codes::TOO_MANY_PLACEMENTS.with(format!(
+            "{seat}'s growth rate this turn is {growth_rate} but the turn lists {} placements.",
+            placements.len()
+        )));
     }
     let grown = grow(&state.position, seat, placements)?;
     let mut events = grown.events;
@@ -195,14 +140,10 @@ fn decide_final_growth(
             .next()
             .map(|cell| cell.to_string())
             .unwrap_or_default();
-        return Err(violation(
-            codes::FINAL_GROWTH_INCOMPLETE,
-            RULE_PLAY,
-            format!(
+        return Err(codes::FINAL_GROWTH_INCOMPLETE.with(format!(
                 "{seat} still holds {} cubes and cell {example_cell} is available, so the final growth must go on.",
                 supply.total()
-            ),
-        ));
+            )));
     }
     events.push(game_ended(
         &grown.position,
@@ -283,38 +224,26 @@ pub fn check_placement(
     let cell = placement.cell;
     let kind = placement.kind.name();
     if cell.is_below_ground() {
-        return Err(violation(
-            codes::BELOW_GROUND,
-            RULE_GEOMETRY,
-            format!(
-                "Placement {ordinal}: cell {cell} is below the board; nothing goes below z = 0."
-            ),
-        ));
+        return Err(codes::BELOW_GROUND.with(format!(
+            "Placement {ordinal}: cell {cell} is below the board; nothing goes below z = 0."
+        )));
     }
     if let Some(cube) = position.cube_at(cell) {
-        return Err(violation(
-            codes::CELL_OCCUPIED,
-            RULE_GEOMETRY,
-            format!(
-                "Placement {ordinal}: cell {cell} already holds a {} {}.",
-                cube.owner,
-                cube.kind.name()
-            ),
-        ));
+        return Err(codes::CELL_OCCUPIED.with(format!(
+            "Placement {ordinal}: cell {cell} already holds a {} {}.",
+            cube.owner,
+            cube.kind.name()
+        )));
     }
     if !cell.is_board_hole() && !position.touches_own_branch(seat, cell) {
-        return Err(violation(
-            codes::CELL_NOT_REACHABLE,
-            RULE_GEOMETRY,
-            format!("Placement {ordinal}: cell {cell} is neither a board hole nor next to a {seat} branch."),
-        ));
+        return Err(codes::CELL_NOT_REACHABLE.with(format!(
+            "Placement {ordinal}: cell {cell} is neither a board hole nor next to a {seat} branch."
+        )));
     }
     if position.supply(seat).of(placement.kind) == 0 {
-        return Err(violation(
-            codes::NO_CUBES_OF_KIND,
-            RULE_PLAY,
-            format!("Placement {ordinal}: {seat} has no {kind} left to put into {cell}."),
-        ));
+        return Err(codes::NO_CUBES_OF_KIND.with(format!(
+            "Placement {ordinal}: {seat} has no {kind} left to put into {cell}."
+        )));
     }
     Ok(())
 }

@@ -54,6 +54,7 @@
 mod apply;
 mod board;
 mod cell;
+pub mod codes;
 mod decide;
 mod legal;
 mod model;
@@ -67,7 +68,6 @@ use umpire_domain::{Actor, Game, GameRng, GameSchemas, ScoreSummary, Status, Vie
 
 pub use board::{PlacedCube, Position, Supply};
 pub use cell::TreebloxCell;
-pub use decide::codes;
 pub use model::{
     TreebloxAction, TreebloxCubeKind, TreebloxEndReason, TreebloxEvent, TreebloxLeafTally,
     TreebloxOptions, TreebloxPlacement, TreebloxTurnKind, BRANCHES_PER_SEAT, LEAVES_PER_SEAT,
@@ -84,6 +84,7 @@ pub struct Treeblox;
 impl Game for Treeblox {
     const ID: &'static str = "treeblox";
     const RULES_VERSION: u32 = 1;
+    const VIOLATIONS: &'static [umpire_domain::ViolationKind] = codes::ALL;
 
     type Seat = TreebloxSeat;
     type Options = TreebloxOptions;

@@ -114,7 +114,7 @@ fn a_branch_in_the_first_turn_is_refused() {
     table.refuses(
         DARK,
         grow(&[branch(0, 0, 0)]),
-        codes::FIRST_TURN_MUST_BE_LEAF_ON_BOARD,
+        codes::FIRST_TURN_MUST_BE_LEAF_ON_BOARD.code,
     );
     table.accepts(DARK, grow(&[leaf(0, 0, 0)]));
 }
@@ -125,17 +125,17 @@ fn a_first_leaf_outside_the_board_holes_is_refused() {
     table.refuses(
         DARK,
         grow(&[leaf(4, 0, 0)]),
-        codes::FIRST_TURN_MUST_BE_LEAF_ON_BOARD,
+        codes::FIRST_TURN_MUST_BE_LEAF_ON_BOARD.code,
     );
     table.refuses(
         DARK,
         grow(&[leaf(0, 0, 1)]),
-        codes::FIRST_TURN_MUST_BE_LEAF_ON_BOARD,
+        codes::FIRST_TURN_MUST_BE_LEAF_ON_BOARD.code,
     );
     table.refuses(
         DARK,
         grow(&[leaf(0, 0, -1)]),
-        codes::FIRST_TURN_MUST_BE_LEAF_ON_BOARD,
+        codes::FIRST_TURN_MUST_BE_LEAF_ON_BOARD.code,
     );
     table.accepts(DARK, grow(&[leaf(3, 0, 0)]));
 }
@@ -143,11 +143,11 @@ fn a_first_leaf_outside_the_board_holes_is_refused() {
 #[test]
 fn a_pass_or_two_leaves_in_the_first_turn_is_refused() {
     let mut table = new_game();
-    table.refuses(DARK, pass(), codes::FIRST_TURN_MUST_BE_LEAF_ON_BOARD);
+    table.refuses(DARK, pass(), codes::FIRST_TURN_MUST_BE_LEAF_ON_BOARD.code);
     table.refuses(
         DARK,
         grow(&[leaf(0, 0, 0), leaf(1, 1, 0)]),
-        codes::FIRST_TURN_MUST_BE_LEAF_ON_BOARD,
+        codes::FIRST_TURN_MUST_BE_LEAF_ON_BOARD.code,
     );
     table.accepts(DARK, grow(&[leaf(1, 1, 0)]));
 }
@@ -156,7 +156,7 @@ fn a_pass_or_two_leaves_in_the_first_turn_is_refused() {
 fn light_cannot_take_the_board_hole_dark_took_first() {
     let mut table = new_game();
     table.accepts(DARK, grow(&[leaf(0, 0, 0)]));
-    table.refuses(LIGHT, grow(&[leaf(0, 0, 0)]), codes::CELL_OCCUPIED);
+    table.refuses(LIGHT, grow(&[leaf(0, 0, 0)]), codes::CELL_OCCUPIED.code);
     let events = table.accepts(LIGHT, grow(&[leaf(3, 3, 0)]));
     assert_eq!(
         events.last(),
@@ -173,24 +173,28 @@ fn light_cannot_take_the_board_hole_dark_took_first() {
 #[test]
 fn light_acting_on_darks_turn_is_refused() {
     let mut table = new_game();
-    table.refuses(LIGHT, grow(&[leaf(3, 3, 0)]), codes::NOT_YOUR_TURN);
+    table.refuses(LIGHT, grow(&[leaf(3, 3, 0)]), codes::NOT_YOUR_TURN.code);
     table.accepts(DARK, grow(&[leaf(3, 3, 0)]));
-    table.refuses(DARK, grow(&[leaf(0, 0, 0)]), codes::NOT_YOUR_TURN);
+    table.refuses(DARK, grow(&[leaf(0, 0, 0)]), codes::NOT_YOUR_TURN.code);
     table.accepts(LIGHT, grow(&[leaf(0, 0, 0)]));
 }
 
 #[test]
 fn a_seat_sending_a_timeout_is_refused_and_the_umpire_may() {
     let mut table = after_first_turn();
-    table.refuses(LIGHT, timeout(DARK_SEAT), codes::UMPIRE_ONLY);
-    table.refuses(UMPIRE, timeout(LIGHT_SEAT), codes::NOT_YOUR_TURN);
+    table.refuses(LIGHT, timeout(DARK_SEAT), codes::UMPIRE_ONLY.code);
+    table.refuses(UMPIRE, timeout(LIGHT_SEAT), codes::NOT_YOUR_TURN.code);
     table.accepts(UMPIRE, timeout(DARK_SEAT));
 }
 
 #[test]
 fn the_umpire_cannot_grow_a_tree() {
     let mut table = after_first_turn();
-    table.refuses(UMPIRE, grow(&[branch(1, 0, 0)]), codes::NOT_A_SEAT_ACTION);
+    table.refuses(
+        UMPIRE,
+        grow(&[branch(1, 0, 0)]),
+        codes::NOT_A_SEAT_ACTION.code,
+    );
     table.accepts(DARK, grow(&[branch(1, 0, 0)]));
 }
 
@@ -222,7 +226,7 @@ fn a_seat_timed_out_of_its_first_turn_starts_its_main_turn_leafless_and_loses() 
             active_leaves: TreebloxLeafTally { dark: 0, light: 1 },
         })
     );
-    table.refuses(DARK, grow(&[leaf(0, 0, 0)]), codes::GAME_OVER);
+    table.refuses(DARK, grow(&[leaf(0, 0, 0)]), codes::GAME_OVER.code);
 }
 
 // ---------------------------------------------------------------- growth rate
@@ -234,7 +238,7 @@ fn two_placements_at_growth_rate_one_are_refused() {
     table.refuses(
         DARK,
         grow(&[branch(1, 0, 0), leaf(1, 0, 1)]),
-        codes::TOO_MANY_PLACEMENTS,
+        codes::TOO_MANY_PLACEMENTS.code,
     );
     table.accepts(DARK, grow(&[branch(1, 0, 0)]));
 }
@@ -254,7 +258,7 @@ fn three_active_leaves_give_a_growth_rate_of_two_but_not_three() {
     table.refuses(
         DARK,
         grow(&[branch(1, 0, 0), leaf(1, 0, 1), leaf(1, 1, 0)]),
-        codes::TOO_MANY_PLACEMENTS,
+        codes::TOO_MANY_PLACEMENTS.code,
     );
     table.accepts(DARK, grow(&[branch(1, 0, 0), leaf(1, 0, 1)]));
 }
@@ -275,7 +279,7 @@ fn the_growth_rate_is_fixed_when_the_turn_starts() {
     table.refuses(
         DARK,
         grow(&[leaf(0, 2, 0), leaf(0, 3, 0)]),
-        codes::TOO_MANY_PLACEMENTS,
+        codes::TOO_MANY_PLACEMENTS.code,
     );
     table.accepts(DARK, grow(&[leaf(0, 2, 0)]));
     table.accepts(LIGHT, pass());
@@ -311,8 +315,8 @@ fn shading_ones_own_leaf_mid_turn_does_not_cut_the_rate_of_that_turn() {
 #[test]
 fn a_cube_in_an_occupied_cell_is_refused() {
     let mut table = after_first_turn();
-    table.refuses(DARK, grow(&[branch(3, 3, 0)]), codes::CELL_OCCUPIED);
-    table.refuses(DARK, grow(&[branch(0, 0, 0)]), codes::CELL_OCCUPIED);
+    table.refuses(DARK, grow(&[branch(3, 3, 0)]), codes::CELL_OCCUPIED.code);
+    table.refuses(DARK, grow(&[branch(0, 0, 0)]), codes::CELL_OCCUPIED.code);
     table.accepts(DARK, grow(&[branch(0, 1, 0)]));
 }
 
@@ -326,8 +330,8 @@ fn a_cell_touching_only_the_opponents_branch_is_not_reachable() {
         ],
         DARK_SEAT,
     );
-    table.refuses(DARK, grow(&[leaf(3, 2, 1)]), codes::CELL_NOT_REACHABLE);
-    table.refuses(DARK, grow(&[leaf(4, 2, 0)]), codes::CELL_NOT_REACHABLE);
+    table.refuses(DARK, grow(&[leaf(3, 2, 1)]), codes::CELL_NOT_REACHABLE.code);
+    table.refuses(DARK, grow(&[leaf(4, 2, 0)]), codes::CELL_NOT_REACHABLE.code);
     table.accepts(DARK, grow(&[leaf(2, 2, 0)]));
     // Light's own branch does reach (4,2,0), outside the footprint.
     table.accepts(LIGHT, grow(&[leaf(4, 2, 0)]));
@@ -336,7 +340,7 @@ fn a_cell_touching_only_the_opponents_branch_is_not_reachable() {
 #[test]
 fn nothing_is_placed_above_a_leaf() {
     let mut table = after_first_turn();
-    table.refuses(DARK, grow(&[leaf(0, 0, 1)]), codes::CELL_NOT_REACHABLE);
+    table.refuses(DARK, grow(&[leaf(0, 0, 1)]), codes::CELL_NOT_REACHABLE.code);
     table.accepts(DARK, grow(&[branch(0, 1, 0)]));
 }
 
@@ -351,7 +355,7 @@ fn a_cube_below_the_board_is_refused() {
         DARK_SEAT,
     );
     // The branch's downward face points below z = 0: there is no such cell.
-    table.refuses(DARK, grow(&[leaf(1, 0, -1)]), codes::BELOW_GROUND);
+    table.refuses(DARK, grow(&[leaf(1, 0, -1)]), codes::BELOW_GROUND.code);
     table.accepts(DARK, grow(&[leaf(1, 0, 1)]));
 }
 
@@ -361,16 +365,20 @@ fn absurd_coordinates_are_refused_without_panicking() {
     table.refuses(
         DARK,
         grow(&[leaf(i32::MAX, i32::MIN, i32::MAX)]),
-        codes::CELL_NOT_REACHABLE,
+        codes::CELL_NOT_REACHABLE.code,
     );
-    table.refuses(DARK, grow(&[leaf(0, 0, i32::MIN)]), codes::BELOW_GROUND);
+    table.refuses(
+        DARK,
+        grow(&[leaf(0, 0, i32::MIN)]),
+        codes::BELOW_GROUND.code,
+    );
     table.accepts(DARK, grow(&[leaf(1, 1, 0)]));
 }
 
 #[test]
 fn a_leaf_with_none_of_that_kind_left_is_refused_and_a_branch_accepted() {
     let mut table = dark_one_branch_from_exhaustion();
-    table.refuses(DARK, grow(&[leaf(2, -2, 0)]), codes::NO_CUBES_OF_KIND);
+    table.refuses(DARK, grow(&[leaf(2, -2, 0)]), codes::NO_CUBES_OF_KIND.code);
     table.accepts(DARK, grow(&[branch(2, -2, 0)]));
 }
 
@@ -384,7 +392,11 @@ fn growth_beyond_the_footprint_is_allowed_from_an_own_branch() {
         ],
         DARK_SEAT,
     );
-    table.refuses(DARK, grow(&[branch(-2, 0, 0)]), codes::CELL_NOT_REACHABLE);
+    table.refuses(
+        DARK,
+        grow(&[branch(-2, 0, 0)]),
+        codes::CELL_NOT_REACHABLE.code,
+    );
     table.accepts(DARK, grow(&[branch(-1, 0, 0)]));
     table.accepts(LIGHT, pass());
     table.accepts(DARK, grow(&[leaf(-2, 0, 0)]));
@@ -408,7 +420,11 @@ fn a_branch_offers_its_downward_hole() {
         ],
         DARK_SEAT,
     );
-    table.refuses(DARK, grow(&[leaf(-2, 0, 0)]), codes::CELL_NOT_REACHABLE);
+    table.refuses(
+        DARK,
+        grow(&[leaf(-2, 0, 0)]),
+        codes::CELL_NOT_REACHABLE.code,
+    );
     table.accepts(DARK, grow(&[branch(-2, 0, 1)]));
     table.accepts(LIGHT, pass());
     table.accepts(DARK, grow(&[leaf(-2, 0, 0)]));
@@ -431,7 +447,7 @@ fn a_later_placement_may_hang_from_a_branch_placed_earlier_in_the_turn() {
     table.refuses(
         DARK,
         grow(&[leaf(1, 0, 1), branch(1, 0, 0)]),
-        codes::CELL_NOT_REACHABLE,
+        codes::CELL_NOT_REACHABLE.code,
     );
     table.accepts(DARK, grow(&[branch(1, 0, 0), leaf(1, 0, 1)]));
 }
@@ -450,7 +466,7 @@ fn one_cube_per_cell_also_within_a_turn() {
     table.refuses(
         DARK,
         grow(&[branch(1, 0, 0), leaf(1, 0, 0)]),
-        codes::CELL_OCCUPIED,
+        codes::CELL_OCCUPIED.code,
     );
     table.accepts(DARK, grow(&[branch(1, 0, 0), leaf(1, 1, 0)]));
 }
@@ -516,7 +532,7 @@ fn shading_the_opponents_last_leaf_mid_turn_ends_the_game_at_once() {
         ]
     );
     assert_eq!(table.state.phase, TreebloxPhase::Finished);
-    table.refuses(LIGHT, pass(), codes::GAME_OVER);
+    table.refuses(LIGHT, pass(), codes::GAME_OVER.code);
 }
 
 #[test]
@@ -545,7 +561,11 @@ fn covering_ones_own_last_leaf_loses() {
     table.accepts(DARK, grow(&[branch(1, 0, 1)]));
     table.accepts(LIGHT, grow(&[branch(3, 2, 1)]));
     // A dark branch at (0,0,1) hangs from (1,0,1) and covers dark's only leaf.
-    table.refuses(DARK, grow(&[branch(0, 0, 2)]), codes::CELL_NOT_REACHABLE);
+    table.refuses(
+        DARK,
+        grow(&[branch(0, 0, 2)]),
+        codes::CELL_NOT_REACHABLE.code,
+    );
     let events = table.accepts(DARK, grow(&[branch(0, 0, 1)]));
     assert_eq!(
         events.last(),
@@ -585,8 +605,8 @@ fn two_consecutive_passes_end_the_game_and_equal_leaves_draw() {
     let summary = Treeblox::summary(&table.state);
     assert!(summary.winners.is_empty());
     assert_eq!(summary.totals["dark"], 1);
-    table.refuses(DARK, grow(&[branch(1, 0, 0)]), codes::GAME_OVER);
-    table.refuses(UMPIRE, timeout(DARK_SEAT), codes::GAME_OVER);
+    table.refuses(DARK, grow(&[branch(1, 0, 0)]), codes::GAME_OVER.code);
+    table.refuses(UMPIRE, timeout(DARK_SEAT), codes::GAME_OVER.code);
 }
 
 #[test]
@@ -662,8 +682,12 @@ fn a_final_growth_that_stops_while_a_cell_is_available_is_refused() {
         .iter()
         .map(|hole| TreebloxPlacement::new(TreebloxCubeKind::Leaf, *hole))
         .collect();
-    table.refuses(LIGHT, grow(&leaves[..12]), codes::FINAL_GROWTH_INCOMPLETE);
-    table.refuses(LIGHT, pass(), codes::FINAL_GROWTH_INCOMPLETE);
+    table.refuses(
+        LIGHT,
+        grow(&leaves[..12]),
+        codes::FINAL_GROWTH_INCOMPLETE.code,
+    );
+    table.refuses(LIGHT, pass(), codes::FINAL_GROWTH_INCOMPLETE.code);
     let events = table.accepts(LIGHT, grow(&leaves));
     assert_eq!(
         events.last(),
@@ -691,7 +715,11 @@ fn a_final_growth_must_go_on_while_branches_open_cells() {
             .filter(|hole| !table.state.position.is_occupied(*hole) && *hole != cell(3, 2, 0))
             .map(|hole| TreebloxPlacement::new(TreebloxCubeKind::Leaf, hole)),
     );
-    table.refuses(LIGHT, grow(&placements), codes::FINAL_GROWTH_INCOMPLETE);
+    table.refuses(
+        LIGHT,
+        grow(&placements),
+        codes::FINAL_GROWTH_INCOMPLETE.code,
+    );
     let listed = Treeblox::legal_actions(&table.state, LIGHT);
     assert!(!listed.is_empty());
     let TreebloxAction::Grow { placements } = listed[0].clone() else {
@@ -709,7 +737,7 @@ fn a_final_growth_must_go_on_while_branches_open_cells() {
 fn a_timeout_during_the_final_growth_ends_the_game() {
     let mut table = dark_one_branch_from_exhaustion();
     table.accepts(DARK, grow(&[branch(2, -2, 0)]));
-    table.refuses(UMPIRE, timeout(DARK_SEAT), codes::NOT_YOUR_TURN);
+    table.refuses(UMPIRE, timeout(DARK_SEAT), codes::NOT_YOUR_TURN.code);
     let events = table.accepts(UMPIRE, timeout(LIGHT_SEAT));
     assert_eq!(
         events.last(),
@@ -744,7 +772,11 @@ fn the_worked_case_of_section_four_plays_as_described() {
         active_leaves(&table, DARK_SEAT),
         vec![cell(0, 0, 0), cell(1, 0, 1)]
     );
-    table.refuses(LIGHT, grow(&[leaf(3, 3, 1)]), codes::CELL_NOT_REACHABLE);
+    table.refuses(
+        LIGHT,
+        grow(&[leaf(3, 3, 1)]),
+        codes::CELL_NOT_REACHABLE.code,
+    );
     table.accepts(LIGHT, grow(&[branch(3, 2, 1)]));
     // 4. Outside the footprint, and light shading its own leaf.
     table.accepts(DARK, grow(&[branch(1, -1, 0)]));
@@ -833,8 +865,8 @@ fn any_action_after_the_end_is_refused_though_it_was_legal_before() {
     let mut ended = after_first_turn();
     ended.accepts(DARK, pass());
     ended.accepts(LIGHT, pass());
-    ended.refuses(LIGHT, grow(&[leaf(3, 0, 0)]), codes::GAME_OVER);
-    ended.refuses(UMPIRE, timeout(LIGHT_SEAT), codes::GAME_OVER);
+    ended.refuses(LIGHT, grow(&[leaf(3, 0, 0)]), codes::GAME_OVER.code);
+    ended.refuses(UMPIRE, timeout(LIGHT_SEAT), codes::GAME_OVER.code);
     assert!(Treeblox::legal_actions(&ended.state, LIGHT).is_empty());
     assert!(Treeblox::legal_actions(&ended.state, UMPIRE).is_empty());
 }
@@ -842,7 +874,7 @@ fn any_action_after_the_end_is_refused_though_it_was_legal_before() {
 #[test]
 fn an_action_before_setup_is_refused() {
     let mut table = Table::<Treeblox>::from_events(TreebloxOptions::default(), Vec::new());
-    table.refuses(DARK, grow(&[leaf(0, 0, 0)]), codes::NOT_SET_UP);
+    table.refuses(DARK, grow(&[leaf(0, 0, 0)]), codes::NOT_SET_UP.code);
     assert_eq!(Treeblox::status(&table.state).phase, "setting_up");
     table.apply_all(&Treeblox::setup(
         &TreebloxOptions::default(),
