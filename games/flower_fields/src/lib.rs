@@ -34,6 +34,19 @@
 //!   dodge the hold limit. A replacement keeps the original deal round, so
 //!   the hold limit and the rounds 0–3 window still apply to it (it may be
 //!   replaced again for another 3 garnets).
+//!   Which piece leaves a hand, action by action: a submission and a
+//!   replacement take the earliest-dealt piece of that kind (so of two
+//!   identical pieces, the replaceable one when one is); a missed
+//!   submission takes the seat's oldest piece of any kind. A replacement
+//!   of one of two identical pieces is then refused only for the reasons
+//!   its message names — most often the garnets: seats start with none by
+//!   default and each replacement costs 3, so the one that made the pair
+//!   has often spent them (held by a test over random games).
+//! - **Amounts are in the events.** Garnets paid and points lost
+//!   (`piece_replaced.garnets`, `submission_missed.points`,
+//!   `break_penalty_taken.amount`) are written by `decide`; an event
+//!   without them means the amounts of rules version 1 (3 garnets, 10
+//!   points: `messages::recorded_v1`), so `apply` holds no rule.
 //! - **Replacement window.** Only before the seat's submission in a round
 //!   (rounds 1–12; round 0 has no action phase: setup deals rounds 0 and 1).
 //! - **Missed submissions.** The umpire's `timeout { seat }` takes the

@@ -1364,3 +1364,88 @@ fn todays_amounts_are_written_only_when_they_differ_from_version_1() {
     assert!(json.get("garnets").is_none(), "{json}");
     assert_eq!(messages::amount_of(4, 3), Some(4));
 }
+
+// --- Which of two identical pieces a replacement takes ---------------------
+
+/// A seat comes to hold two identical pieces by replacing one piece with
+/// the kind of another: the one dealt in rounds 0–3 (replaceable) and one
+/// dealt later. Replacing "that piece" again takes the earliest-dealt one —
+/// the replaceable one. Across random games, every such attempt is accepted
+/// (and takes it) or refused for a reason the state shows: too few garnets
+/// left after the first replacement, already submitted, missed, the game
+/// over; never because the piece was dealt too late or is not held.
+#[test]
+fn a_replacement_of_one_of_two_identical_pieces_takes_the_replaceable_one() {
+    let mut outcomes: std::collections::BTreeMap<String, usize> = Default::default();
+    for seed in 0..40 {
+        // Enough garnets for both replacements, or for the first only.
+        let options = Options {
+            piece_replacement: true,
+            starting_garnets: if seed % 2 == 0 { 6 } else { 3 },
+            ..Options::default()
+        };
+        let game = umpire_domain::testing::play_random::<FlowerFields>(options.clone(), seed, 400);
+        let mut state = FlowerFields::initial_state(&options);
+        for event in &game.events {
+            FlowerFields::apply(&mut state, event);
+            for index in 0..5u8 {
+                let seat = SeatIndex(index);
+                let hand = &state.seats[index as usize].hand;
+                let Some((early, late)) = hand.iter().find_map(|a| {
+                    hand.iter()
+                        .find(|b| {
+                            a.dealt_round <= 3
+                                && b.dealt_round > 3
+                                && !a.piece.same_piece_as(&b.piece)
+                        })
+                        .map(|b| (*a, *b))
+                }) else {
+                    continue;
+                };
+                // Make the two identical: the early piece becomes the late one's kind.
+                let first = Action::ReplacePiece {
+                    piece: early.piece,
+                    with: late.piece,
+                };
+                let Ok(events) = FlowerFields::decide(&state, Actor::Seat(seat), &first) else {
+                    continue;
+                };
+                let mut twins = state.clone();
+                for event in &events {
+                    FlowerFields::apply(&mut twins, event);
+                }
+                let seat_state = &twins.seats[index as usize];
+                let again = Action::ReplacePiece {
+                    piece: late.piece,
+                    with: early.piece,
+                };
+                match FlowerFields::decide(&twins, Actor::Seat(seat), &again) {
+                    Ok(events) => {
+                        let [Event::PieceReplaced { dealt_round, .. }] = events.as_slice() else {
+                            panic!("one replacement: {events:?}");
+                        };
+                        assert_eq!(*dealt_round, early.dealt_round, "the replaceable one");
+                        *outcomes.entry("accepted".into()).or_default() += 1;
+                    }
+                    Err(violation) => {
+                        let explained = violation.code == "flower_fields.replacement_not_allowed"
+                            && seat_state.garnets.balance < 3
+                            && violation.message.contains("costs 3 garnets");
+                        assert!(
+                            explained,
+                            "seed {seed}, seat {index}: {} — {}",
+                            violation.code, violation.message
+                        );
+                        *outcomes.entry(violation.code.to_string()).or_default() += 1;
+                    }
+                }
+            }
+        }
+    }
+    let accepted = outcomes.get("accepted").copied().unwrap_or(0);
+    assert!(accepted >= 10, "{outcomes:?}");
+    assert!(
+        outcomes.contains_key("flower_fields.replacement_not_allowed"),
+        "the garnet refusal arose too: {outcomes:?}"
+    );
+}
