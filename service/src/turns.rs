@@ -62,8 +62,9 @@ impl Turns {
         lock
     }
 
-    /// How many games the map holds (swept or not): for tests.
-    pub fn tracked(&self) -> usize {
+    /// How many games the map holds (swept or not).
+    #[cfg(test)]
+    fn tracked(&self) -> usize {
         self.games.lock().map(|games| games.len()).unwrap_or(0)
     }
 }
