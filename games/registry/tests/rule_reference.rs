@@ -10,8 +10,7 @@ fn page(game: &str) -> (PathBuf, String) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../docs/rules")
         .join(file);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     (path, text)
 }
 
@@ -30,7 +29,11 @@ fn every_rule_a_refusal_can_cite_is_a_section_of_its_games_page() {
     for game in registry.games() {
         let (path, text) = page(game.id());
         let headings = sections(&text);
-        assert!(headings.contains(&"§R"), "{}: no §R rulings", path.display());
+        assert!(
+            headings.contains(&"§R"),
+            "{}: no §R rulings",
+            path.display()
+        );
         for kind in game.violation_kinds() {
             let section = kind
                 .rule
