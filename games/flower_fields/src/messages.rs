@@ -190,7 +190,7 @@ pub enum Event {
         piece: Piece,
         with: Piece,
         dealt_round: u8,
-        /// The garnets paid; absent: 3 (see [`recorded_v1`]).
+        /// The garnets paid; absent: 3, as under rules version 1.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         garnets: Option<i64>,
     },
@@ -209,7 +209,7 @@ pub enum Event {
         due_field: u8,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         piece: Option<Piece>,
-        /// The penalty points; absent: 10 (see [`recorded_v1`]).
+        /// The penalty points; absent: 10, as under rules version 1.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         points: Option<i64>,
     },
@@ -231,8 +231,8 @@ pub enum Event {
         round: u8,
         break_field: u8,
         penalty: Penalty,
-        /// The garnets or points paid; absent: 3 garnets or 10 points (see
-        /// [`recorded_v1`]).
+        /// The garnets or points paid; absent: 3 garnets or 10 points, as
+        /// under rules version 1.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         amount: Option<i64>,
     },
