@@ -72,7 +72,7 @@ pub struct AuditEntry {
     /// `system`, `umpire` or `seat:<name>`.
     pub actor: String,
     #[serde(skip_serializing_if = "Value::is_null")]
-    #[schema(schema_with = umpire_domain::schema_names::any_action)]
+    #[schema(schema_with = umpire_domain::schema_names::action_as_sent)]
     pub action: Value,
     /// The rules version in force when it was decided: the ruling of record.
     pub rules_version: u32,

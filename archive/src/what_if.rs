@@ -41,7 +41,7 @@ pub struct Difference {
     /// The first recorded event of that action.
     pub seq: u64,
     pub actor: String,
-    #[schema(schema_with = umpire_domain::schema_names::any_action)]
+    #[schema(schema_with = umpire_domain::schema_names::action_as_sent)]
     pub action: Value,
     /// `events`, `refused` or `score`.
     pub what: &'static str,
@@ -54,7 +54,7 @@ pub struct Difference {
 pub struct Refusal {
     pub version: u64,
     pub actor: String,
-    #[schema(schema_with = umpire_domain::schema_names::any_action)]
+    #[schema(schema_with = umpire_domain::schema_names::action_as_sent)]
     pub action: Value,
     pub violation: Ruling,
 }

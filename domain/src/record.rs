@@ -23,7 +23,7 @@ pub struct RecordedEvent {
     pub actor: String,
     /// The action that caused the event; `null` for setup events.
     #[serde(default)]
-    #[schema(schema_with = crate::schema_names::any_action_or_null)]
+    #[schema(schema_with = crate::schema_names::action_as_sent)]
     pub action: Value,
     /// The version the causing action was decided against; shared by every
     /// event of one action (0 for setup events).

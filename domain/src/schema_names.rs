@@ -4,7 +4,7 @@
 //! it — a recorded event, an archive, an audit — refer to them by name,
 //! since the games are not known down here.
 
-use utoipa::openapi::schema::{OneOfBuilder, Schema, Type};
+use utoipa::openapi::schema::{Schema, SchemaType};
 use utoipa::openapi::{ObjectBuilder, Ref, RefOr};
 
 pub const ANY_ACTION: &str = "AnyAction";
@@ -12,10 +12,6 @@ pub const ANY_EVENT: &str = "AnyEvent";
 pub const ANY_VIEW: &str = "AnyView";
 pub const ANY_SCORE: &str = "AnyScore";
 pub const ANY_OPTIONS: &str = "AnyOptions";
-
-pub fn any_action() -> RefOr<Schema> {
-    Ref::from_schema_name(ANY_ACTION).into()
-}
 
 pub fn any_event() -> RefOr<Schema> {
     Ref::from_schema_name(ANY_EVENT).into()
@@ -29,11 +25,16 @@ pub fn any_options() -> RefOr<Schema> {
     Ref::from_schema_name(ANY_OPTIONS).into()
 }
 
-/// An action, or `null` where nothing acted (setup events).
-pub fn any_action_or_null() -> RefOr<Schema> {
-    OneOfBuilder::new()
-        .item(any_action())
-        .item(ObjectBuilder::new().schema_type(Type::Null))
+/// An action as it was sent and stored: an `AnyAction` when it was
+/// accepted, but kept as the client wrote it (a refused one may be any JSON
+/// at all), and `null` where nothing acted (setup events). So any value.
+pub fn action_as_sent() -> RefOr<Schema> {
+    ObjectBuilder::new()
+        .schema_type(SchemaType::AnyValue)
+        .description(Some(format!(
+            "The action as sent: an {ANY_ACTION} when accepted, any JSON when refused, \
+             null for setup events."
+        )))
         .into()
 }
 
