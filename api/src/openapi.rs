@@ -1,7 +1,14 @@
 //! The OpenAPI document: paths collected from the handlers by
 //! utoipa-actix-web, game shapes from the registry (see [`crate::schemas`]).
 
+use serde_json::{json, Value};
+use utoipa::openapi::content::Content;
+use utoipa::openapi::example::ExampleBuilder;
+use utoipa::openapi::extensions::ExtensionsBuilder;
+use utoipa::openapi::path::Operation;
+use utoipa::openapi::schema::Schema;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{OpenApi as Document, RefOr};
 use utoipa::{Modify, OpenApi};
 use utoipa_actix_web::{scope, service_config::ServiceConfig, AppExt};
 
@@ -18,6 +25,7 @@ use crate::routes::{archives, games, health};
     ),
     tags(
         (name = "games", description = "Games, actions, state, events and scores"),
+        (name = "archives", description = "Whole games as archives: export, import, audit, what-if and bulk scoring"),
         (name = "health", description = "Liveness and readiness"),
     ),
     modifiers(&BearerScheme)
@@ -75,6 +83,91 @@ pub fn document() -> utoipa::openapi::OpenApi {
         .service(health::healthz)
         .service(health::readyz)
         .split_for_parts();
+    let document = publish_error_codes(document);
+    add_examples_for_every_game(document)
+}
+
+/// The JSON body of an operation, when it has one.
+fn json_body(operation: &mut Operation) -> Option<&mut Content> {
+    let RefOr::T(body) = operation.request_body.as_mut()? else {
+        return None;
+    };
+    match body.content.get_mut("application/json")? {
+        RefOr::T(content) => Some(content),
+        RefOr::Ref(_) => None,
+    }
+}
+
+/// Examples of every game where an operation's body depends on the game:
+/// creating one with its default options, and submitting one of its
+/// actions; and a small accepted action for the 201 answer.
+fn add_examples_for_every_game(mut document: Document) -> Document {
+    let registry = umpire_games::registry();
+    let mut create = Vec::new();
+    let mut submit = Vec::new();
+    for game in registry.games() {
+        let Ok(options) = game.validate_options(&Value::Null) else {
+            continue;
+        };
+        create.push((
+            game.id().to_string(),
+            format!("{} with its default options", game.id()),
+            json!({"game": game.id(), "options": options}),
+        ));
+        for (name, action) in game.schemas().action_examples.into_iter().take(2) {
+            submit.push((
+                format!("{}_{name}", game.id()),
+                format!("{}: {name}", game.id()),
+                json!({"action": action}),
+            ));
+        }
+    }
+    let accepted = json!({
+        "version": 13,
+        "events": [{
+            "seq": 13,
+            "type": "card_planted",
+            "actor": "seat:red",
+            "recorded_at": "2026-11-23T16:43:22.120000Z",
+            "rules_version": 1,
+            "payload": {"type": "card_planted", "seat": "red", "card": "V5", "cell": "C3"},
+            "action": {"type": "plant", "card": "V5", "cell": "C3"}
+        }],
+        "status": {"phase": "playing", "finished": false, "to_act": ["blue"]}
+    });
+    let examples = |list: Vec<(String, String, Value)>| {
+        list.into_iter()
+            .map(|(name, summary, value)| {
+                let example = ExampleBuilder::new().summary(summary).value(Some(value));
+                (name, RefOr::T(example.build()))
+            })
+            .collect()
+    };
+    if let Some(operation) = document
+        .paths
+        .paths
+        .get_mut("/v1/games")
+        .and_then(|item| item.post.as_mut())
+    {
+        if let Some(content) = json_body(operation) {
+            content.examples = examples(create);
+        }
+    }
+    if let Some(operation) = document
+        .paths
+        .paths
+        .get_mut("/v1/games/{id}/actions")
+        .and_then(|item| item.post.as_mut())
+    {
+        if let Some(content) = json_body(operation) {
+            content.examples = examples(submit);
+        }
+        if let Some(RefOr::T(response)) = operation.responses.responses.get_mut("201") {
+            if let Some(RefOr::T(content)) = response.content.get_mut("application/json") {
+                content.example = Some(accepted);
+            }
+        }
+    }
     document
 }
 
@@ -86,4 +179,112 @@ pub fn document_json() -> String {
         .expect("the OpenAPI document serialises");
     json.push('\n');
     json
+}
+
+/// The operations of a path, for editing.
+fn operations(item: &mut utoipa::openapi::path::PathItem) -> impl Iterator<Item = &mut Operation> {
+    [
+        &mut item.get,
+        &mut item.put,
+        &mut item.post,
+        &mut item.delete,
+        &mut item.patch,
+    ]
+    .into_iter()
+    .filter_map(Option::as_mut)
+}
+
+/// Publishes what the derived schemas cannot say: every error code
+/// `ErrorBody.code` may carry, as an enum with each one's meaning
+/// (`x-enum-descriptions`, read by several generators, and a list in the
+/// description), and one example per error status instead of the same
+/// violation on every one.
+fn publish_error_codes(mut document: Document) -> Document {
+    let codes = umpire_service::codes::published(&umpire_games::registry());
+    let code = document
+        .components
+        .as_mut()
+        .and_then(|components| components.schemas.get_mut("ErrorBody"))
+        .and_then(|body| match body {
+            RefOr::T(Schema::Object(body)) => body.properties.get_mut("code"),
+            _ => None,
+        });
+    if let Some(RefOr::T(Schema::Object(code))) = code {
+        let list: String = codes
+            .iter()
+            .map(|(code, meaning)| format!("\n- `{code}`: {meaning}"))
+            .collect();
+        code.enum_values = Some(codes.iter().map(|(code, _)| json!(code)).collect());
+        code.description = Some(format!(
+            "Stable and machine-readable: one of the codes below (the platform's, then each \
+             game's violation codes with the rule section that decides them).{list}"
+        ));
+        code.extensions = Some(
+            ExtensionsBuilder::new()
+                .add(
+                    "x-enum-descriptions",
+                    codes
+                        .iter()
+                        .map(|(_, meaning)| json!(meaning))
+                        .collect::<Vec<_>>(),
+                )
+                .build(),
+        );
+    }
+    for item in document.paths.paths.values_mut() {
+        for operation in operations(item) {
+            for (status, response) in operation.responses.responses.iter_mut() {
+                let (Some(example), RefOr::T(response)) = (error_example(status), response) else {
+                    continue;
+                };
+                if let Some(RefOr::T(content)) = response.content.get_mut("application/json") {
+                    content.example = Some(example);
+                }
+            }
+        }
+    }
+    document
+}
+
+/// A typical error body for a status.
+fn error_example(status: &str) -> Option<Value> {
+    Some(match status {
+        "400" => {
+            json!({"code": "malformed_json", "message": "The body is not valid for this request: missing field `action` at line 1 column 2."})
+        }
+        "401" => {
+            json!({"code": "invalid_token", "message": "This token is not valid for this game."})
+        }
+        "403" => {
+            json!({"code": "umpire_only", "message": "Only the umpire may do this: it shows every seat's secrets."})
+        }
+        "404" => {
+            json!({"code": "game_not_found", "message": "There is no game 6f1c2a54-8d0e-4a43-9b0a-3c1f5e2d7a90."})
+        }
+        "408" => {
+            json!({"code": "body_timeout", "message": "The request body did not arrive in time: no more than 5 s may pass between its parts, and 60 s in all."})
+        }
+        "409" => {
+            json!({"code": "version_conflict", "message": "the game is at version 14, not the expected 12", "details": {"expected": 12, "actual": 14}})
+        }
+        "413" => {
+            json!({"code": "payload_too_large", "message": "The body is 70000 bytes; the limit is 65536."})
+        }
+        "415" => {
+            json!({"code": "unsupported_content_type", "message": "The body must be JSON, sent with Content-Type: application/json."})
+        }
+        "422" => {
+            json!({"code": "arboretum.cell_not_adjacent", "message": "D5 is not orthogonally adjacent to any planted card.", "rule": "arboretum §4"})
+        }
+        "429" => {
+            json!({"code": "too_many_refusals", "message": "Too many refused actions from this token in this game; retry in 1 s.", "details": {"retry_after_seconds": 1}})
+        }
+        "500" => {
+            json!({"code": "internal", "message": "Something went wrong on our side; it has been logged."})
+        }
+        "503" => {
+            json!({"code": "unavailable", "message": "The database is unavailable; retry shortly."})
+        }
+        _ => return None,
+    })
 }

@@ -25,7 +25,20 @@ pub struct ErrorBody {
     pub rule: Option<String>,
     /// Extra structured facts, e.g. `{"expected": 3, "actual": 5}`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = facts)]
     pub details: Option<Value>,
+}
+
+/// An object of structured facts, whatever their names.
+fn facts() -> utoipa::openapi::Object {
+    use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Type};
+    ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .additional_properties(Some(AdditionalProperties::FreeForm(true)))
+        .description(Some(
+            "Extra structured facts, e.g. `{\"expected\": 3, \"actual\": 5}`.",
+        ))
+        .build()
 }
 
 /// Why the service did not do what it was asked.

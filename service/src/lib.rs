@@ -8,6 +8,7 @@
 //! a header or a route.
 
 pub mod archives;
+pub mod codes;
 pub mod error;
 mod folds;
 pub mod games;

@@ -258,5 +258,11 @@ pub async fn assert_error(response: Response, status: StatusCode, code: &str) ->
         body["message"].as_str().is_some_and(|m| !m.is_empty()),
         "a person-readable message: {body}"
     );
+    assert!(
+        umpire_service::codes::published(&umpire_games::registry())
+            .iter()
+            .any(|(published, _)| published == code),
+        "{code} is not in the published list of error codes (service/src/codes.rs)"
+    );
     body
 }

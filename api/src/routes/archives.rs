@@ -124,7 +124,7 @@ pub enum ArchivesToScore {
 /// rules, rejected attempts interleaved, the first divergence. Umpire only.
 #[utoipa::path(
     operation_id = "get_game_audit",
-    tag = "games",
+    tag = "archives",
     params(("id" = Uuid, Path, description = "Game id")),
     security(("bearer" = [])),
     responses(
@@ -186,7 +186,7 @@ fn write_audit(
 /// The whole game as an archive, with its hash chain. Umpire only.
 #[utoipa::path(
     operation_id = "export_game",
-    tag = "games",
+    tag = "archives",
     params(("id" = Uuid, Path, description = "Game id")),
     security(("bearer" = [])),
     responses(
@@ -238,7 +238,7 @@ pub async fn export_game_archive(
 /// An invalid archive is refused with the first failing event and why.
 #[utoipa::path(
     operation_id = "import_game",
-    tag = "games",
+    tag = "archives",
     request_body = Archive,
     security((), ("bearer" = [])),
     responses(
@@ -277,7 +277,7 @@ pub async fn import_game(
 /// or JSON Lines); nothing is stored. One bad archive is one error row.
 #[utoipa::path(
     operation_id = "score_archives",
-    tag = "games",
+    tag = "archives",
     request_body(
         content(
             (ArchivesToScore = "application/json"),
@@ -637,7 +637,7 @@ fn options_patch() -> utoipa::openapi::Object {
 /// the outcome differs and how the final scores change. Umpire only.
 #[utoipa::path(
     operation_id = "run_game_what_if",
-    tag = "games",
+    tag = "archives",
     params(("id" = Uuid, Path, description = "Game id")),
     request_body = WhatIfRequest,
     security(("bearer" = [])),

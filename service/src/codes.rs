@@ -1,0 +1,95 @@
+//! Every error code the service and the API answer with, besides the
+//! games' own violation codes (`Game::VIOLATIONS`): the list the OpenAPI
+//! document publishes as `ErrorBody.code`'s enum. A test holds every error
+//! the suite meets to it (`tests/http/support.rs::assert_error`).
+
+/// One platform error code and when it is answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrorCode {
+    pub code: &'static str,
+    pub meaning: &'static str,
+}
+
+macro_rules! error_codes {
+    ($($code:literal => $meaning:literal;)+) => {
+        /// Every platform error code, in the order the document lists them.
+        pub const PLATFORM: &[ErrorCode] = &[$(ErrorCode { code: $code, meaning: $meaning }),+];
+    };
+}
+
+error_codes! {
+    "malformed_json" => "400: the body is not valid JSON, or not the shape this operation takes.";
+    "malformed_body" => "400: the body could not be read.";
+    "invalid_query" => "400: a query parameter is malformed or unknown.";
+    "invalid_limit" => "400: `limit` is outside 1 to 1000.";
+    "invalid_seed" => "400: the seed is larger than 2^63 - 1.";
+    "invalid_action" => "400: the action is not an action of this game.";
+    "invalid_options" => "400: the options are not options of this game.";
+    "invalid_event" => "400: an event is not an event of this game.";
+    "invalid_archive" => "400: the body is not an archive.";
+    "invalid_idempotency_key" => "400: Idempotency-Key is not 1 to 200 visible ASCII characters.";
+    "unknown_seat" => "400: a seat named is not a seat of this game.";
+    "version_out_of_range" => "400: the version asked for does not exist yet.";
+    "missing_token" => "401: this needs a token (a seat's, the umpire's or the admin's) and none was sent.";
+    "invalid_token" => "401: the token is malformed or not valid for this game.";
+    "umpire_only" => "403: only the umpire token may do this.";
+    "game_not_found" => "404: there is no such game.";
+    "invalid_game_id" => "404: the game id is not a UUID.";
+    "route_not_found" => "404: there is no such endpoint.";
+    "body_timeout" => "408: the body stalled (5 s between parts, 60 s in all).";
+    "version_conflict" => "409: the game is not at `expected_version` (`details.expected`, `details.actual`).";
+    "contended" => "409: the game was too busy to take this action in time; nothing was applied, send it again.";
+    "game_already_exists" => "409: a game with the archive's id is already stored.";
+    "payload_too_large" => "413: the body or the number of archives in it is over the limit.";
+    "unsupported_content_type" => "415: a JSON body was sent without Content-Type: application/json.";
+    "unknown_game" => "422: there is no game of that name.";
+    "idempotency_key_reused" => "422: the Idempotency-Key was used before with another request.";
+    "unsupported_archive" => "422: the archive's format or format_version is not one this build reads.";
+    "archive_sequence_gap" => "422: the archive's events do not run 1, 2, 3 … (`details.seq`).";
+    "archive_chain_broken" => "422: an event's prev_hash is not the previous event's hash.";
+    "archive_hash_mismatch" => "422: an event's hash does not match its contents.";
+    "archive_event_type_mismatch" => "422: an event's type is not its payload's type.";
+    "archive_setup_mismatch" => "422: the setup events are not what the seed deals.";
+    "archive_unexplained_event" => "422: an event is not produced by today's rules from its action.";
+    "archive_missing_event" => "422: today's rules produce an event the archive lacks.";
+    "archive_event_differs" => "422: an event differs from what today's rules produce.";
+    "archive_action_refused" => "422: today's rules refuse a recorded action.";
+    "archive_malformed_action" => "422: a recorded action is not an action of the game.";
+    "archive_nul_character" => "422: a string holds U+0000, which cannot be stored.";
+    "archive_rejection_unknown_actor" => "422: a rejection's actor is not the umpire or a seat (`details.rejection`).";
+    "archive_rejection_version_out_of_range" => "422: a rejection's version is outside the log.";
+    "archive_rejection_nul_character" => "422: a rejection holds U+0000.";
+    "archive_rejection_invalid_time" => "422: a rejection's time is not RFC 3339.";
+    "archive_rejection_invalid_text" => "422: a rejection's code, message or rule is too long or not text.";
+    "archive_rejection_rules_version_mismatch" => "422: a rejection's rules version is not the game's.";
+    "archive_rejection_invalid_repeats" => "422: a rejection's repeat count is not positive.";
+    "archive_rejection_duplicate" => "422: a rejection is listed twice.";
+    "archive_rejection_over_cap" => "422: more distinct rejections at one version than the store keeps.";
+    "too_many_refusals" => "429: this token's refused actions in this game came too fast; retry after `Retry-After` seconds.";
+    "internal" => "500: a fault of the service; the cause is in its log.";
+    "unavailable" => "503: the database is unavailable; retry after `Retry-After`.";
+    "busy" => "503: the instance is handling as many archive bodies as it may; retry after `Retry-After`.";
+}
+
+/// Every code an error body may carry, with its meaning: the platform's,
+/// then each registered game's violation codes (a code decided by several
+/// sections once, its meanings joined, each with its section).
+pub fn published(registry: &umpire_domain::Registry) -> Vec<(String, String)> {
+    let mut codes: Vec<(String, String)> = PLATFORM
+        .iter()
+        .map(|code| (code.code.to_string(), code.meaning.to_string()))
+        .collect();
+    for game in registry.games() {
+        for kind in game.violation_kinds() {
+            let meaning = format!("422 ({}): {}", kind.rule, kind.meaning);
+            match codes.iter_mut().find(|(code, _)| code == kind.code) {
+                Some((_, meanings)) => {
+                    meanings.push(' ');
+                    meanings.push_str(&meaning);
+                }
+                None => codes.push((kind.code.to_string(), meaning)),
+            }
+        }
+    }
+    codes
+}
