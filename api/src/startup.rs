@@ -112,7 +112,8 @@ impl Application {
                 .service(health::healthz)
                 .service(health::readyz)
                 .split_for_parts();
-            app.service(web::redirect("/docs", "/docs/").permanent())
+            app.service(crate::routes::home::home)
+                .service(web::redirect("/docs", "/docs/").permanent())
                 .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", document.clone()))
                 .default_service(web::to(not_found))
         })

@@ -213,3 +213,19 @@ async fn every_game_type_is_listed_with_defaults_that_create_a_game() {
         );
     }
 }
+
+#[tokio::test]
+async fn the_root_page_leads_a_person_to_the_docs_and_the_games() {
+    let app = crate::support::TestApp::spawn().await;
+    let response = app.get("/", None).await;
+    assert_eq!(response.status(), reqwest::StatusCode::OK);
+    let content_type = response.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(content_type.starts_with("text/html"), "{content_type}");
+    let page = response.text().await.unwrap();
+    for link in ["/docs/", "/openapi.json", "/v1/game-types"] {
+        assert!(page.contains(&format!("href=\"{link}\"")), "links {link}");
+    }
+}

@@ -3,3 +3,4 @@
 pub mod archives;
 pub mod games;
 pub mod health;
+pub mod home;

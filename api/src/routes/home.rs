@@ -1,0 +1,38 @@
+//! The root page: where a person who opens the service's address in a
+//! browser goes next. Not part of the versioned API (and so not in its
+//! document).
+
+use actix_web::http::header::ContentType;
+use actix_web::{get, HttpResponse};
+
+const PAGE: &str = r#"<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Umpire</title>
+<style>
+body { font: 16px/1.5 system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; padding: 0 1rem; color: #1b1b1b; }
+a { color: #0b5cad; }
+code { background: #f2f2f2; padding: 0 .25rem; }
+</style>
+</head>
+<body>
+<h1>Umpire</h1>
+<p>Event-sourced replay and scoring for board games.</p>
+<ul>
+<li><a href="/docs/">The API, in Swagger UI</a> — every operation, with examples.</li>
+<li><a href="/openapi.json">The OpenAPI document</a> — to generate a client.</li>
+<li><a href="/v1/game-types">The games</a> — each with its seats and default options.</li>
+</ul>
+<p>A game is created with <code>POST /v1/games</code>; its answer holds the umpire's token and one token per seat.</p>
+</body>
+</html>
+"#;
+
+#[get("/")]
+pub async fn home() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type(ContentType::html())
+        .body(PAGE)
+}
