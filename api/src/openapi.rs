@@ -87,6 +87,11 @@ pub fn document() -> utoipa::openapi::OpenApi {
     add_examples_for_every_game(document)
 }
 
+/// The `POST` operation of a path.
+fn post<'a>(document: &'a mut Document, path: &str) -> Option<&'a mut Operation> {
+    document.paths.paths.get_mut(path)?.post.as_mut()
+}
+
 /// The JSON body of an operation, when it has one.
 fn json_body(operation: &mut Operation) -> Option<&mut Content> {
     let RefOr::T(body) = operation.request_body.as_mut()? else {
@@ -143,22 +148,10 @@ fn add_examples_for_every_game(mut document: Document) -> Document {
             })
             .collect()
     };
-    if let Some(operation) = document
-        .paths
-        .paths
-        .get_mut("/v1/games")
-        .and_then(|item| item.post.as_mut())
-    {
-        if let Some(content) = json_body(operation) {
-            content.examples = examples(create);
-        }
+    if let Some(content) = post(&mut document, "/v1/games").and_then(json_body) {
+        content.examples = examples(create);
     }
-    if let Some(operation) = document
-        .paths
-        .paths
-        .get_mut("/v1/games/{id}/actions")
-        .and_then(|item| item.post.as_mut())
-    {
+    if let Some(operation) = post(&mut document, "/v1/games/{id}/actions") {
         if let Some(content) = json_body(operation) {
             content.examples = examples(submit);
         }
