@@ -3,7 +3,7 @@
 //! (in views, events, scores and the violations that refuse a seat's
 //! actions), and `decide` refuses rather than panics on arbitrary actions.
 
-mod support;
+use crate::support;
 
 use proptest::prelude::*;
 use support::*;

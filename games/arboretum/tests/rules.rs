@@ -1,7 +1,7 @@
 //! Given/when/then tests: every rule and every violation code of the rule
 //! book, with the neighbouring legal move accepted.
 
-mod support;
+use crate::support;
 
 use support::*;
 use umpire_arboretum::turn_order::turn_order;

@@ -1,7 +1,7 @@
 //! Final scoring (§5), with the seed's round-11 example replayed turn by
 //! turn and its score sheet checked part by part.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 

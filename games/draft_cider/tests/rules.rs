@@ -1,6 +1,6 @@
 //! Given/when/then tests for every rule and every violation code of the rule book.
 
-mod common;
+use crate::common;
 
 use common::{card, cards, options, Position};
 use umpire_domain::testing::Table;

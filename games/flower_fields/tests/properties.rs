@@ -3,8 +3,6 @@
 //! sees another seat's secrets (§8), not even in the violation that refuses
 //! one of its own actions.
 
-mod common;
-
 use proptest::prelude::*;
 use rand::seq::IndexedRandom;
 use rand::Rng;

@@ -1,7 +1,7 @@
 //! Given/when/then tests: every rule of the rule book and every violation
 //! code, refused and the neighbouring legal move accepted.
 
-mod common;
+use crate::common;
 
 use common::*;
 use umpire_domain::testing::Table;
