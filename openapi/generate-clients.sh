@@ -22,7 +22,7 @@ if [[ ! -s "$spec" ]]; then
 fi
 
 # Python
-venv="$(python_venv clients openapi-python-client==0.29.1 python-dateutil==2.9.0.post0 ruff==0.17.6)"
+venv="$(python_venv clients openapi-python-client==0.29.1 python-dateutil==2.9.0.post0 ruff==0.17.6 mypy==1.15.0)"
 python_out="$REPO_ROOT/openapi/clients/python/generated"
 rm -rf "$python_out"
 mkdir -p "$python_out"
@@ -46,5 +46,5 @@ fi
 rm -rf "$ts_dir/generated"
 mkdir -p "$ts_dir/generated"
 log "generating the TypeScript types"
-(cd "$ts_dir" && npx --no-install openapi-typescript "$spec" --default-non-nullable=false --output generated/schema.d.ts >&2)
+(cd "$ts_dir" && node_modules/.bin/openapi-typescript "$spec" --default-non-nullable=false --output generated/schema.d.ts >&2)
 log "clients generated: $python_out/umpire_client, $ts_dir/generated/schema.d.ts"

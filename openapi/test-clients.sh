@@ -5,7 +5,11 @@
 #   * creates games and plays every seat's legal actions (list_legal_actions)
 #     to the end of whole games (Draft & Cider for one and for two players);
 #   * submits an illegal action and reads the 422 violation's `code` (and
-#     `rule`) as a typed field of the error model.
+#     `rule`) as a typed field of the error model;
+#   * checks that every answer whose shape depends on the game parses into
+#     that game's own types, never another's;
+# after type-checking each driver: Python with `mypy --strict`, TypeScript
+# with `tsc` under `strict`.
 # Exits non-zero on any failure.
 #
 # Usage: openapi/test-clients.sh   (UMPIRE_BIN=path or UMPIRE_PROFILE=release
@@ -23,13 +27,19 @@ start_server "$binary" "$WORK_DIR/data"
 failed=0
 log "Python client"
 venv="$TOOLS_DIR/venv-clients"
-PYTHONPATH="$REPO_ROOT/openapi/clients/python/generated" \
-    "$venv/bin/python" "$REPO_ROOT/openapi/clients/python/play.py" "$BASE_URL" || failed=$((failed + 1))
+python_dir="$REPO_ROOT/openapi/clients/python"
+if (cd "$python_dir" && "$venv/bin/mypy" --config-file mypy.ini --cache-dir "$TOOLS_DIR/mypy-cache" play.py >&2); then
+    PYTHONPATH="$python_dir/generated" \
+        "$venv/bin/python" "$python_dir/play.py" "$BASE_URL" || failed=$((failed + 1))
+else
+    log "the Python driver does not type-check against the generated client (mypy --strict)"
+    failed=$((failed + 1))
+fi
 
 log "TypeScript client"
 ts_dir="$REPO_ROOT/openapi/clients/typescript"
 rm -rf "$ts_dir/dist"
-if (cd "$ts_dir" && npx --no-install tsc -p tsconfig.json); then
+if (cd "$ts_dir" && node_modules/.bin/tsc -p tsconfig.json); then
     node "$ts_dir/dist/play.js" "$BASE_URL" || failed=$((failed + 1))
 else
     log "the TypeScript driver does not type-check against the generated types"

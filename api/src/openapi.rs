@@ -14,6 +14,8 @@ use utoipa_actix_web::{scope, service_config::ServiceConfig, AppExt};
 
 use crate::routes::{archives, games, health};
 
+mod by_game;
+
 #[derive(OpenApi)]
 #[openapi(
     info(
@@ -74,8 +76,9 @@ pub fn base() -> utoipa::openapi::OpenApi {
     document
 }
 
-/// The whole document, as served at `/openapi.json`.
-pub fn document() -> utoipa::openapi::OpenApi {
+/// The whole document, as served at `/openapi.json`: JSON, since its last
+/// step (see [`by_game`]) writes what utoipa's types cannot read back.
+pub fn document() -> Value {
     let (_, document) = actix_web::App::new()
         .into_utoipa_app()
         .openapi(base())
@@ -84,7 +87,29 @@ pub fn document() -> utoipa::openapi::OpenApi {
         .service(health::readyz)
         .split_for_parts();
     let document = publish_error_codes(document);
-    add_examples_for_every_game(document)
+    let document = add_examples_for_every_game(document);
+    let mut json = serde_json::to_value(&document).expect("the OpenAPI document serialises");
+    by_game::discriminate(&mut json);
+    title_every_component(&mut json);
+    json
+}
+
+/// Gives every component schema without a title its name as one, so that
+/// documentation (Swagger UI) and generators name the alternatives of a
+/// union (`ArboretumView | TreebloxView`, not `any | any`).
+fn title_every_component(document: &mut Value) {
+    if let Some(schemas) = document
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+    {
+        for (name, schema) in schemas.iter_mut() {
+            if let Some(schema) = schema.as_object_mut() {
+                schema
+                    .entry("title")
+                    .or_insert_with(|| Value::String(name.clone()));
+            }
+        }
+    }
 }
 
 /// The `POST` operation of a path.
@@ -167,9 +192,8 @@ fn add_examples_for_every_game(mut document: Document) -> Document {
 /// The document as pretty JSON with a trailing newline, as committed in
 /// `openapi/openapi.json`.
 pub fn document_json() -> String {
-    let mut json = document()
-        .to_pretty_json()
-        .expect("the OpenAPI document serialises");
+    let mut json =
+        serde_json::to_string_pretty(&document()).expect("the OpenAPI document serialises");
     json.push('\n');
     json
 }

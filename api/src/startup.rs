@@ -114,7 +114,10 @@ impl Application {
                 .split_for_parts();
             app.service(crate::routes::home::home)
                 .service(web::redirect("/docs", "/docs/").permanent())
-                .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", document.clone()))
+                .service(
+                    SwaggerUi::new("/docs/{_:.*}")
+                        .external_url_unchecked("/openapi.json", document.clone()),
+                )
                 .default_service(web::to(not_found))
         })
         .shutdown_timeout(30)

@@ -92,6 +92,9 @@ pub struct EventEnvelope {
 
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
 pub struct ActionAccepted {
+    /// The game's type (`arboretum`, `treeblox`, …): it tells a client which
+    /// game's shapes the rest of this body has.
+    pub game: String,
     /// The game's version after the action.
     pub version: u64,
     pub events: Vec<EventEnvelope>,
@@ -100,6 +103,9 @@ pub struct ActionAccepted {
 
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
 pub struct ActionCheck {
+    /// The game's type (`arboretum`, `treeblox`, …): it tells a client which
+    /// game's shapes the rest of this body has.
+    pub game: String,
     pub legal: bool,
     /// The version the action was checked against.
     pub at: u64,
@@ -136,6 +142,9 @@ pub struct ScoreResponse {
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
 pub struct EventPage {
     pub id: Uuid,
+    /// The game's type (`arboretum`, `treeblox`, …): it tells a client which
+    /// game's shapes the rest of this body has.
+    pub game: String,
     /// The game's current version.
     pub version: u64,
     pub events: Vec<EventEnvelope>,
@@ -146,6 +155,9 @@ pub struct EventPage {
 
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
 pub struct LegalActions {
+    /// The game's type (`arboretum`, `treeblox`, …): it tells a client which
+    /// game's shapes the rest of this body has.
+    pub game: String,
     pub version: u64,
     /// Legal actions for the caller now: complete where the space is small,
     /// a varied sample where it is huge (bids, multi-placement turns).

@@ -119,6 +119,7 @@ impl GameService {
         };
         let answer = umpire_domain::dry_run(decision, &actor);
         Ok(ActionCheck {
+            game: loaded.record().game.clone(),
             legal: answer.legal,
             at,
             events: answer.events,
@@ -136,6 +137,7 @@ impl GameService {
         let actor = principal.actor()?;
         let loaded = self.load(game_id, None).await?;
         Ok(LegalActions {
+            game: loaded.record().game.clone(),
             version: loaded.state().version(),
             actions: loaded.state().legal_actions(&actor)?,
         })
@@ -188,6 +190,7 @@ impl GameService {
         let page = &loaded.events()[start..end];
         Ok(EventPage {
             id: game_id,
+            game: loaded.record().game.clone(),
             version,
             events: envelopes(loaded.state(), page.iter().map(|e| e.as_ref()), principal)?,
             next_after: ((end as u64) < version).then_some(end as u64),

@@ -393,6 +393,7 @@ impl GameService {
         let count = appended.len();
         let fold = game.followed_by(appended, after, head);
         let accepted = ActionAccepted {
+            game: fold.record.game.clone(),
             version: fold.head.version(),
             events: envelopes(
                 fold.state.as_ref(),
@@ -426,6 +427,7 @@ impl GameService {
                 ))
             })?;
         Ok(ActionAccepted {
+            game: loaded.record().game.clone(),
             version,
             events: envelopes(
                 loaded.latest_state(),

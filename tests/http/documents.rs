@@ -229,3 +229,109 @@ async fn the_root_page_leads_a_person_to_the_docs_and_the_games() {
         assert!(page.contains(&format!("href=\"{link}\"")), "links {link}");
     }
 }
+
+/// The component names reachable from `schema` through `$ref`s.
+fn reachable(document: &Value, schema: &Value, out: &mut std::collections::BTreeSet<String>) {
+    match schema {
+        Value::Object(object) => {
+            if let Some(name) = object
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/components/schemas/"))
+            {
+                if out.insert(name.to_string()) {
+                    reachable(document, &document["components"]["schemas"][name], out);
+                }
+            }
+            object
+                .values()
+                .for_each(|child| reachable(document, child, out));
+        }
+        Value::Array(items) => items.iter().for_each(|item| reachable(document, item, out)),
+        _ => {}
+    }
+}
+
+/// Cross-game misparsing cannot happen: every answer whose shape depends on
+/// the game is a `oneOf` discriminated by `game` with one variant per game,
+/// and from each variant only that game's shapes can be reached (no
+/// "any game" union, no other game's type), so a generated client parses
+/// Treeblox's `{"type": "timeout", "seat": "dark"}` as Treeblox's.
+#[test]
+fn every_game_dependent_answer_is_discriminated_by_game_down_to_its_leaves() {
+    let document: Value = serde_json::from_str(&umpire_api::openapi::document_json()).unwrap();
+    let registry = umpire_games::registry();
+    let prefix = |game: &str| -> String {
+        game.split('_')
+            .map(|part| part[..1].to_uppercase() + &part[1..])
+            .collect()
+    };
+    let prefixes: Vec<(String, String)> = registry
+        .ids()
+        .map(|game| (game.to_string(), prefix(game)))
+        .collect();
+    let mut discriminated = 0;
+    for (path, operations) in document["paths"].as_object().unwrap() {
+        for (method, operation) in operations.as_object().unwrap() {
+            for (status, response) in operation["responses"].as_object().unwrap() {
+                if !status.starts_with('2') {
+                    continue;
+                }
+                let mut names = std::collections::BTreeSet::new();
+                reachable(&document, response, &mut names);
+                let game_dependent = names.iter().any(|name| {
+                    name.starts_with("Any")
+                        || prefixes.iter().any(|(_, prefix)| name.starts_with(prefix))
+                });
+                if !game_dependent || path == "/v1/game-types" {
+                    continue;
+                }
+                let Some(root) = response
+                    .pointer("/content/application~1json/schema/$ref")
+                    .and_then(Value::as_str)
+                    .and_then(|r| r.strip_prefix("#/components/schemas/"))
+                else {
+                    panic!("{method} {path} {status}: a game-dependent answer that is not a named schema");
+                };
+                let union = &document["components"]["schemas"][root];
+                assert_eq!(
+                    union["discriminator"]["propertyName"], "game",
+                    "{method} {path}: {root} is not discriminated by game"
+                );
+                for (game, prefix) in &prefixes {
+                    let variant = format!("{prefix}{root}");
+                    assert_eq!(
+                        union["discriminator"]["mapping"][game],
+                        format!("#/components/schemas/{variant}"),
+                        "{root}: no variant for {game}"
+                    );
+                    assert_eq!(
+                        document["components"]["schemas"][&variant]["properties"]["game"]["enum"],
+                        serde_json::json!([game]),
+                        "{variant}: `game` is not {game} alone"
+                    );
+                    let mut inside = std::collections::BTreeSet::new();
+                    reachable(
+                        &document,
+                        &serde_json::json!({"$ref": format!("#/components/schemas/{variant}")}),
+                        &mut inside,
+                    );
+                    for name in &inside {
+                        assert!(
+                            !name.starts_with("Any"),
+                            "{variant} reaches the any-game union {name}"
+                        );
+                        for (other, other_prefix) in &prefixes {
+                            assert!(
+                                other == game || !name.starts_with(other_prefix.as_str()),
+                                "{variant} reaches {other}'s {name}"
+                            );
+                        }
+                    }
+                }
+                discriminated += 1;
+            }
+        }
+    }
+    assert!(discriminated >= 9, "only {discriminated} answers checked");
+}

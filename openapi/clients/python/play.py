@@ -3,15 +3,21 @@
     PYTHONPATH=openapi/clients/python/generated python play.py BASE_URL
 
 For each game below: creates it (create_game), then until get_game reports
-`status.finished`, picks a seat from `status.to_act`, lists that seat's
-legal actions (list_legal_actions) and submits one (submit_action, with an
-Idempotency-Key), every seat with its own token. Then reads the final score
-(get_game_score) and the umpire's event log (list_game_events). Also submits
-an action out of turn and reads the 422's `code` and `rule` as typed fields
-of the generated ErrorBody model, and takes a game through every archive
+`status.finished`, picks a seat from `status.to_act`, reads that seat's
+state (get_game_state), lists its legal actions (list_legal_actions) and
+submits one (submit_action, with an Idempotency-Key), every seat with its
+own token. Then reads the state, the final score and the whole event log as
+every viewer: the spectator, each seat and the umpire. Also submits an
+action out of turn and reads the 422's `code` and `rule` as typed fields of
+the generated ErrorBody model, and takes a game through every archive
 operation (export, import, audit, what-if, scores) and the rest
-(list_game_types, get_game_state, check_action). Type-checked with mypy
-(`--strict`) by openapi/test-clients.sh. Exits non-zero on any failure.
+(list_game_types, check_action).
+
+Every answer whose shape depends on the game must parse into that game's
+own models, never another's (`of_game`); the spec's game-discriminated
+unions (`StateResponse` is one of `ArboretumStateResponse`, ...) make that
+possible. Type-checked with mypy (`--strict`) by openapi/test-clients.sh.
+Exits non-zero on any failure.
 
 Run by openapi/test-clients.sh, which generates the client and starts the server.
 """
@@ -22,6 +28,7 @@ import random
 import sys
 import uuid
 from http import HTTPStatus
+from typing import Any, cast
 
 from umpire_client import AuthenticatedClient, Client
 from umpire_client.api.archives import (
@@ -43,35 +50,61 @@ from umpire_client.api.games import (
     submit_action,
 )
 from umpire_client.models import (
-    ActionAccepted,
-    ActionCheck,
-    Archive,
-    AuditReport,
+    ArboretumActionAccepted,
+    ArboretumActionCheck,
+    ArboretumArchive,
+    ArboretumAuditReport,
+    ArboretumEventPage,
+    ArboretumLegalActions,
+    ArboretumOptions,
+    ArboretumScoreResponse,
+    ArboretumStateResponse,
+    ArboretumWhatIfReport,
+    DraftCiderActionAccepted,
+    DraftCiderActionCheck,
+    DraftCiderArchive,
+    DraftCiderAuditReport,
+    DraftCiderEventPage,
+    DraftCiderLegalActions,
+    DraftCiderScoreResponse,
+    DraftCiderStateResponse,
+    DraftCiderWhatIfReport,
+    FlowerFieldsActionAccepted,
+    FlowerFieldsActionCheck,
+    FlowerFieldsArchive,
+    FlowerFieldsAuditReport,
+    FlowerFieldsEventPage,
+    FlowerFieldsLegalActions,
+    FlowerFieldsScoreResponse,
+    FlowerFieldsStateResponse,
+    FlowerFieldsWhatIfReport,
+    TreebloxActionAccepted,
+    TreebloxActionCheck,
+    TreebloxArchive,
+    TreebloxAuditReport,
+    TreebloxEventPage,
+    TreebloxLegalActions,
+    TreebloxScoreResponse,
+    TreebloxStateResponse,
+    TreebloxWhatIfReport,
     CheckActionRequest,
+    CreatedGame,
+    CreateGameRequest,
+    DraftCiderOptions,
+    ErrorBody,
+    FlowerFieldsOptions,
+    GameSummary,
     GameTypes,
     ScoreRows,
-    StateResponse,
-    WhatIfReport,
+    SubmitActionRequest,
+    TreebloxOptions,
     WhatIfRequest,
     WhatIfRequestOptions,
-    ArboretumOptions,
-    DraftCiderOptions,
-    FlowerFieldsOptions,
-    TreebloxOptions,
-    CreateGameRequest,
-    CreatedGame,
-    ErrorBody,
-    EventPage,
-    GameSummary,
-    LegalActions,
-    ScoreResponse,
-    SubmitActionRequest,
 )
 
-# Draft & Cider for one and for two players are short; the other games are
-# played too so that every game's action shapes round-trip through the
-# generated models.
-GAMES = [
+# Every game is played whole, so that each of its shapes round-trips through
+# the generated models (Draft & Cider for one and for two players).
+GAMES: list[tuple[str, dict[str, Any]]] = [
     ("draft_cider", {"players": 1}),
     ("draft_cider", {"players": 2}),
     ("treeblox", {}),
@@ -79,6 +112,18 @@ GAMES = [
     ("arboretum", {}),
 ]
 MAX_MOVES = 2000
+
+# What the game-discriminated answers are: one model per game. Narrowing an
+# answer with `isinstance(answer, StateResponse)` leaves mypy that union.
+ActionAccepted = ArboretumActionAccepted | DraftCiderActionAccepted | FlowerFieldsActionAccepted | TreebloxActionAccepted
+ActionCheck = ArboretumActionCheck | DraftCiderActionCheck | FlowerFieldsActionCheck | TreebloxActionCheck
+Archive = ArboretumArchive | DraftCiderArchive | FlowerFieldsArchive | TreebloxArchive
+AuditReport = ArboretumAuditReport | DraftCiderAuditReport | FlowerFieldsAuditReport | TreebloxAuditReport
+EventPage = ArboretumEventPage | DraftCiderEventPage | FlowerFieldsEventPage | TreebloxEventPage
+LegalActions = ArboretumLegalActions | DraftCiderLegalActions | FlowerFieldsLegalActions | TreebloxLegalActions
+ScoreResponse = ArboretumScoreResponse | DraftCiderScoreResponse | FlowerFieldsScoreResponse | TreebloxScoreResponse
+StateResponse = ArboretumStateResponse | DraftCiderStateResponse | FlowerFieldsStateResponse | TreebloxStateResponse
+WhatIfReport = ArboretumWhatIfReport | DraftCiderWhatIfReport | FlowerFieldsWhatIfReport | TreebloxWhatIfReport
 
 
 class Failure(Exception):
@@ -90,11 +135,48 @@ def expect(condition: bool, message: str) -> None:
         raise Failure(message)
 
 
+# The generated models of a game are named after it: `TreebloxStateResponse`,
+# `TreebloxView`, `TreebloxEventTimeout`, ...
+GAME_PREFIXES = ("Arboretum", "DraftCider", "FlowerFields", "Treeblox")
+
+
+def prefix_of(game: str) -> str:
+    return "".join(part.capitalize() for part in game.split("_"))
+
+
+def foreign_models(value: object, prefix: str, path: str, found: list[str]) -> None:
+    """Collects every generated model in `value` that belongs to another game."""
+    name = type(value).__name__
+    if name.startswith(GAME_PREFIXES) and not name.startswith(prefix):
+        found.append(f"{path}: {name}")
+    fields = getattr(type(value), "__attrs_attrs__", None)
+    if fields is not None:
+        for field in fields:
+            foreign_models(getattr(value, field.name), prefix, f"{path}.{field.name}", found)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            foreign_models(item, prefix, f"{path}[{index}]", found)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            foreign_models(item, prefix, f"{path}[{key!r}]", found)
+
+
+def of_game(value: object, game: str, what: str) -> None:
+    """`value` parsed into `game`'s own models: its type is the game's
+    (`TreebloxStateResponse`), and so is every model inside it, never
+    another game's (Treeblox's `timeout` is not Draft & Cider's)."""
+    prefix = prefix_of(game)
+    name = type(value).__name__
+    expect(name.startswith(prefix), f"{what}: parsed as {name}, not a {prefix} model")
+    found: list[str] = []
+    foreign_models(value, prefix, name, found)
+    expect(not found, f"{what}: another game's models inside: {found[:5]}")
+
+
 # Each game's generated options model. `CreateGameRequest.options` is a
-# oneOf of every game's options with nothing to tell them apart, so parsing a
-# plain dict through CreateGameRequest.from_dict picks the first model that
-# fits (ArboretumOptions) and silently drops `players`: build the right one.
-OPTIONS_MODELS = {
+# union of every game's options with nothing to tell them apart, so a plain
+# dict would be parsed into the first model that fits: build the right one.
+OPTIONS_MODELS: dict[str, type[ArboretumOptions | DraftCiderOptions | FlowerFieldsOptions | TreebloxOptions]] = {
     "arboretum": ArboretumOptions,
     "draft_cider": DraftCiderOptions,
     "flower_fields": FlowerFieldsOptions,
@@ -102,22 +184,59 @@ OPTIONS_MODELS = {
 }
 
 
-def options_model(game: str, options: dict):
-    """The generated options model for a game, built from a plain dict."""
-    return OPTIONS_MODELS[game].from_dict(options)
+def spectator_client(base_url: str) -> AuthenticatedClient:
+    """A client without a token, for the operations a spectator may call.
+
+    The spec says so (`security: [{}, {bearer: []}]`), but
+    openapi-python-client types every operation with any security as taking
+    an AuthenticatedClient (its issue #1372); a plain Client is what works."""
+    return cast(AuthenticatedClient, Client(base_url=base_url))
 
 
-def create(base_url: str, game: str, options: dict, seed: int) -> CreatedGame:
+def create(base_url: str, game: str, options: dict[str, Any], seed: int) -> CreatedGame:
     response = create_game.sync_detailed(
-        client=Client(base_url=base_url),
-        body=CreateGameRequest(game=game, options=options_model(game, options), seed=seed),
+        client=spectator_client(base_url),
+        body=CreateGameRequest(game=game, options=OPTIONS_MODELS[game].from_dict(options), seed=seed),
     )
-    expect(response.status_code == HTTPStatus.CREATED, f"create_game {game}: {response.status_code} {response.content!r}")
-    expect(isinstance(response.parsed, CreatedGame), f"create_game {game}: not a CreatedGame")
+    if not isinstance(response.parsed, CreatedGame):
+        raise Failure(f"create_game {game}: {response.status_code} {response.content!r}")
     return response.parsed
 
 
-def play_whole_game(base_url: str, game: str, options: dict, seed: int) -> None:
+def read_everything(base_url: str, game: str, created: CreatedGame, version: int) -> None:
+    """Every viewer's state, score and whole event log, each parsed into the
+    game's own models."""
+    viewers: dict[str, AuthenticatedClient] = {"spectator": spectator_client(base_url)}
+    viewers["umpire"] = AuthenticatedClient(base_url=base_url, token=created.umpire_token)
+    for seat, token in created.seat_tokens.additional_properties.items():
+        viewers[f"seat {seat}"] = AuthenticatedClient(base_url=base_url, token=token)
+    for viewer, client in viewers.items():
+        what = f"{game} as {viewer}"
+        state = get_game_state.sync(created.id, client=client)
+        if not isinstance(state, StateResponse):
+            raise Failure(f"{what}: state: {state!r}")
+        of_game(state, game, f"{what}: state")
+        score = get_game_score.sync(created.id, client=client)
+        if not isinstance(score, ScoreResponse):
+            raise Failure(f"{what}: score: {score!r}")
+        of_game(score, game, f"{what}: score")
+        expect(score.final, f"{what}: the score is not final")
+        after, seen = 0, 0
+        while True:
+            page = list_game_events.sync(created.id, client=client, after=after, limit=200)
+            if not isinstance(page, EventPage):
+                raise Failure(f"{what}: events after {after}: {page!r}")
+            of_game(page, game, f"{what}: events after {after}")
+            seen += len(page.events)
+            if not isinstance(page.next_after, int):
+                break
+            after = page.next_after
+        expect(seen == version, f"{what}: {seen} events, version {version}")
+
+
+def play_whole_game(base_url: str, game: str, options: dict[str, Any], seed: int) -> None:
+    """Plays a game to its end, each turn as the seat to act, reading that
+    seat's state at every version; then reads everything as every viewer."""
     created = create(base_url, game, options, seed)
     expected_seats = options.get("players")
     seats = created.seat_tokens.additional_properties
@@ -125,20 +244,28 @@ def play_whole_game(base_url: str, game: str, options: dict, seed: int) -> None:
         expect(len(seats) == expected_seats, f"{game}: {len(seats)} seats, not the {expected_seats} asked for")
     clients = {seat: AuthenticatedClient(base_url=base_url, token=token) for seat, token in seats.items()}
     umpire = AuthenticatedClient(base_url=base_url, token=created.umpire_token)
-    spectator = Client(base_url=base_url)
+    spectator = spectator_client(base_url)
     rng = random.Random(seed)
     moves = 0
     while True:
         summary = get_game.sync(created.id, client=spectator)
-        expect(isinstance(summary, GameSummary), f"{game}: get_game did not return a GameSummary: {summary}")
+        if not isinstance(summary, GameSummary):
+            raise Failure(f"{game}: get_game did not return a GameSummary: {summary!r}")
         if summary.status.finished:
             break
         expect(moves < MAX_MOVES, f"{game}: not finished after {MAX_MOVES} moves")
         seat = rng.choice(sorted(summary.status.to_act)) if summary.status.to_act else None
         client = clients[seat] if seat is not None else umpire
+        what = f"{game} v{summary.version} as {seat or 'umpire'}"
+        state = get_game_state.sync(created.id, client=client)
+        if not isinstance(state, StateResponse):
+            raise Failure(f"{what}: state: {state!r}")
+        of_game(state, game, f"{what}: state")
         legal = list_legal_actions.sync(created.id, client=client)
-        expect(isinstance(legal, LegalActions), f"{game}: list_legal_actions: {legal}")
-        expect(len(legal.actions) > 0, f"{game}: seat {seat} must act but has no legal action")
+        if not isinstance(legal, LegalActions):
+            raise Failure(f"{what}: legal actions: {legal!r}")
+        of_game(legal, game, f"{what}: legal actions")
+        expect(len(legal.actions) > 0, f"{what}: must act but has no legal action")
         action = rng.choice(legal.actions)
         response = submit_action.sync_detailed(
             created.id,
@@ -147,17 +274,11 @@ def play_whole_game(base_url: str, game: str, options: dict, seed: int) -> None:
             idempotency_key=str(uuid.uuid4()),
         )
         if not isinstance(response.parsed, ActionAccepted):
-            raise Failure(
-                f"{game}: seat {seat}'s legal action {action.to_dict()} was refused: "
-                f"{response.status_code} {response.content!r}"
-            )
+            raise Failure(f"{what}: the legal action {action.to_dict()} was refused: {response.status_code} {response.content!r}")
+        of_game(response.parsed, game, f"{what}: accepted")
         moves += 1
-    score = get_game_score.sync(created.id, client=spectator)
-    expect(isinstance(score, ScoreResponse) and score.final, f"{game}: no final score: {score}")
-    page = list_game_events.sync(created.id, client=umpire, limit=1000)
-    expect(isinstance(page, EventPage), f"{game}: list_game_events: {page}")
-    expect(len(page.events) == summary.version, f"{game}: {len(page.events)} events, version {summary.version}")
-    print(f"python client: {game} {options} finished after {moves} moves, {summary.version} events", file=sys.stderr)
+    read_everything(base_url, game, created, summary.version)
+    print(f"python client: {game} {options} finished after {moves} moves, {summary.version} events, every answer in {prefix_of(game)} models", file=sys.stderr)
 
 
 def read_typed_violation(base_url: str) -> None:
@@ -168,11 +289,13 @@ def read_typed_violation(base_url: str) -> None:
     first = AuthenticatedClient(base_url=base_url, token=tokens["0"])
     second = AuthenticatedClient(base_url=base_url, token=tokens["1"])
     legal = list_legal_actions.sync(created.id, client=first)
-    expect(isinstance(legal, LegalActions) and legal.actions, "no legal action for seat 0")
+    if not isinstance(legal, LegalActions) or not legal.actions:
+        raise Failure(f"no legal action for seat 0: {legal!r}")
     response = submit_action.sync_detailed(created.id, client=second, body=SubmitActionRequest(action=legal.actions[0]))
     expect(response.status_code == HTTPStatus.UNPROCESSABLE_ENTITY, f"expected 422, got {response.status_code} {response.content!r}")
     violation = response.parsed
-    expect(isinstance(violation, ErrorBody), f"the 422 body is not an ErrorBody: {violation!r}")
+    if not isinstance(violation, ErrorBody):
+        raise Failure(f"the 422 body is not an ErrorBody: {violation!r}")
     code: str = violation.code
     expect(code == "draft_cider.not_your_turn", f"unexpected violation code {code!r}")
     expect(isinstance(violation.rule, str) and violation.rule.startswith("draft_cider"), f"unexpected rule {violation.rule!r}")
@@ -181,40 +304,62 @@ def read_typed_violation(base_url: str) -> None:
 
 def every_other_operation(base_url: str) -> None:
     """The operations a whole game does not use, each answer parsed into its
-    generated model: the game types; state and a dry run; then export, import
+    game's generated models: the game types; a dry run; then export, import
     (the same archive again: validated, then refused as already stored),
     audit, what-if under other options, and scores of an array of archives."""
-    spectator = Client(base_url=base_url)
+    spectator = spectator_client(base_url)
     types = list_game_types.sync(client=spectator)
-    expect(isinstance(types, GameTypes), f"list_game_types: {types!r}")
+    if not isinstance(types, GameTypes):
+        raise Failure(f"list_game_types: {types!r}")
     expect(len(types.games) == 4, f"{len(types.games)} game types")
+    for game_type in types.games:
+        of_game(game_type, game_type.game, f"game type {game_type.game}")
     created = create(base_url, "arboretum", {}, 11)
     umpire = AuthenticatedClient(base_url=base_url, token=created.umpire_token)
     red = AuthenticatedClient(base_url=base_url, token=created.seat_tokens.additional_properties["red"])
     state = get_game_state.sync(created.id, client=red)
-    expect(isinstance(state, StateResponse), f"get_game_state: {state!r}")
+    if not isinstance(state, StateResponse):
+        raise Failure(f"get_game_state: {state!r}")
+    of_game(state, "arboretum", "get_game_state")
+    # The check can fail: an Arboretum state is not in Treeblox's models.
+    try:
+        of_game(state, "treeblox", "an arboretum state as treeblox's")
+        raise AssertionError("an Arboretum state passed as Treeblox's")
+    except Failure:
+        pass
     legal = list_legal_actions.sync(created.id, client=red)
-    expect(isinstance(legal, LegalActions) and len(legal.actions) > 0, f"list_legal_actions: {legal!r}")
+    if not isinstance(legal, LegalActions) or not legal.actions:
+        raise Failure(f"no legal action for red: {legal!r}")
     check = check_action.sync(created.id, client=red, body=CheckActionRequest(action=legal.actions[0]))
-    expect(isinstance(check, ActionCheck) and check.legal, f"check_action: {check!r}")
+    if not isinstance(check, ActionCheck) or not check.legal:
+        raise Failure(f"check_action: {check!r}")
+    of_game(check, "arboretum", "check_action")
     accepted = submit_action.sync(created.id, client=red, body=SubmitActionRequest(action=legal.actions[0]))
-    expect(isinstance(accepted, ActionAccepted), f"submit_action: {accepted!r}")
+    if not isinstance(accepted, ActionAccepted):
+        raise Failure(f"submit_action: {accepted!r}")
 
     archive = export_game.sync(created.id, client=umpire)
-    expect(isinstance(archive, Archive), f"export_game: {archive!r}")
-    assert isinstance(archive, Archive)
+    if not isinstance(archive, Archive):
+        raise Failure(f"export_game: {archive!r}")
+    of_game(archive, "arboretum", "export_game")
     expect(len(archive.events) == accepted.version, f"{len(archive.events)} events exported")
     again = import_game.sync_detailed(client=umpire, body=archive)
     expect(again.status_code == HTTPStatus.CONFLICT, f"import_game: {again.status_code} {again.content!r}")
     expect(isinstance(again.parsed, ErrorBody) and again.parsed.code == "game_already_exists", f"import_game: {again.parsed!r}")
     audit = get_game_audit.sync(created.id, client=umpire)
-    expect(isinstance(audit, AuditReport) and audit.valid, f"get_game_audit: {audit!r}")
+    if not isinstance(audit, AuditReport) or not audit.valid:
+        raise Failure(f"get_game_audit: {audit!r}")
+    of_game(audit, "arboretum", "get_game_audit")
     patch = WhatIfRequestOptions.from_dict({"dm_advantage": "blue"})
     what_if = run_game_what_if.sync(created.id, client=umpire, body=WhatIfRequest(options=patch))
-    expect(isinstance(what_if, WhatIfReport), f"run_game_what_if: {what_if!r}")
+    if not isinstance(what_if, WhatIfReport):
+        raise Failure(f"run_game_what_if: {what_if!r}")
+    of_game(what_if, "arboretum", "run_game_what_if")
     scores = score_archives.sync(client=spectator, body=[archive, archive])
-    expect(isinstance(scores, ScoreRows) and scores.games == 2 and len(scores.rows) == 2, f"score_archives: {scores!r}")
-    print("python client: every other operation answered with its typed model", file=sys.stderr)
+    if not isinstance(scores, ScoreRows):
+        raise Failure(f"score_archives: {scores!r}")
+    expect(scores.games == 2 and len(scores.rows) == 2, f"score_archives: {scores!r}")
+    print("python client: every other operation answered in its game's typed models", file=sys.stderr)
 
 
 def main() -> int:

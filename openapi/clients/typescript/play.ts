@@ -12,16 +12,25 @@
  * typed fields of `components["schemas"]["ErrorBody"]`, and takes a game
  * through every other operation — the game types, state, a dry run, and the
  * archive operations (export, import, audit, what-if, scores) with typed
- * bodies — under `strict`. Exits non-zero on any failure. Run by
- * openapi/test-clients.sh.
+ * bodies — under `strict`.
+ *
+ * Every answer whose shape depends on the game is checked twice: at compile
+ * time, narrowing it on `game` must give that game's own types (`viewOf`);
+ * at run time, its JSON must conform to that game's schema in the spec
+ * (`conforms`, with Ajv), never merely to another game's. Exits non-zero on
+ * any failure. Run by openapi/test-clients.sh.
  */
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import createClient from "openapi-fetch";
 import type { components, paths } from "./generated/schema.js";
 
-type ErrorBody = components["schemas"]["ErrorBody"];
-type AnyAction = components["schemas"]["AnyAction"];
-type AnyOptions = components["schemas"]["AnyOptions"];
+type Schemas = components["schemas"];
+
+type ErrorBody = Schemas["ErrorBody"];
+type AnyAction = Schemas["AnyAction"];
+type AnyOptions = Schemas["AnyOptions"];
 
 const GAMES: Array<{ game: string; options: AnyOptions }> = [
   { game: "draft_cider", options: { players: 1 } },
@@ -44,6 +53,60 @@ class Failure extends Error {}
 
 function expect(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Failure(message);
+}
+
+// The spec the client was generated from, for checking answers at run time.
+const spec: unknown = JSON.parse(
+  readFileSync(new URL("../../../openapi.json", import.meta.url), "utf8"),
+);
+// OpenAPI 3.1 schemas are JSON Schema 2020-12, plus keywords Ajv does not
+// know (`discriminator`, `example`): those are ignored, not errors.
+const ajv = new Ajv2020({ strict: false, validateSchema: false, validateFormats: false, allErrors: false });
+ajv.addSchema(spec as object, "spec");
+
+/** `arboretum` -> `Arboretum`, `draft_cider` -> `DraftCider`. */
+const prefixOf = (game: string) =>
+  game
+    .split("_")
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join("");
+
+/** That `body` is `game`'s own `shape` (`StateResponse` → the spec's
+ * `ArboretumStateResponse`, …), down to every event and action in it. */
+function conforms(body: unknown, game: string, shape: string, what: string): void {
+  const name = `${prefixOf(game)}${shape}`;
+  const validate = ajv.getSchema(`spec#/components/schemas/${name}`);
+  expect(validate, `${what}: the spec has no schema ${name}`);
+  if (!validate(body)) {
+    throw new Failure(`${what}: not a ${name}: ${ajv.errorsText(validate.errors)}`);
+  }
+}
+
+/** Compile time: narrowing an answer on `game` gives that game's own view
+ * type; a game added to the spec but not here fails to compile. */
+function viewOf(answer: Schemas["StateResponse"]): object {
+  switch (answer.game) {
+    case "arboretum": {
+      const view: Schemas["ArboretumView"] = answer.state;
+      return view;
+    }
+    case "draft_cider": {
+      const view: Schemas["DraftCiderView"] = answer.state;
+      return view;
+    }
+    case "flower_fields": {
+      const view: Schemas["FlowerFieldsView"] = answer.state;
+      return view;
+    }
+    case "treeblox": {
+      const view: Schemas["TreebloxView"] = answer.state;
+      return view;
+    }
+    default: {
+      const unknown: never = answer;
+      throw new Failure(`an answer of no known game: ${JSON.stringify(unknown)}`);
+    }
+  }
 }
 
 /** A small seeded RNG so that runs are repeatable. */
@@ -84,11 +147,17 @@ async function playWholeGame(game: string, options: AnyOptions, seed: number): P
     const seat = toAct.length > 0 ? toAct[pick(toAct.length)] : undefined;
     const token = seat !== undefined ? seats[seat] : created.umpire_token;
     expect(token, `${game}: no token for seat ${seat}`);
+    const what = `${game} v${version} as ${seat ?? "umpire"}`;
+    const state = await api.GET("/v1/games/{id}/state", { params: { path: { id } }, headers: bearer(token) });
+    expect(state.data, `${what}: get_game_state ${state.response.status}`);
+    conforms(state.data, game, "StateResponse", `${what}: state`);
+    viewOf(state.data);
     const legal = await api.GET("/v1/games/{id}/legal-actions", {
       params: { path: { id } },
       headers: bearer(token),
     });
     expect(legal.data, `${game}: list_legal_actions ${legal.response.status} ${JSON.stringify(legal.error)}`);
+    conforms(legal.data, game, "LegalActions", `${what}: legal actions`);
     expect(legal.data.actions.length > 0, `${game}: seat ${seat} must act but has no legal action`);
     const action: AnyAction | undefined = legal.data.actions[pick(legal.data.actions.length)];
     expect(action, `${game}: no action picked`);
@@ -104,18 +173,53 @@ async function playWholeGame(game: string, options: AnyOptions, seed: number): P
           `${submitted.response.status} ${refusal?.code}: ${refusal?.message}`,
       );
     }
+    conforms(submitted.data, game, "ActionAccepted", `${what}: accepted`);
     moves += 1;
   }
-  const score = await api.GET("/v1/games/{id}/score", { params: { path: { id } } });
-  expect(score.data?.final === true, `${game}: no final score (${score.response.status})`);
-  const events = await api.GET("/v1/games/{id}/events", {
-    params: { path: { id }, query: { limit: 1000 } },
-    headers: bearer(created.umpire_token),
-  });
-  expect(events.data, `${game}: list_game_events ${events.response.status}`);
-  expect(events.data.events.length === version, `${game}: ${events.data.events.length} events, version ${version}`);
-  expect(events.data.events.every((event) => typeof event.hash === "string"), `${game}: umpire sees no hashes`);
+  await readEverything(game, id, created.umpire_token, seats, version);
   console.error(`typescript client: ${game} ${JSON.stringify(options)} finished after ${moves} moves, ${version} events`);
+}
+
+/** Every viewer's state, final score and whole event log (page by page),
+ * each conforming to the game's own schemas. */
+async function readEverything(
+  game: string,
+  id: string,
+  umpireToken: string,
+  seats: Record<string, string>,
+  version: number,
+): Promise<void> {
+  const viewers: Array<[string, Record<string, string>]> = [
+    ["spectator", {}],
+    ["umpire", bearer(umpireToken)],
+    ...Object.entries(seats).map(([seat, token]): [string, Record<string, string>] => [`seat ${seat}`, bearer(token)]),
+  ];
+  for (const [viewer, headers] of viewers) {
+    const what = `${game} as ${viewer}`;
+    const state = await api.GET("/v1/games/{id}/state", { params: { path: { id } }, headers });
+    expect(state.data, `${what}: get_game_state ${state.response.status}`);
+    conforms(state.data, game, "StateResponse", `${what}: state`);
+    const score = await api.GET("/v1/games/{id}/score", { params: { path: { id } }, headers });
+    expect(score.data?.final === true, `${what}: no final score (${score.response.status})`);
+    conforms(score.data, game, "ScoreResponse", `${what}: score`);
+    let after = 0;
+    let seen = 0;
+    for (;;) {
+      const page = await api.GET("/v1/games/{id}/events", {
+        params: { path: { id }, query: { after, limit: 200 } },
+        headers,
+      });
+      expect(page.data, `${what}: list_game_events ${page.response.status}`);
+      conforms(page.data, game, "EventPage", `${what}: events after ${after}`);
+      if (viewer === "umpire") {
+        expect(page.data.events.every((event) => typeof event.hash === "string"), `${what}: no hashes`);
+      }
+      seen += page.data.events.length;
+      if (page.data.next_after === undefined || page.data.next_after === null) break;
+      after = page.data.next_after;
+    }
+    expect(seen === version, `${what}: ${seen} events, version ${version}`);
+  }
 }
 
 async function readTypedViolation(): Promise<void> {
@@ -148,6 +252,9 @@ async function readTypedViolation(): Promise<void> {
 async function everyOtherOperation(): Promise<void> {
   const types = await api.GET("/v1/game-types");
   expect(types.data?.games.length === 4, `list_game_types ${types.response.status}`);
+  for (const gameType of types.data.games) {
+    conforms(gameType, gameType.game, "GameType", `game type ${gameType.game}`);
+  }
   const created = await createGame("arboretum", {}, 11);
   const id = created.id;
   const red = created.seat_tokens["red"];
@@ -155,6 +262,16 @@ async function everyOtherOperation(): Promise<void> {
   const umpire = bearer(created.umpire_token);
   const state = await api.GET("/v1/games/{id}/state", { params: { path: { id } }, headers: bearer(red) });
   expect(state.data?.game === "arboretum", `get_game_state ${state.response.status}`);
+  conforms(state.data, "arboretum", "StateResponse", "get_game_state");
+  // The check can fail: an Arboretum state is not a Treeblox one.
+  let mistaken = false;
+  try {
+    conforms(state.data, "treeblox", "StateResponse", "an arboretum state as treeblox's");
+    mistaken = true;
+  } catch (refused) {
+    expect(refused instanceof Failure, `conforms threw ${String(refused)}`);
+  }
+  expect(!mistaken, "an Arboretum state conforms to TreebloxStateResponse");
   const legal = await api.GET("/v1/games/{id}/legal-actions", { params: { path: { id } }, headers: bearer(red) });
   const action = legal.data?.actions[0];
   expect(action, "no legal action for red");
@@ -164,6 +281,7 @@ async function everyOtherOperation(): Promise<void> {
     body: { action },
   });
   expect(check.data?.legal === true, `check_action ${check.response.status}`);
+  conforms(check.data, "arboretum", "ActionCheck", "check_action");
   const accepted = await api.POST("/v1/games/{id}/actions", {
     params: { path: { id } },
     headers: bearer(red),
@@ -173,18 +291,21 @@ async function everyOtherOperation(): Promise<void> {
 
   const exported = await api.GET("/v1/games/{id}/export", { params: { path: { id } }, headers: umpire });
   expect(exported.data, `export_game ${exported.response.status}`);
-  const archive: components["schemas"]["Archive"] = exported.data;
+  conforms(exported.data, "arboretum", "Archive", "export_game");
+  const archive: Schemas["Archive"] = exported.data;
   expect(archive.events.length === accepted.data.version, `${archive.events.length} events exported`);
   const again = await api.POST("/v1/games/import", { body: archive });
   expect(again.response.status === 409 && again.error?.code === "game_already_exists", `import_game ${again.response.status}`);
   const audit = await api.GET("/v1/games/{id}/audit", { params: { path: { id } }, headers: umpire });
   expect(audit.data?.valid === true, `get_game_audit ${audit.response.status}`);
+  conforms(audit.data, "arboretum", "AuditReport", "get_game_audit");
   const whatIf = await api.POST("/v1/games/{id}/what-if", {
     params: { path: { id } },
     headers: umpire,
     body: { options: { dm_advantage: "blue" } },
   });
   expect(whatIf.data?.game === "arboretum", `run_game_what_if ${whatIf.response.status}`);
+  conforms(whatIf.data, "arboretum", "WhatIfReport", "run_game_what_if");
   const scores = await api.POST("/v1/scores", { body: [archive, archive] });
   expect(scores.data?.games === 2 && scores.data.rows.length === 2, `score_archives ${scores.response.status}`);
   console.error("typescript client: every other operation answered with its typed body");
