@@ -103,6 +103,10 @@ pub enum Command {
         /// Bearer token; without it game creation is open to anyone.
         #[arg(long, env = "UMPIRE_ADMIN_TOKEN", hide_env_values = true)]
         admin_token: Option<String>,
+        /// Live event streams (`/v1/games/{id}/stream`) this instance holds
+        /// open at once; beyond, a new one is answered 503 with Retry-After.
+        #[arg(long, default_value_t = umpire_service::live::DEFAULT_MAX_STREAMS, env = "UMPIRE_MAX_STREAMS")]
+        max_streams: usize,
     },
     /// Apply pending database migrations and exit (serve does it too).
     #[command(after_help = "Example:\n  umpire migrate --data-dir /srv/umpire")]
@@ -289,13 +293,23 @@ async fn run(command: Command) -> Result<Done, String> {
             workers,
             append_writers,
             admin_token,
+            max_streams,
         } => {
             let database = database::open(&data.path()).await?;
             let limits = GroupCommitLimits {
                 writers: append_writers,
                 ..GroupCommitLimits::default()
             };
-            let outcome = serve(&database, &bind, pool_size, limits, workers, admin_token).await;
+            let outcome = serve(
+                &database,
+                &bind,
+                pool_size,
+                limits,
+                workers,
+                admin_token,
+                max_streams,
+            )
+            .await;
             if let Some(cluster) = database.cluster.as_ref().filter(|c| c.started_here) {
                 tracing::info!("stopping the private PostgreSQL cluster");
                 if let Err(error) = tokio::task::block_in_place(|| cluster.stop()) {
@@ -441,11 +455,19 @@ async fn serve(
     group_commit: GroupCommitLimits,
     workers: Option<usize>,
     admin_token: Option<String>,
+    max_streams: usize,
 ) -> Result<(), String> {
     if admin_token.as_deref().is_none_or(str::is_empty) {
         tracing::warn!("no admin token configured: anyone can create and import games (set UMPIRE_ADMIN_TOKEN to restrict)");
     }
-    let options = crate::startup::ServiceOptions { admin_token };
+    let options = crate::startup::ServiceOptions {
+        admin_token,
+        listen_url: Some(database.service_url.clone()),
+        streams: crate::routes::stream::StreamLimits {
+            max_open: max_streams,
+            ..Default::default()
+        },
+    };
     umpire_storage::migrate(&database.owner_url)
         .await
         .map_err(|e| format!("migrations failed: {e}"))?;

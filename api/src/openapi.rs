@@ -12,7 +12,7 @@ use utoipa::openapi::{OpenApi as Document, RefOr};
 use utoipa::{Modify, OpenApi};
 use utoipa_actix_web::{scope, service_config::ServiceConfig, AppExt};
 
-use crate::routes::{archives, games, health};
+use crate::routes::{archives, games, health, stream};
 
 mod by_game;
 
@@ -30,6 +30,7 @@ mod by_game;
         (name = "archives", description = "Whole games as archives: export, import, audit, what-if and bulk scoring"),
         (name = "health", description = "Liveness and readiness"),
     ),
+    components(schemas(umpire_service::model::StreamEnd)),
     modifiers(&BearerScheme)
 )]
 struct BaseDocument;
@@ -62,6 +63,7 @@ pub fn v1_routes(config: &mut ServiceConfig) {
         .service(games::get_game_state)
         .service(games::get_game_score)
         .service(games::list_game_events)
+        .service(stream::stream_game_events)
         .service(games::list_legal_actions)
         .service(archives::get_game_audit)
         .service(archives::export_game_archive)

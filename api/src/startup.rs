@@ -15,6 +15,7 @@ use crate::error::{json_error, path_error, query_error, ApiError};
 use crate::openapi;
 use crate::request_span::RequestSpan;
 use crate::routes::health;
+use crate::routes::stream::StreamLimits;
 use umpire_service::GameService;
 
 /// Largest accepted JSON body. Actions are small; this bounds memory per request.
@@ -28,12 +29,18 @@ pub struct AppState {
     pub admin_token: Option<String>,
     /// Turns at handling archive bodies (`routes/archives.rs`).
     pub archive_bodies: Arc<tokio::sync::Semaphore>,
+    pub stream_limits: StreamLimits,
 }
 
 /// Deployment choices beyond the store and the address.
 #[derive(Debug, Clone, Default)]
 pub struct ServiceOptions {
     pub admin_token: Option<String>,
+    /// The database to listen on for appends (by any instance), which wake
+    /// live streams; without it, streams still read the log at every
+    /// heartbeat and are woken at once by this instance's own appends.
+    pub listen_url: Option<String>,
+    pub streams: StreamLimits,
 }
 
 pub struct Application {
@@ -69,7 +76,10 @@ impl Application {
         let listener = TcpListener::bind(address)?;
         let port = listener.local_addr()?.port();
         let registry = Arc::new(umpire_games::registry());
-        let service = GameService::new(store, registry);
+        let service = GameService::new(store, registry).with_max_streams(options.streams.max_open);
+        if let Some(url) = options.listen_url {
+            service.listen_for_appends(url);
+        }
         let prometheus = crate::metrics::middleware(&service.metrics);
         let state = web::Data::new(AppState {
             service,
@@ -77,6 +87,7 @@ impl Application {
             archive_bodies: Arc::new(tokio::sync::Semaphore::new(
                 crate::routes::archives::ARCHIVE_BODIES_AT_ONCE,
             )),
+            stream_limits: options.streams,
         });
         let document = openapi::document();
         let mut server = HttpServer::new(move || {

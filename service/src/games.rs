@@ -17,6 +17,7 @@ use uuid::Uuid;
 
 use crate::error::ServiceError;
 use crate::folds::{corrupt, Folds, LoadedGame};
+use crate::live::{Live, DEFAULT_MAX_STREAMS};
 use crate::metrics::Metrics;
 use crate::model::{CreateGameRequest, CreatedGame, GameSummary};
 use crate::principal::{new_seed, new_token, Principal};
@@ -37,6 +38,8 @@ pub struct GameService {
     pub(crate) turns: Turns,
     /// Refused actions per (game, actor): a flood of them is answered 429.
     pub(crate) refusals: Arc<RefusalThrottle>,
+    /// Live streams and what wakes them.
+    pub(crate) live: Live,
     pub metrics: Metrics,
 }
 
@@ -60,8 +63,15 @@ impl GameService {
             ))),
             turns: Turns::default(),
             refusals: Arc::default(),
+            live: Live::new(DEFAULT_MAX_STREAMS),
             metrics,
         }
+    }
+
+    /// The same service holding at most `max_streams` live streams open.
+    pub fn with_max_streams(mut self, max_streams: usize) -> Self {
+        self.live = Live::new(max_streams);
+        self
     }
 
     pub fn registry(&self) -> &Arc<Registry> {

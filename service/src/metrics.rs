@@ -1,5 +1,5 @@
 //! What the service counts for Prometheus: appends, group-commit batch
-//! sizes, version conflicts, rejected actions and pool usage. The API serves
+//! sizes, version conflicts, rejected actions, pool usage and live streams. The API serves
 //! them at `/metrics` beside its per-endpoint request metrics.
 
 use prometheus::core::Collector;
@@ -19,6 +19,13 @@ pub struct Metrics {
     pub pool_size: IntGauge,
     pub pool_available: IntGauge,
     pub pool_waiting: IntGauge,
+    /// Live streams (`live.rs`).
+    pub streams_open: IntGauge,
+    pub stream_events: IntCounter,
+    pub stream_catch_ups: IntCounter,
+    pub stream_closes: IntCounterVec,
+    pub streams_refused: IntCounter,
+    pub listener_reconnects: IntCounter,
 }
 
 impl Metrics {
@@ -73,6 +80,38 @@ impl Metrics {
                 "Requests waiting for a connection",
             )
             .expect("valid metric"),
+            streams_open: IntGauge::new("umpire_streams_open", "Live event streams open")
+                .expect("valid metric"),
+            stream_events: IntCounter::new(
+                "umpire_stream_events_pushed_total",
+                "Events written to live streams",
+            )
+            .expect("valid metric"),
+            stream_catch_ups: IntCounter::new(
+                "umpire_stream_catch_ups_total",
+                "Reads of a stream from the log while it was more than a page behind \
+                 (a slow or resuming reader)",
+            )
+            .expect("valid metric"),
+            stream_closes: IntCounterVec::new(
+                Opts::new(
+                    "umpire_stream_closes_total",
+                    "Live streams ended by the server, by reason (finished, idle, lifetime, \
+                     error); a reader that leaves is not counted",
+                ),
+                &["reason"],
+            )
+            .expect("valid metric"),
+            streams_refused: IntCounter::new(
+                "umpire_streams_refused_total",
+                "Streams refused with 503 because the instance had its limit open",
+            )
+            .expect("valid metric"),
+            listener_reconnects: IntCounter::new(
+                "umpire_append_listener_connects_total",
+                "Times the instance (re)connected its one listening connection",
+            )
+            .expect("valid metric"),
         }
     }
 
@@ -88,6 +127,12 @@ impl Metrics {
             Box::new(self.pool_size.clone()),
             Box::new(self.pool_available.clone()),
             Box::new(self.pool_waiting.clone()),
+            Box::new(self.streams_open.clone()),
+            Box::new(self.stream_events.clone()),
+            Box::new(self.stream_catch_ups.clone()),
+            Box::new(self.stream_closes.clone()),
+            Box::new(self.streams_refused.clone()),
+            Box::new(self.listener_reconnects.clone()),
         ]
     }
 

@@ -90,6 +90,37 @@ pub struct EventEnvelope {
     pub hash: Option<String>,
 }
 
+/// One event of a live stream (`data:` of an SSE message whose `id:` is
+/// its `seq`): the entry `/events` gives this viewer, with the game's
+/// status after the event.
+#[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
+pub struct StreamEvent {
+    /// The game's type (`arboretum`, `treeblox`, …): it tells a client which
+    /// game's shapes the rest of this body has.
+    pub game: String,
+    #[serde(flatten)]
+    pub event: EventEnvelope,
+    /// Who must act, the phase and whether the game is over, after this event.
+    pub status: StatusJson,
+}
+
+/// The last message of a live stream (SSE `event: end`): why the server
+/// ended it, and where to resume.
+#[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
+pub struct StreamEnd {
+    /// `finished` (the game is over and every event was sent), `idle` (no
+    /// event for the idle limit), `lifetime` (the stream's total limit) or
+    /// `error` (see `error`). Only `finished` means there is nothing more.
+    pub reason: String,
+    /// The version of the last event sent: resume with `Last-Event-ID` or
+    /// `?after=` set to it.
+    pub after: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<StatusJson>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorBody>,
+}
+
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
 pub struct ActionAccepted {
     /// The game's type (`arboretum`, `treeblox`, …): it tells a client which

@@ -404,6 +404,11 @@ impl GameService {
             )?,
             status: fold.state.status(),
         };
+        // This instance's streams need not wait for the store's announcement.
+        self.live.announce(umpire_storage::Appended {
+            game_id: submission.game_id,
+            version: fold.head.version(),
+        });
         self.folds.remember(submission.game_id, Arc::new(fold));
         Ok(accepted)
     }

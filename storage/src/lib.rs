@@ -5,6 +5,7 @@
 //! Storage owns all SQL. Nothing here knows a game's rules: events are JSON
 //! with a type, and the hash chain is computed over their canonical encoding.
 
+mod announce;
 mod append;
 pub mod bulk;
 pub mod cluster;
@@ -14,6 +15,7 @@ pub mod store;
 #[cfg(feature = "testing")]
 pub mod testing;
 
+pub use announce::{AppendListener, Appended, APPENDS_CHANNEL};
 pub use append::{Head, IdempotentAnswer, IdempotentRequest, NewEvent};
 pub use bulk::{BulkGame, FullGame, ImportGame, ImportOutcome};
 pub use cluster::{ClusterError, Durability, PrivateCluster};

@@ -89,6 +89,40 @@ pub async fn logs_in_as_superuser(database_url: &str) -> Result<bool, StoreError
 pub async fn migrate(database_url: &str) -> Result<(), StoreError> {
     let (mut client, connection) = tokio_postgres::connect(database_url, NoTls).await?;
     let connection = tokio::spawn(connection);
+    let may_migrate: bool = client
+        .query_one("SELECT has_schema_privilege('public', 'CREATE')", &[])
+        .await?
+        .get(0);
+    if !may_migrate {
+        // The service's own role (`umpire_app`) may not change the schema:
+        // the owner ran `umpire migrate`; check that it is current.
+        let newest = embedded::migrations::runner()
+            .get_migrations()
+            .iter()
+            .map(|migration| migration.version())
+            .max()
+            .unwrap_or(0);
+        let applied: Option<i32> = client
+            .query_one("SELECT max(version) FROM refinery_schema_history", &[])
+            .await
+            .map_err(|e| {
+                StoreError::Migration(format!(
+                    "this role may not migrate and cannot read which migrations ran ({e}): \
+                     run `umpire migrate` with the database owner's URL"
+                ))
+            })?
+            .get(0);
+        drop(client);
+        let _ = connection.await;
+        return match applied {
+            Some(version) if version >= newest => Ok(()),
+            applied => Err(StoreError::Migration(format!(
+                "the schema is at migration {}, this build needs {newest}, and this role may \
+                 not migrate: run `umpire migrate` with the database owner's URL",
+                applied.unwrap_or(0)
+            ))),
+        };
+    }
     client
         .batch_execute("SELECT pg_advisory_lock(7501746)")
         .await?;

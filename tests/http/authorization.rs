@@ -133,6 +133,7 @@ fn cases() -> Vec<Case> {
 async fn every_endpoint_answers_every_kind_of_caller_as_expected() {
     let app = TestApp::spawn_with(ServiceOptions {
         admin_token: Some(ADMIN.into()),
+        ..ServiceOptions::default()
     })
     .await;
     let create = |app: &TestApp| {

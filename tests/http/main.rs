@@ -16,4 +16,5 @@ mod hidden_information;
 mod playing;
 mod refusals;
 mod retries;
+mod streams;
 mod support;

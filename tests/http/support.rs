@@ -13,6 +13,7 @@ pub struct TestApp {
     pub address: String,
     pub client: reqwest::Client,
     pub store: EventStore,
+    pub database_url: String,
 }
 
 /// What `create_game` answered, parsed.
@@ -39,9 +40,18 @@ impl TestApp {
         Self::spawn_with(ServiceOptions::default()).await
     }
 
+    /// A server on a fresh database, listening for appends on it (as
+    /// `umpire serve` does) unless `options` say where.
     pub async fn spawn_with(options: ServiceOptions) -> TestApp {
         let url = umpire_storage::testing::fresh_database_url().await;
         let store = EventStore::new(connect(&url, 8).expect("pool"));
+        Self::serve(store, url, options)
+    }
+
+    fn serve(store: EventStore, database_url: String, mut options: ServiceOptions) -> TestApp {
+        options
+            .listen_url
+            .get_or_insert_with(|| database_url.clone());
         let application =
             Application::build_with(store.clone(), "127.0.0.1:0", Some(1), options).expect("bind");
         let address = format!("http://127.0.0.1:{}", application.port());
@@ -50,26 +60,18 @@ impl TestApp {
             address,
             client: reqwest::Client::new(),
             store,
+            database_url,
         }
     }
 
     /// A second server on the same database, with its own cache: what a
     /// deployment of several instances behind a load balancer looks like.
     pub async fn another_instance(&self) -> TestApp {
-        let application = Application::build_with(
-            self.store.clone(),
-            "127.0.0.1:0",
-            Some(1),
-            ServiceOptions::default(),
-        )
-        .expect("bind");
-        let address = format!("http://127.0.0.1:{}", application.port());
-        tokio::spawn(application.run_until_stopped());
-        TestApp {
-            address,
-            client: reqwest::Client::new(),
-            store: self.store.clone(),
-        }
+        self.another_instance_with(ServiceOptions::default())
+    }
+
+    pub fn another_instance_with(&self, options: ServiceOptions) -> TestApp {
+        Self::serve(self.store.clone(), self.database_url.clone(), options)
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -29,6 +29,7 @@ const BY_GAME: &[&str] = &[
     "LegalActions",
     "ScoreResponse",
     "StateResponse",
+    "StreamEvent",
     "WhatIfReport",
 ];
 
@@ -219,8 +220,12 @@ impl Copies {
     }
 }
 
-/// Narrows a copy's `game` to the one game it is for.
+/// Narrows a copy's `game` to the one game it is for (in the copy itself,
+/// or in the part of an `allOf` that has it).
 fn pin_game(copy: &mut Value, game: &GameShapes) {
+    if let Some(parts) = copy.get_mut("allOf").and_then(Value::as_array_mut) {
+        parts.iter_mut().for_each(|part| pin_game(part, game));
+    }
     if let Some(property) = copy.pointer_mut("/properties/game") {
         let description = property.get("description").cloned();
         *property = json!({"type": "string", "enum": [game.id]});

@@ -4,3 +4,4 @@ pub mod archives;
 pub mod games;
 pub mod health;
 pub mod home;
+pub mod stream;

@@ -1,0 +1,233 @@
+//! `GET /v1/games/{id}/stream`: a game's events as Server-Sent Events,
+//! live. The service's [`Follower`] does the reading; this is the framing
+//! (`id:`/`data:` messages, heartbeat comments, the closing message) and
+//! the limits.
+
+use std::time::{Duration, Instant};
+
+use actix_web::http::header;
+use actix_web::web::Bytes;
+use actix_web::{get, web, HttpRequest, HttpResponse};
+use futures_util::stream::{self, Stream};
+use serde::Deserialize;
+use utoipa::IntoParams;
+use uuid::Uuid;
+
+use umpire_domain::erased::StatusJson;
+use umpire_service::model::{StreamEnd, StreamEvent};
+use umpire_service::{Follower, ServiceError, Woken};
+
+use crate::auth::principal;
+use crate::error::{ApiError, ErrorBody};
+use crate::AppState;
+
+/// How long streams may stay open and how often they prove they are alive.
+#[derive(Debug, Clone, Copy)]
+pub struct StreamLimits {
+    /// A comment line is sent when nothing else was for this long; the log
+    /// is read then too, so a stream keeps up even without announcements.
+    pub heartbeat: Duration,
+    /// A stream that delivered no event for this long is ended (`idle`).
+    pub idle: Duration,
+    /// A stream is ended after this long in all (`lifetime`).
+    pub lifetime: Duration,
+    /// Streams one instance holds open at once; beyond, 503.
+    pub max_open: usize,
+}
+
+impl Default for StreamLimits {
+    fn default() -> Self {
+        StreamLimits {
+            heartbeat: Duration::from_secs(15),
+            idle: Duration::from_secs(30 * 60),
+            lifetime: Duration::from_secs(2 * 60 * 60),
+            max_open: umpire_service::live::DEFAULT_MAX_STREAMS,
+        }
+    }
+}
+
+/// What a client waits between reconnecting attempts (the SSE `retry:`).
+const RETRY_MILLISECONDS: u64 = 2000;
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct StreamQuery {
+    /// Start after this version (default 0: from the first event). The
+    /// `Last-Event-ID` header, sent by reconnecting SSE clients, wins over it.
+    pub after: Option<u64>,
+}
+
+/// Follow a game live as Server-Sent Events, from any version on.
+///
+/// Each message's `id:` is the event's version (`seq`) and its `data:` a
+/// `StreamEvent`: the entry `/events` gives the caller (spectator without a
+/// token, a seat, the umpire, redacted alike), with the game's status after
+/// it. Resume with `Last-Event-ID` (what `EventSource` sends by itself) or
+/// `?after=N`: every event after N comes exactly once, in order, then live
+/// ones. A comment line (`: heartbeat`) comes whenever nothing else did for
+/// 15 s; `retry:` is 2000 ms. The server ends a stream with one `event: end`
+/// message (`StreamEnd`): `finished` once every event of a finished game is
+/// sent (and at once when resuming at its end), `idle` after 30 minutes
+/// without an event, `lifetime` after 2 hours, `error` on a failure; all but
+/// `finished` may resume. An instance holds a limited number of streams
+/// open (2048 unless configured): beyond it, 503 with `Retry-After`.
+#[utoipa::path(
+    operation_id = "stream_game_events",
+    tag = "games",
+    params(
+        ("id" = Uuid, Path, description = "Game id"),
+        StreamQuery,
+        ("Last-Event-ID" = Option<u64>, Header, description = "The `id:` of the last message received: resume after it"),
+    ),
+    security((), ("bearer" = [])),
+    responses(
+        (status = 200, description = "An endless `text/event-stream`; each message's `data:` is one of these", content_type = "text/event-stream", body = StreamEvent),
+        (status = 400, description = "Bad `after` or `Last-Event-ID`, or a version the game does not have yet", body = ErrorBody),
+        (status = 401, description = "Invalid token", body = ErrorBody),
+        (status = 404, description = "No such game", body = ErrorBody),
+        (status = 503, description = "Too many streams open on this instance, or the database is unavailable", body = ErrorBody),
+    )
+)]
+#[get("/games/{id}/stream")]
+pub async fn stream_game_events(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    id: web::Path<Uuid>,
+    query: web::Query<StreamQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let game_id = id.into_inner();
+    let after = match request.headers().get("last-event-id") {
+        Some(value) => value
+            .to_str()
+            .ok()
+            .and_then(|text| text.trim().parse::<u64>().ok())
+            .ok_or_else(|| {
+                ApiError::bad_request(
+                    "invalid_last_event_id",
+                    "Last-Event-ID must be the id of a message of this stream: a version number.",
+                )
+            })?,
+        None => query.after.unwrap_or(0),
+    };
+    let principal = principal(&state.service, game_id, &request).await?;
+    let follower = state.service.follow(game_id, principal, after).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, "text/event-stream"))
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        // Proxies that buffer responses (nginx) would hold events back.
+        .insert_header(("X-Accel-Buffering", "no"))
+        .streaming(messages(follower, state.stream_limits)))
+}
+
+/// Where a stream is.
+struct Sse {
+    follower: Follower,
+    limits: StreamLimits,
+    opened: Instant,
+    last_event: Instant,
+    started: bool,
+    ended: bool,
+}
+
+/// The stream's bytes. Pulled by the connection: nothing is read from the
+/// log until the client has taken what came before, so a slow reader holds
+/// at most a page in this process and simply catches up from the log.
+fn messages(
+    follower: Follower,
+    limits: StreamLimits,
+) -> impl Stream<Item = Result<Bytes, actix_web::Error>> {
+    let now = Instant::now();
+    let stream = Sse {
+        follower,
+        limits,
+        opened: now,
+        last_event: now,
+        started: false,
+        ended: false,
+    };
+    stream::unfold(stream, |mut stream| async move {
+        if stream.ended {
+            return None;
+        }
+        let chunk = stream.next_chunk().await;
+        Some((Ok::<_, actix_web::Error>(chunk), stream))
+    })
+}
+
+impl Sse {
+    async fn next_chunk(&mut self) -> Bytes {
+        if !self.started {
+            self.started = true;
+            return Bytes::from(format!("retry: {RETRY_MILLISECONDS}\n\n"));
+        }
+        loop {
+            if self.opened.elapsed() >= self.limits.lifetime {
+                return self.end("lifetime", None, None);
+            }
+            if self.last_event.elapsed() >= self.limits.idle {
+                return self.end("idle", None, None);
+            }
+            let batch = match self.follower.read().await {
+                Ok(batch) => batch,
+                Err(error) => return self.end("error", None, Some(error)),
+            };
+            let position = self.follower.position();
+            let finished = batch.ends_the_game(position);
+            if !batch.events.is_empty() {
+                self.last_event = Instant::now();
+                let mut chunk = String::new();
+                for event in &batch.events {
+                    push_event(&mut chunk, event);
+                }
+                if finished {
+                    let end = self.end("finished", Some(batch.status), None);
+                    chunk.push_str(&String::from_utf8_lossy(&end));
+                }
+                return Bytes::from(chunk);
+            }
+            if finished {
+                return self.end("finished", Some(batch.status), None);
+            }
+            let until_limit = self
+                .limits
+                .idle
+                .saturating_sub(self.last_event.elapsed())
+                .min(self.limits.lifetime.saturating_sub(self.opened.elapsed()));
+            let wait = self.limits.heartbeat.min(until_limit);
+            if self.follower.wait(wait).await == Woken::TimedOut && wait == self.limits.heartbeat {
+                return Bytes::from_static(b": heartbeat\n\n");
+            }
+        }
+    }
+
+    /// The closing message; nothing follows it.
+    fn end(
+        &mut self,
+        reason: &str,
+        status: Option<StatusJson>,
+        error: Option<ServiceError>,
+    ) -> Bytes {
+        self.ended = true;
+        self.follower.closed(reason);
+        if let Some(ServiceError::Internal(cause)) = &error {
+            tracing::error!(%cause, "a live stream failed");
+        }
+        let end = StreamEnd {
+            reason: reason.to_string(),
+            after: self.follower.position(),
+            status,
+            error: error.map(|error| error.body()),
+        };
+        let data = serde_json::to_string(&end).unwrap_or_else(|_| "{}".into());
+        Bytes::from(format!("event: end\ndata: {data}\n\n"))
+    }
+}
+
+/// One SSE message: `id:` the version, `data:` the event as one line of
+/// JSON (serde_json never writes a raw newline inside a string).
+fn push_event(chunk: &mut String, event: &StreamEvent) {
+    use std::fmt::Write;
+    let data = serde_json::to_string(event).unwrap_or_else(|_| "{}".into());
+    let _ = write!(chunk, "id: {}\ndata: {data}\n\n", event.event.seq);
+}

@@ -1,0 +1,398 @@
+//! Live streams: a viewer follows a game's log from a version on, event by
+//! event, each redacted exactly as `/events` redacts it, with the game's
+//! status after it.
+//!
+//! The log is the source of truth. A stream's position is a version, and
+//! every read is "the events after my position", from the fold cache and
+//! the store — so a stream that resumes, falls behind or misses a
+//! notification still sees every event exactly once, in order. Notifications
+//! only wake streams: the store announces every append through PostgreSQL
+//! (`umpire_storage::AppendListener`, one connection per instance, shared by
+//! all its streams), so an action taken through another instance on the same
+//! database wakes this one's streams too. A watch channel per followed game
+//! holds only the latest version announced, so a slow reader costs nothing
+//! while it is slow: when it reads again, it catches up from the log a page
+//! at a time. If the listening connection drops, the instance listens again
+//! and wakes every stream to read the log; until then streams still read it
+//! whenever they send a heartbeat.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::time::Duration;
+
+use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
+use umpire_domain::erased::StatusJson;
+use umpire_domain::DynMatch;
+use umpire_storage::{AppendListener, Appended};
+use uuid::Uuid;
+
+use crate::error::ServiceError;
+use crate::folds::{corrupt, Fold};
+use crate::games::GameService;
+use crate::metrics::Metrics;
+use crate::model::StreamEvent;
+use crate::principal::Principal;
+use crate::reads::envelope;
+
+/// Events a stream reads at once: what it holds in memory beyond its
+/// position, and what it hands its connection at once. Small, so that a
+/// reader that stops reading pins little: a connection stops taking
+/// messages once it has about 32 KiB unsent.
+pub const STREAM_PAGE: u64 = 16;
+
+/// Streams an instance holds open at once unless configured otherwise.
+pub const DEFAULT_MAX_STREAMS: usize = 2048;
+
+/// Waiting between attempts to listen again, doubling up to the maximum.
+const RELISTEN_FIRST: Duration = Duration::from_millis(100);
+const RELISTEN_MAX: Duration = Duration::from_secs(5);
+
+/// Who is following which game, and the latest version announced for it.
+#[derive(Clone)]
+pub(crate) struct Live {
+    hub: Arc<Hub>,
+}
+
+/// A followed game: the latest version announced for it, and a turn at
+/// bringing its fold up to date, so that the many streams one announcement
+/// wakes make one read of the store between them, and share its result.
+struct Followed {
+    announced: watch::Sender<u64>,
+    refresh: Arc<tokio::sync::Mutex<()>>,
+}
+
+struct Hub {
+    /// Only games someone follows; the entry goes with its last follower.
+    games: Mutex<HashMap<Uuid, Followed>>,
+    /// Bumped whenever the listener (re)connects: announcements may have
+    /// been missed meanwhile, so every stream reads the log.
+    relisten: watch::Sender<u64>,
+    slots: Arc<Semaphore>,
+    max_streams: usize,
+}
+
+impl Hub {
+    fn games(&self) -> MutexGuard<'_, HashMap<Uuid, Followed>> {
+        // Each use is one map operation that leaves it whole.
+        self.games.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn announce(&self, appended: Appended) {
+        if let Some(followed) = self.games().get(&appended.game_id) {
+            followed.announced.send_if_modified(|latest| {
+                let newer = appended.version > *latest;
+                if newer {
+                    *latest = appended.version;
+                }
+                newer
+            });
+        }
+    }
+}
+
+impl Live {
+    pub fn new(max_streams: usize) -> Live {
+        Live {
+            hub: Arc::new(Hub {
+                games: Mutex::default(),
+                relisten: watch::Sender::new(0),
+                slots: Arc::new(Semaphore::new(max_streams)),
+                max_streams,
+            }),
+        }
+    }
+
+    /// Wakes the streams of a game that has grown to `appended.version`.
+    pub fn announce(&self, appended: Appended) {
+        self.hub.announce(appended);
+    }
+
+    fn subscribe(&self, game_id: Uuid) -> Subscription {
+        let mut games = self.hub.games();
+        let followed = games.entry(game_id).or_insert_with(|| Followed {
+            announced: watch::Sender::new(0),
+            refresh: Arc::default(),
+        });
+        Subscription {
+            hub: self.hub.clone(),
+            game_id,
+            changes: followed.announced.subscribe(),
+            refresh: followed.refresh.clone(),
+            relisten: self.hub.relisten.subscribe(),
+        }
+    }
+
+    /// Listens for appends on one connection to `database_url` for as long
+    /// as this instance lives, listening again after every loss.
+    pub fn listen(&self, database_url: String, metrics: Metrics) {
+        let hub = Arc::downgrade(&self.hub);
+        tokio::spawn(listen(hub, database_url, metrics));
+    }
+}
+
+async fn listen(hub: Weak<Hub>, database_url: String, metrics: Metrics) {
+    let mut pause = RELISTEN_FIRST;
+    loop {
+        match AppendListener::connect(&database_url).await {
+            Ok(mut listener) => {
+                let Some(live) = hub.upgrade() else { return };
+                metrics.listener_reconnects.inc();
+                live.relisten.send_modify(|count| *count += 1);
+                drop(live);
+                pause = RELISTEN_FIRST;
+                loop {
+                    let next = listener.next().await;
+                    let Some(live) = hub.upgrade() else { return };
+                    match next {
+                        Ok(appended) => live.announce(appended),
+                        Err(error) => {
+                            tracing::warn!(%error, "lost the connection listening for appends; listening again");
+                            break;
+                        }
+                    }
+                }
+            }
+            Err(error) => {
+                if hub.strong_count() == 0 {
+                    return;
+                }
+                tracing::warn!(%error, retry_in = ?pause, "cannot listen for appends");
+            }
+        }
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(RELISTEN_MAX);
+    }
+}
+
+/// A stream's interest in one game.
+struct Subscription {
+    hub: Arc<Hub>,
+    game_id: Uuid,
+    changes: watch::Receiver<u64>,
+    refresh: Arc<tokio::sync::Mutex<()>>,
+    relisten: watch::Receiver<u64>,
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        let mut games = self.hub.games();
+        // This subscription's receiver still counts here: it is the last.
+        if games
+            .get(&self.game_id)
+            .is_some_and(|followed| followed.announced.receiver_count() <= 1)
+        {
+            games.remove(&self.game_id);
+        }
+    }
+}
+
+/// The state at a stream's position: shared with the fold cache when the
+/// stream is at the head, its own while it catches up.
+enum Base {
+    Head(Arc<Fold>),
+    Behind(Box<dyn DynMatch>),
+}
+
+/// What one read of a stream gives.
+#[derive(Debug)]
+pub struct StreamBatch {
+    /// The events after the position, at most [`STREAM_PAGE`].
+    pub events: Vec<StreamEvent>,
+    /// The game's version and status after the last of them (or now, when
+    /// there were none).
+    pub version: u64,
+    pub status: StatusJson,
+}
+
+impl StreamBatch {
+    /// Whether the stream has delivered the whole of a finished game.
+    pub fn ends_the_game(&self, position: u64) -> bool {
+        self.status.finished && position == self.version
+    }
+}
+
+/// Why a wait ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Woken {
+    /// The game may have moved: read.
+    Moved,
+    TimedOut,
+}
+
+/// One viewer following one game: its position, a slot among the
+/// instance's streams, and a subscription to the game's announcements.
+pub struct Follower {
+    service: GameService,
+    game_id: Uuid,
+    principal: Principal,
+    position: u64,
+    base: Option<Base>,
+    subscription: Subscription,
+    _slot: OwnedSemaphorePermit,
+}
+
+impl Drop for Follower {
+    fn drop(&mut self) {
+        self.service.metrics.streams_open.dec();
+    }
+}
+
+impl GameService {
+    /// Starts following `game_id` after version `after` as `principal`:
+    /// refused when the game does not have that version yet, and with
+    /// `Busy` when the instance already holds its limit of streams.
+    pub async fn follow(
+        &self,
+        game_id: Uuid,
+        principal: Principal,
+        after: u64,
+    ) -> Result<Follower, ServiceError> {
+        let Ok(slot) = self.live.hub.slots.clone().try_acquire_owned() else {
+            self.metrics.streams_refused.inc();
+            return Err(ServiceError::Busy {
+                message: format!(
+                    "This instance already serves its limit of {} live streams; retry shortly, \
+                     or read /events meanwhile.",
+                    self.live.hub.max_streams
+                ),
+            });
+        };
+        // Subscribed before the first read, so that no append after it can
+        // go unnoticed.
+        let subscription = self.live.subscribe(game_id);
+        let latest = self.latest(game_id).await?;
+        let version = latest.head.version();
+        if after > version {
+            return Err(ServiceError::invalid(
+                "version_out_of_range",
+                format!("Version {after} does not exist yet; the game is at version {version}."),
+            ));
+        }
+        self.metrics.streams_open.inc();
+        Ok(Follower {
+            service: self.clone(),
+            game_id,
+            principal,
+            position: after,
+            base: (after == version).then_some(Base::Head(latest)),
+            subscription,
+            _slot: slot,
+        })
+    }
+
+    /// Starts this instance's one listening connection (see [`Live`]).
+    pub fn listen_for_appends(&self, database_url: String) {
+        self.live.listen(database_url, self.metrics.clone());
+    }
+}
+
+impl Follower {
+    /// The version of the last event delivered: where a resumed stream
+    /// starts again.
+    pub fn position(&self) -> u64 {
+        self.position
+    }
+
+    /// The next events after the position, read now: at most a page, each
+    /// as `/events` would show it to this viewer, with the status after it.
+    pub async fn read(&mut self) -> Result<StreamBatch, ServiceError> {
+        // Whatever is announced from here on is news to the next wait.
+        let announced = *self.subscription.changes.borrow_and_update();
+        self.subscription.relisten.borrow_and_update();
+        let latest = {
+            let _turn = self.subscription.refresh.lock().await;
+            match self.service.folds.cached(self.game_id) {
+                // Another stream of this game has just read what was
+                // announced: share it rather than read it again.
+                Some(fold)
+                    if fold.head.version() > self.position && fold.head.version() >= announced =>
+                {
+                    fold
+                }
+                _ => self.service.latest(self.game_id).await?,
+            }
+        };
+        let version = latest.head.version();
+        if self.position >= version {
+            return Ok(StreamBatch {
+                events: Vec::new(),
+                version,
+                status: latest.state.status(),
+            });
+        }
+        let end = version.min(self.position + STREAM_PAGE);
+        if end < version {
+            self.service.metrics.stream_catch_ups.inc();
+        }
+        let mut state = match self.base.take() {
+            Some(Base::Head(fold)) if fold.head.version() == self.position => fold.state.clone(),
+            Some(Base::Behind(state)) => state,
+            _ => self.replay_to_position(&latest)?,
+        };
+        let game = latest.record.game.clone();
+        let mut events = Vec::with_capacity((end - self.position) as usize);
+        for event in &latest.events[self.position as usize..end as usize] {
+            state
+                .apply_json(&event.payload)
+                .map_err(|e| corrupt(self.game_id, e))?;
+            events.push(StreamEvent {
+                game: game.clone(),
+                event: envelope(latest.state.as_ref(), event, &self.principal)?,
+                status: state.status(),
+            });
+        }
+        self.position = end;
+        let status = state.status();
+        self.base = Some(if end == version {
+            Base::Head(latest)
+        } else {
+            Base::Behind(state)
+        });
+        self.service
+            .metrics
+            .stream_events
+            .inc_by(events.len() as u64);
+        Ok(StreamBatch {
+            events,
+            version: end,
+            status,
+        })
+    }
+
+    /// The state after the events up to the position, folded from the start.
+    fn replay_to_position(&self, latest: &Fold) -> Result<Box<dyn DynMatch>, ServiceError> {
+        let mut state = self
+            .service
+            .registry
+            .get(&latest.record.game)
+            .map_err(|e| corrupt(self.game_id, e))?
+            .new_match(&latest.record.options)
+            .map_err(|e| corrupt(self.game_id, e))?;
+        for event in &latest.events[..self.position as usize] {
+            state
+                .apply_json(&event.payload)
+                .map_err(|e| corrupt(self.game_id, e))?;
+        }
+        Ok(state)
+    }
+
+    /// Waits until the game may have moved past what was last read (an
+    /// announcement, or the listener connecting again), at most `timeout`.
+    pub async fn wait(&mut self, timeout: Duration) -> Woken {
+        let subscription = &mut self.subscription;
+        tokio::select! {
+            _ = subscription.changes.changed() => Woken::Moved,
+            _ = subscription.relisten.changed() => Woken::Moved,
+            _ = tokio::time::sleep(timeout) => Woken::TimedOut,
+        }
+    }
+
+    /// Counts a stream the server ended, by why.
+    pub fn closed(&self, reason: &str) {
+        self.service
+            .metrics
+            .stream_closes
+            .with_label_values(&[reason])
+            .inc();
+    }
+}

@@ -1,0 +1,585 @@
+//! Live streams (`GET /v1/games/{id}/stream`): what `/events` gives each
+//! viewer, exactly once and in order, across instances, disconnects and a
+//! lost listening connection; bounded in number and in what a stalled
+//! reader costs.
+
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use umpire_api::routes::stream::StreamLimits;
+use umpire_api::ServiceOptions;
+
+use crate::support::{assert_error, Created, TestApp};
+
+/// One Server-Sent Events message.
+#[derive(Debug, Default, Clone)]
+struct Message {
+    id: Option<u64>,
+    event: Option<String>,
+    data: String,
+    comment: Option<String>,
+    retry: Option<u64>,
+}
+
+impl Message {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.data).unwrap_or_else(|e| panic!("{e}: {}", self.data))
+    }
+}
+
+/// A stream being read, message by message.
+struct Sse {
+    response: reqwest::Response,
+    buffer: String,
+    /// Everything received, as sent.
+    raw: String,
+}
+
+impl Sse {
+    async fn open(app: &TestApp, id: &str, token: Option<&str>, last_event_id: Option<u64>) -> Sse {
+        let response = Self::request(app, id, token, last_event_id).await;
+        assert_eq!(response.status(), StatusCode::OK, "opening the stream");
+        assert_eq!(
+            response.headers()["content-type"],
+            "text/event-stream",
+            "content type"
+        );
+        Sse {
+            response,
+            buffer: String::new(),
+            raw: String::new(),
+        }
+    }
+
+    async fn request(
+        app: &TestApp,
+        id: &str,
+        token: Option<&str>,
+        last_event_id: Option<u64>,
+    ) -> reqwest::Response {
+        let mut request = app.client.get(app.url(&format!("/v1/games/{id}/stream")));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(last) = last_event_id {
+            request = request.header("Last-Event-ID", last.to_string());
+        }
+        request.send().await.expect("stream request")
+    }
+
+    /// The next message, or None when the server ended the response.
+    async fn next(&mut self, within: Duration) -> Option<Message> {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                let mut message = Message::default();
+                for line in block.lines() {
+                    if let Some(comment) = line.strip_prefix(':') {
+                        message.comment = Some(comment.trim().to_string());
+                    } else if let Some((field, value)) = line.split_once(':') {
+                        let value = value.strip_prefix(' ').unwrap_or(value);
+                        match field {
+                            "id" => message.id = Some(value.parse().expect("numeric id")),
+                            "event" => message.event = Some(value.to_string()),
+                            "data" => message.data.push_str(value),
+                            "retry" => message.retry = Some(value.parse().expect("retry")),
+                            other => panic!("unknown SSE field {other}"),
+                        }
+                    }
+                }
+                return Some(message);
+            }
+            let chunk = tokio::time::timeout(within, self.response.chunk())
+                .await
+                .expect("a message in time")
+                .expect("the stream reads")?;
+            let text = std::str::from_utf8(&chunk).expect("UTF-8");
+            self.buffer.push_str(text);
+            self.raw.push_str(text);
+        }
+    }
+
+    /// The next event message (skipping `retry:` and heartbeats); an `end`
+    /// message is returned too.
+    async fn next_event(&mut self, within: Duration) -> Option<Message> {
+        loop {
+            let message = self.next(within).await?;
+            if message.id.is_some() || message.event.is_some() {
+                return Some(message);
+            }
+        }
+    }
+}
+
+const SOON: Duration = Duration::from_secs(10);
+
+/// The whole log as a viewer sees it through `/events`, page by page.
+async fn events_seen_by(app: &TestApp, id: &str, token: Option<&str>) -> Vec<Value> {
+    let mut all = Vec::new();
+    let mut after = 0;
+    loop {
+        let page: Value = app
+            .get(
+                &format!("/v1/games/{id}/events?after={after}&limit=1000"),
+                token,
+            )
+            .await
+            .json()
+            .await
+            .unwrap();
+        all.extend(page["events"].as_array().unwrap().iter().cloned());
+        match page["next_after"].as_u64() {
+            Some(next) => after = next,
+            None => return all,
+        }
+    }
+}
+
+/// A stream entry without what it adds to an `/events` entry.
+fn as_events_entry(mut streamed: Value) -> Value {
+    let object = streamed.as_object_mut().unwrap();
+    object.remove("game");
+    object.remove("status");
+    streamed
+}
+
+fn viewers(created: &Created) -> Vec<(String, Option<String>)> {
+    let mut viewers = vec![
+        ("spectator".to_string(), None),
+        ("umpire".to_string(), Some(created.umpire_token.clone())),
+    ];
+    for (seat, token) in &created.seat_tokens {
+        viewers.push((format!("seat {seat}"), Some(token.clone())));
+    }
+    viewers
+}
+
+/// For a whole game of every game, and every viewer: a client that is cut
+/// off after every single event and resumes with `Last-Event-ID` receives
+/// exactly `/events` for that viewer — no loss, no duplicate, the same
+/// redaction — and then the `end` message of a finished game.
+#[tokio::test]
+async fn resuming_after_a_disconnect_at_every_version_gives_exactly_the_viewers_events() {
+    let app = TestApp::spawn().await;
+    for (game, seed) in [
+        ("arboretum", 3),
+        ("treeblox", 4),
+        ("draft_cider", 5),
+        ("flower_fields", 6),
+    ] {
+        let created = app.create(game, json!({}), seed).await;
+        app.play_to_the_end(&created, seed, 2000).await;
+        let version = app.stored_version(&created.id).await;
+        for (viewer, token) in viewers(&created) {
+            let expected = events_seen_by(&app, &created.id, token.as_deref()).await;
+            assert_eq!(expected.len() as u64, version);
+            let mut received = Vec::new();
+            let mut last = None;
+            loop {
+                let mut stream = Sse::open(&app, &created.id, token.as_deref(), last).await;
+                let message = stream.next_event(SOON).await.expect("a message");
+                if message.event.as_deref() == Some("end") {
+                    let end = message.json();
+                    assert_eq!(end["reason"], "finished", "{game} as {viewer}: {end}");
+                    assert_eq!(end["after"], version);
+                    assert_eq!(end["status"]["finished"], true);
+                    break;
+                }
+                let id = message.id.expect("an event has an id");
+                assert_eq!(
+                    id,
+                    last.unwrap_or(0) + 1,
+                    "{game} as {viewer}: not the next event"
+                );
+                let entry = message.json();
+                assert_eq!(entry["game"], game);
+                assert!(entry["status"]["to_act"].is_array(), "{entry}");
+                received.push(as_events_entry(entry));
+                last = Some(id);
+                // Dropping the stream here is the disconnect.
+            }
+            assert_eq!(
+                received, expected,
+                "{game} as {viewer}: the resumed stream is not /events"
+            );
+        }
+    }
+}
+
+/// A seat following a game on one instance sees, at once, an action taken
+/// through another instance on the same database: PostgreSQL tells the
+/// first one (no heartbeat comes in between: they are a minute apart).
+#[tokio::test]
+async fn a_seat_streaming_from_one_instance_sees_an_action_taken_through_another() {
+    let slow_heartbeat = ServiceOptions {
+        streams: StreamLimits {
+            heartbeat: Duration::from_secs(60),
+            ..StreamLimits::default()
+        },
+        ..ServiceOptions::default()
+    };
+    let first = TestApp::spawn_with(slow_heartbeat.clone()).await;
+    let second = first.another_instance_with(slow_heartbeat);
+    let created = first.create("draft_cider", json!({"players": 2}), 7).await;
+    let version = first.stored_version(&created.id).await;
+    let mut stream = Sse::open(&first, &created.id, Some(created.token("1")), Some(version)).await;
+    let opening = stream.next(SOON).await.unwrap();
+    assert_eq!(opening.retry, Some(2000), "the stream starts with retry:");
+    let action = second.legal_actions(&created.id, created.token("0")).await["actions"][0].clone();
+    let started = std::time::Instant::now();
+    let response = second
+        .submit(&created.id, Some(created.token("0")), action)
+        .await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let message = stream
+        .next_event(Duration::from_secs(5))
+        .await
+        .expect("the event");
+    assert_eq!(message.id, Some(version + 1));
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "delivered in {:?}",
+        started.elapsed()
+    );
+    let entry = message.json();
+    assert_eq!(entry["actor"], "seat:0");
+    // Seat 1 does not see seat 0's action (only its own).
+    assert!(entry.get("action").is_none(), "{entry}");
+}
+
+/// Killing the instance's listening connection does not stop its streams:
+/// it listens again, and streams read the log for what they missed.
+#[tokio::test]
+async fn streams_keep_working_when_the_listening_connection_is_lost() {
+    let options = ServiceOptions {
+        streams: StreamLimits {
+            heartbeat: Duration::from_secs(60),
+            ..StreamLimits::default()
+        },
+        ..ServiceOptions::default()
+    };
+    let first = TestApp::spawn_with(options.clone()).await;
+    let second = first.another_instance_with(options);
+    let created = first.create("treeblox", json!({}), 9).await;
+    let version = first.stored_version(&created.id).await;
+    let mut stream = Sse::open(&first, &created.id, None, Some(version)).await;
+    stream.next(SOON).await.unwrap();
+    // Both instances listen with the test's own role, which may end its
+    // own sessions.
+    let (client, connection) = tokio_postgres::connect(&first.database_url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let ended = client
+        .query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE query LIKE 'LISTEN umpire_appends%' AND datname = current_database()
+               AND pid <> pg_backend_pid()",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(ended.len(), 2, "both instances were listening");
+    let mut to_act = second.summary(&created.id).await["status"]["to_act"][0]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for step in 1..=3 {
+        let action = second
+            .legal_actions(&created.id, created.token(&to_act))
+            .await["actions"][0]
+            .clone();
+        let response = second
+            .submit(&created.id, Some(created.token(&to_act)), action)
+            .await;
+        assert_eq!(response.status(), StatusCode::CREATED);
+        let accepted: Value = response.json().await.unwrap();
+        let new_version = accepted["version"].as_u64().unwrap();
+        let mut seen = 0;
+        while seen < new_version {
+            let message = stream.next_event(SOON).await.expect("the event");
+            seen = message.id.expect("an event");
+        }
+        assert_eq!(seen, new_version, "step {step}");
+        if let Some(next) = accepted["status"]["to_act"][0].as_str() {
+            to_act = next.to_string();
+        }
+    }
+    let metrics = first.get("/metrics", None).await.text().await.unwrap();
+    let connects = metric(&metrics, "umpire_append_listener_connects_total");
+    assert!(connects >= 2.0, "listened again: {connects}");
+}
+
+fn metric(text: &str, name: &str) -> f64 {
+    text.lines()
+        .find_map(|line| line.strip_prefix(name)?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no metric {name}"))
+}
+
+/// What a spectator's or another seat's stream carries of a secret bid:
+/// nothing, while the bidder's and the umpire's carry it.
+#[tokio::test]
+async fn a_stream_never_carries_a_secret_its_viewer_may_not_see() {
+    let app = TestApp::spawn().await;
+    let created = app.create("arboretum", json!({}), 8).await;
+    let red = created.token("red").to_string();
+    let blue = created.token("blue").to_string();
+    let mut streams = Vec::new();
+    for token in [
+        None,
+        Some(blue.as_str()),
+        Some(red.as_str()),
+        Some(created.umpire_token.as_str()),
+    ] {
+        streams.push(Sse::open(&app, &created.id, token, None).await);
+    }
+    app.submit(
+        &created.id,
+        Some(&red),
+        json!({"type": "choose_start", "seat": "red"}),
+    )
+    .await;
+    let response = app
+        .submit(
+            &created.id,
+            Some(&red),
+            json!({"type": "bid", "groups": [{"size": 4, "plan": "bulletin"}]}),
+        )
+        .await;
+    assert_eq!(response.status(), 201);
+    let version = app.stored_version(&created.id).await;
+    let marker = "\"size\":4";
+    let mut carried = Vec::new();
+    for stream in &mut streams {
+        let mut last = 0;
+        while last < version {
+            last = stream.next_event(SOON).await.unwrap().id.unwrap();
+        }
+        carried.push(stream.raw.contains(marker));
+    }
+    assert_eq!(
+        carried,
+        [false, false, true, true],
+        "spectator, blue, red, umpire"
+    );
+}
+
+/// Open streams are limited per instance: one more is answered 503 with
+/// Retry-After, and a slot frees when a reader leaves.
+#[tokio::test]
+async fn streams_beyond_the_limit_are_refused_with_503_and_retry_after() {
+    let app = TestApp::spawn_with(ServiceOptions {
+        streams: StreamLimits {
+            max_open: 2,
+            heartbeat: Duration::from_millis(100),
+            ..StreamLimits::default()
+        },
+        ..ServiceOptions::default()
+    })
+    .await;
+    let created = app.create("treeblox", json!({}), 1).await;
+    let first = Sse::open(&app, &created.id, None, None).await;
+    let _second = Sse::open(&app, &created.id, None, None).await;
+    let refused = Sse::request(&app, &created.id, None, None).await;
+    assert_eq!(refused.headers()["retry-after"], "1");
+    let body = assert_error(refused, StatusCode::SERVICE_UNAVAILABLE, "busy").await;
+    assert!(
+        body["message"].as_str().unwrap().contains("limit of 2"),
+        "{body}"
+    );
+    drop(first);
+    // The server notices the closed connection when it next writes to it:
+    // at the next heartbeat at the latest.
+    let deadline = std::time::Instant::now() + SOON;
+    loop {
+        let response = Sse::request(&app, &created.id, None, None).await;
+        if response.status() == StatusCode::OK {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no slot freed");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let metrics = app.get("/metrics", None).await.text().await.unwrap();
+    assert!(metric(&metrics, "umpire_streams_refused_total") >= 1.0);
+}
+
+/// Heartbeats keep an idle stream alive; the idle limit ends it with a
+/// reason and the position to resume from.
+#[tokio::test]
+async fn an_idle_stream_gets_heartbeats_then_ends_with_its_reason() {
+    let app = TestApp::spawn_with(ServiceOptions {
+        streams: StreamLimits {
+            heartbeat: Duration::from_millis(100),
+            idle: Duration::from_millis(700),
+            ..StreamLimits::default()
+        },
+        ..ServiceOptions::default()
+    })
+    .await;
+    let created = app.create("treeblox", json!({}), 2).await;
+    let version = app.stored_version(&created.id).await;
+    let mut stream = Sse::open(&app, &created.id, None, Some(version)).await;
+    let mut heartbeats = 0;
+    let end = loop {
+        let message = stream.next(SOON).await.expect("a message");
+        if message.comment.as_deref() == Some("heartbeat") {
+            heartbeats += 1;
+        }
+        if message.event.as_deref() == Some("end") {
+            break message.json();
+        }
+    };
+    assert!(heartbeats >= 3, "{heartbeats} heartbeats");
+    assert_eq!(end["reason"], "idle");
+    assert_eq!(end["after"], version);
+    assert!(stream.next(SOON).await.is_none(), "nothing after the end");
+}
+
+/// A stream is refused like any read for a bad start, a bad token or an
+/// unknown game, before anything is streamed.
+#[tokio::test]
+async fn a_bad_start_is_refused_with_a_clear_error() {
+    let app = TestApp::spawn().await;
+    let created = app.create("treeblox", json!({}), 2).await;
+    let version = app.stored_version(&created.id).await;
+    let path = format!("/v1/games/{}/stream", created.id);
+    let bad_header = app
+        .client
+        .get(app.url(&path))
+        .header("Last-Event-ID", "seven")
+        .send()
+        .await
+        .unwrap();
+    assert_error(bad_header, StatusCode::BAD_REQUEST, "invalid_last_event_id").await;
+    let beyond = app
+        .get(&format!("{path}?after={}", version + 1), None)
+        .await;
+    assert_error(beyond, StatusCode::BAD_REQUEST, "version_out_of_range").await;
+    let bad_token = app.get(&path, Some("not-a-token")).await;
+    assert_error(bad_token, StatusCode::UNAUTHORIZED, "invalid_token").await;
+    let unknown = app
+        .get(
+            "/v1/games/6f1c2a54-8d0e-4a43-9b0a-3c1f5e2d7a90/stream",
+            None,
+        )
+        .await;
+    assert_error(unknown, StatusCode::NOT_FOUND, "game_not_found").await;
+}
+
+/// `umpire serve` as its own process on `database_url`, so that its memory
+/// can be read; killed when dropped.
+struct Served {
+    child: std::process::Child,
+    address: String,
+}
+
+impl Served {
+    fn start(database_url: &str) -> Served {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_umpire"))
+            .args(["serve", "--bind", "127.0.0.1:0", "--workers", "1"])
+            .env("DATABASE_URL", database_url)
+            .env("RUST_LOG", "info")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("umpire serve starts");
+        let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut port = None;
+        let mut said = String::new();
+        for line in stderr.lines() {
+            let line = line.expect("stderr");
+            said.push_str(&line);
+            said.push('\n');
+            if let Some(rest) = line.split("(port ").nth(1) {
+                port = rest.split(')').next().map(str::to_string);
+                break;
+            }
+        }
+        let port = port.unwrap_or_else(|| panic!("umpire serve did not start:\n{said}"));
+        Served {
+            child,
+            address: format!("127.0.0.1:{port}"),
+        }
+    }
+
+    /// Resident memory, KiB.
+    fn rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmRSS:"))
+            .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmRSS")
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Readers that stop reading cost the server no memory for what they have
+/// not read: a stream is pulled by its connection, so the server reads the
+/// log only as a client takes what came before (what the kernel's socket
+/// buffers hold is bounded by the kernel). Two hundred umpire streams that
+/// read nothing follow a whole Flower Fields game, about 150 KB of events
+/// each; the server (its own process) grows by far less than one such
+/// stream's share per stream.
+#[tokio::test]
+async fn stalled_readers_do_not_grow_the_servers_memory() {
+    const STALLED: usize = 200;
+    let app = TestApp::spawn().await;
+    let served = Served::start(&app.database_url);
+    let created = app.create("flower_fields", json!({}), 11).await;
+    // Warm up what every stream shares: the fold of this game.
+    let mut warm = tokio::net::TcpStream::connect(&served.address)
+        .await
+        .unwrap();
+    let request = format!(
+        "GET /v1/games/{}/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\r\n",
+        created.id, created.umpire_token
+    );
+    use tokio::io::AsyncWriteExt;
+    warm.write_all(request.as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let before = served.rss_kib();
+    let mut stalled = Vec::new();
+    for _ in 0..STALLED {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.set_recv_buffer_size(1024).unwrap();
+        let mut connection = socket
+            .connect(served.address.parse().unwrap())
+            .await
+            .unwrap();
+        connection.write_all(request.as_bytes()).await.unwrap();
+        stalled.push(connection);
+    }
+    app.play_to_the_end(&created, 11, 2000).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let after = served.rss_kib();
+    let everything = events_seen_by(&app, &created.id, Some(&created.umpire_token)).await;
+    let bytes_each = serde_json::to_string(&everything).unwrap().len() as u64;
+    let grown_each = after.saturating_sub(before) * 1024 / STALLED as u64;
+    eprintln!(
+        "{STALLED} stalled streams: the server grew {} KiB ({grown_each} bytes each) \
+         while each stream's events were {bytes_each} bytes",
+        after.saturating_sub(before)
+    );
+    assert!(
+        grown_each < bytes_each / 2 && grown_each < 64 * 1024,
+        "the server grew {grown_each} bytes per stalled stream of {bytes_each} bytes of events"
+    );
+    // The server is none the worse: a reader that reads gets everything.
+    let version = app.stored_version(&created.id).await;
+    let mut stream = Sse::open(&app, &created.id, Some(&created.umpire_token), None).await;
+    let mut last = 0;
+    while last < version {
+        last = stream.next_event(SOON).await.unwrap().id.unwrap();
+    }
+    assert_eq!(last, version);
+    drop(stalled);
+}
