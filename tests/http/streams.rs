@@ -485,10 +485,10 @@ impl Served {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .expect("umpire serve starts");
-        let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
         let mut port = None;
         let mut said = String::new();
-        for line in stderr.lines() {
+        for line in stderr.by_ref() {
             let line = line.expect("stderr");
             said.push_str(&line);
             said.push('\n');
@@ -498,6 +498,9 @@ impl Served {
             }
         }
         let port = port.unwrap_or_else(|| panic!("umpire serve did not start:\n{said}"));
+        // Its later log lines are read and dropped, so that it never blocks
+        // on (or fails writing to) a full pipe.
+        std::thread::spawn(move || stderr.for_each(drop));
         Served {
             child,
             address: format!("127.0.0.1:{port}"),

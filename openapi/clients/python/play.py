@@ -11,7 +11,8 @@ every viewer: the spectator, each seat and the umpire. Also submits an
 action out of turn and reads the 422's `code` and `rule` as typed fields of
 the generated ErrorBody model, and takes a game through every archive
 operation (export, import, audit, what-if, scores) and the rest
-(list_game_types, check_action).
+(list_game_types, check_action); and plays a game in which each seat waits
+on its live stream instead of polling (`play_by_streams`).
 
 Every answer whose shape depends on the game must parse into that game's
 own models, never another's (`of_game`); the spec's game-discriminated
@@ -24,9 +25,12 @@ Run by openapi/test-clients.sh, which generates the client and starts the server
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 import uuid
+from collections.abc import Iterator
+from contextlib import ExitStack
 from http import HTTPStatus
 from typing import Any, cast
 
@@ -59,6 +63,7 @@ from umpire_client.models import (
     ArboretumOptions,
     ArboretumScoreResponse,
     ArboretumStateResponse,
+    ArboretumStreamEvent,
     ArboretumWhatIfReport,
     DraftCiderActionAccepted,
     DraftCiderActionCheck,
@@ -68,6 +73,7 @@ from umpire_client.models import (
     DraftCiderLegalActions,
     DraftCiderScoreResponse,
     DraftCiderStateResponse,
+    DraftCiderStreamEvent,
     DraftCiderWhatIfReport,
     FlowerFieldsActionAccepted,
     FlowerFieldsActionCheck,
@@ -77,6 +83,7 @@ from umpire_client.models import (
     FlowerFieldsLegalActions,
     FlowerFieldsScoreResponse,
     FlowerFieldsStateResponse,
+    FlowerFieldsStreamEvent,
     FlowerFieldsWhatIfReport,
     TreebloxActionAccepted,
     TreebloxActionCheck,
@@ -86,6 +93,7 @@ from umpire_client.models import (
     TreebloxLegalActions,
     TreebloxScoreResponse,
     TreebloxStateResponse,
+    TreebloxStreamEvent,
     TreebloxWhatIfReport,
     CheckActionRequest,
     CreatedGame,
@@ -96,6 +104,8 @@ from umpire_client.models import (
     GameSummary,
     GameTypes,
     ScoreRows,
+    StatusJson,
+    StreamEnd,
     SubmitActionRequest,
     TreebloxOptions,
     WhatIfRequest,
@@ -123,6 +133,13 @@ EventPage = ArboretumEventPage | DraftCiderEventPage | FlowerFieldsEventPage | T
 LegalActions = ArboretumLegalActions | DraftCiderLegalActions | FlowerFieldsLegalActions | TreebloxLegalActions
 ScoreResponse = ArboretumScoreResponse | DraftCiderScoreResponse | FlowerFieldsScoreResponse | TreebloxScoreResponse
 StateResponse = ArboretumStateResponse | DraftCiderStateResponse | FlowerFieldsStateResponse | TreebloxStateResponse
+StreamEvent = ArboretumStreamEvent | DraftCiderStreamEvent | FlowerFieldsStreamEvent | TreebloxStreamEvent
+STREAM_EVENT_MODELS: dict[str, type[StreamEvent]] = {
+    "arboretum": ArboretumStreamEvent,
+    "draft_cider": DraftCiderStreamEvent,
+    "flower_fields": FlowerFieldsStreamEvent,
+    "treeblox": TreebloxStreamEvent,
+}
 WhatIfReport = ArboretumWhatIfReport | DraftCiderWhatIfReport | FlowerFieldsWhatIfReport | TreebloxWhatIfReport
 
 
@@ -281,6 +298,91 @@ def play_whole_game(base_url: str, game: str, options: dict[str, Any], seed: int
     print(f"python client: {game} {options} finished after {moves} moves, {summary.version} events, every answer in {prefix_of(game)} models", file=sys.stderr)
 
 
+def sse_messages(lines: Iterator[str]) -> Iterator[tuple[str | None, str]]:
+    """Server-Sent Events from a response's lines: (event name, data) per
+    message, heartbeats and `retry:` skipped."""
+    event: str | None = None
+    data: list[str] = []
+    for line in lines:
+        if line == "":
+            if data:
+                yield event, "\n".join(data)
+            event, data = None, []
+            continue
+        if line.startswith(":"):
+            continue
+        field, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if field == "event":
+            event = value
+        elif field == "data":
+            data.append(value)
+
+
+def play_by_streams(base_url: str, game: str, options: dict[str, Any], seed: int) -> None:
+    """A whole game in which each seat waits on its live stream
+    (GET /v1/games/{id}/stream) instead of polling: after every action, each
+    seat reads its stream until the new version arrives, and the status in
+    that event says who acts next. The generated `stream_game_events` would
+    wait for the end of an endless body, so the stream is read with the
+    client's own httpx client, and each `data:` is parsed into the game's
+    generated StreamEvent model. Every stream ends with `event: end`,
+    reason `finished`."""
+    created = create(base_url, game, options, seed)
+    seats = created.seat_tokens.additional_properties
+    umpire = AuthenticatedClient(base_url=base_url, token=created.umpire_token)
+    clients = {seat: AuthenticatedClient(base_url=base_url, token=token) for seat, token in seats.items()}
+    model = STREAM_EVENT_MODELS[game]
+    rng = random.Random(seed)
+    with ExitStack() as open_streams:
+        streams: dict[str, Iterator[tuple[str | None, str]]] = {}
+        for seat, client in clients.items():
+            response = open_streams.enter_context(
+                client.get_httpx_client().stream("GET", f"/v1/games/{created.id}/stream", timeout=30.0)
+            )
+            expect(response.status_code == HTTPStatus.OK, f"{game}: seat {seat}'s stream: {response.status_code}")
+            streams[seat] = sse_messages(response.iter_lines())
+
+        positions = {seat: 0 for seat in streams}
+
+        def wait_for(version: int) -> StatusJson:
+            """Every seat reads its stream up to `version`; the status after it."""
+            status: StatusJson | None = None
+            for seat, stream in streams.items():
+                seen = positions[seat]
+                while seen < version:
+                    event, data = next(stream)
+                    expect(event is None, f"{game}: seat {seat}'s stream ended early: {data}")
+                    streamed = model.from_dict(json.loads(data))
+                    of_game(streamed, game, f"{game}: seat {seat}'s stream")
+                    expect(streamed.seq == seen + 1, f"{game}: seat {seat} got {streamed.seq} after {seen}")
+                    seen, status = streamed.seq, streamed.status
+                positions[seat] = seen
+            if status is None:
+                raise Failure(f"{game}: no seat saw version {version}")
+            return status
+
+        status = wait_for(created.version)
+        version, moves = created.version, 0
+        while not status.finished:
+            expect(moves < MAX_MOVES, f"{game}: not finished after {MAX_MOVES} moves")
+            mover = rng.choice(sorted(status.to_act)) if status.to_act else None
+            client = clients[mover] if mover is not None else umpire
+            legal = list_legal_actions.sync(created.id, client=client)
+            if not isinstance(legal, LegalActions) or not legal.actions:
+                raise Failure(f"{game}: no legal action for {mover}: {legal!r}")
+            accepted = submit_action.sync(created.id, client=client, body=SubmitActionRequest(action=rng.choice(legal.actions)))
+            if not isinstance(accepted, ActionAccepted):
+                raise Failure(f"{game}: submit_action: {accepted!r}")
+            version, moves = accepted.version, moves + 1
+            status = wait_for(version)
+        for seat, stream in streams.items():
+            event, data = next(stream)
+            end = StreamEnd.from_dict(json.loads(data))
+            expect(event == "end" and end.reason == "finished" and end.after == version, f"{game}: seat {seat}'s stream ended with {event} {data}")
+    print(f"python client: {game} {options} played by {len(seats)} seats waiting on their streams, {moves} moves, {version} events", file=sys.stderr)
+
+
 def read_typed_violation(base_url: str) -> None:
     """Seat 1 plays seat 0's legal pick out of turn: a 422 whose code the
     generated ErrorBody carries as a typed `str` field."""
@@ -371,13 +473,18 @@ def main() -> int:
         except Exception as failure:  # noqa: BLE001 - every failure is reported, then counted
             failures += 1
             print(f"python client: FAIL {game} {options}: {failure!r}", file=sys.stderr)
-    for name, check in [("typed violation", read_typed_violation), ("other operations", every_other_operation)]:
+    checks = [
+        ("typed violation", read_typed_violation),
+        ("other operations", every_other_operation),
+        ("streams", lambda url: play_by_streams(url, "draft_cider", {"players": 3}, 12)),
+    ]
+    for name, check in checks:
         try:
             check(base_url)
         except Exception as failure:  # noqa: BLE001
             failures += 1
             print(f"python client: FAIL {name}: {failure!r}", file=sys.stderr)
-    print(f"python client: {len(GAMES) + 2 - failures} passed, {failures} failed", file=sys.stderr)
+    print(f"python client: {len(GAMES) + len(checks) - failures} passed, {failures} failed", file=sys.stderr)
     return 1 if failures else 0
 
 

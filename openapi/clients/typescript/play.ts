@@ -12,7 +12,8 @@
  * typed fields of `components["schemas"]["ErrorBody"]`, and takes a game
  * through every other operation — the game types, state, a dry run, and the
  * archive operations (export, import, audit, what-if, scores) with typed
- * bodies — under `strict`.
+ * bodies — under `strict`; and plays a game in which each seat waits on
+ * its live stream instead of polling (`playByStreams`).
  *
  * Every answer whose shape depends on the game is checked twice: at compile
  * time, narrowing it on `game` must give that game's own types (`viewOf`);
@@ -222,6 +223,109 @@ async function readEverything(
   }
 }
 
+/** Server-Sent Events from a response body: each message's event name
+ * and data; heartbeats and `retry:` are skipped. */
+async function* sseMessages(
+  body: ReadableStream<Uint8Array>,
+): AsyncGenerator<{ event: string | undefined; data: string }> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    let end: number;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let event: string | undefined;
+      const data: string[] = [];
+      for (const line of block.split("\n")) {
+        if (line.startsWith(":")) continue;
+        const colon = line.indexOf(":");
+        const field = colon < 0 ? line : line.slice(0, colon);
+        let value = colon < 0 ? "" : line.slice(colon + 1);
+        if (value.startsWith(" ")) value = value.slice(1);
+        if (field === "event") event = value;
+        else if (field === "data") data.push(value);
+      }
+      if (data.length > 0) yield { event, data: data.join("\n") };
+    }
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += decoder.decode(value, { stream: true });
+  }
+}
+
+/** A whole game in which each seat waits on its live stream instead of
+ * polling: after every action each seat reads its stream until the new
+ * version arrives, and the status in that event says who acts next. Each
+ * `data:` must conform to the game's own StreamEvent; every stream ends
+ * with `event: end`, reason `finished`. */
+async function playByStreams(game: string, options: AnyOptions, seed: number): Promise<void> {
+  const created = await createGame(game, options, seed);
+  const id = created.id;
+  const pick = rng(seed);
+  const streams = new Map<string, AsyncGenerator<{ event: string | undefined; data: string }>>();
+  for (const [seat, token] of Object.entries(created.seat_tokens)) {
+    const opened = await api.GET("/v1/games/{id}/stream", {
+      params: { path: { id } },
+      headers: bearer(token),
+      parseAs: "stream",
+    });
+    expect(opened.response.ok && opened.response.body, `${game}: seat ${seat}'s stream ${opened.response.status}`);
+    streams.set(seat, sseMessages(opened.response.body));
+  }
+  const positions = new Map<string, number>();
+  const waitFor = async (version: number): Promise<Schemas["StatusJson"]> => {
+    let status: Schemas["StatusJson"] | undefined;
+    for (const [seat, stream] of streams) {
+      let seen = positions.get(seat) ?? 0;
+      while (seen < version) {
+        const next = await stream.next();
+        expect(!next.done && next.value.event === undefined, `${game}: seat ${seat}'s stream ended early`);
+        const streamed = JSON.parse(next.value.data) as Schemas["StreamEvent"];
+        conforms(streamed, game, "StreamEvent", `${game}: seat ${seat}'s stream`);
+        expect(streamed.seq === seen + 1, `${game}: seat ${seat} got ${streamed.seq} after ${seen}`);
+        seen = streamed.seq;
+        status = streamed.status;
+      }
+      positions.set(seat, seen);
+    }
+    expect(status, `${game}: no seat saw version ${version}`);
+    return status;
+  };
+  let version = created.version;
+  let status = await waitFor(version);
+  let moves = 0;
+  while (!status.finished) {
+    expect(moves < MAX_MOVES, `${game}: not finished after ${MAX_MOVES} moves`);
+    const toAct = [...status.to_act].sort();
+    const mover = toAct.length > 0 ? toAct[pick(toAct.length)] : undefined;
+    const token = mover !== undefined ? created.seat_tokens[mover] : created.umpire_token;
+    expect(token, `${game}: no token for ${mover}`);
+    const legal = await api.GET("/v1/games/{id}/legal-actions", { params: { path: { id } }, headers: bearer(token) });
+    const action = legal.data?.actions[pick(legal.data.actions.length)];
+    expect(action, `${game}: no legal action for ${mover}`);
+    const accepted = await api.POST("/v1/games/{id}/actions", {
+      params: { path: { id } },
+      headers: bearer(token),
+      body: { action },
+    });
+    expect(accepted.data, `${game}: submit_action ${accepted.response.status}`);
+    version = accepted.data.version;
+    moves += 1;
+    status = await waitFor(version);
+  }
+  for (const [seat, stream] of streams) {
+    const next = await stream.next();
+    expect(!next.done && next.value.event === "end", `${game}: seat ${seat}'s stream did not end`);
+    const end = JSON.parse(next.value.data) as Schemas["StreamEnd"];
+    expect(end.reason === "finished" && end.after === version, `${game}: seat ${seat}'s stream ended: ${next.value.data}`);
+  }
+  console.error(
+    `typescript client: ${game} ${JSON.stringify(options)} played by ${streams.size} seats waiting on their streams, ${moves} moves, ${version} events`,
+  );
+}
+
 async function readTypedViolation(): Promise<void> {
   const created = await createGame("draft_cider", { players: 2 }, 5);
   const first = created.seat_tokens["0"];
@@ -320,10 +424,12 @@ for (const [index, { game, options }] of GAMES.entries()) {
     console.error(`typescript client: FAIL ${game} ${JSON.stringify(options)}: ${String(failure)}`);
   }
 }
-for (const [name, check] of [
+const checks = [
   ["typed violation", readTypedViolation],
   ["other operations", everyOtherOperation],
-] as const) {
+  ["streams", () => playByStreams("draft_cider", { players: 3 }, 12)],
+] as const;
+for (const [name, check] of checks) {
   try {
     await check();
   } catch (failure) {
@@ -331,5 +437,5 @@ for (const [name, check] of [
     console.error(`typescript client: FAIL ${name}: ${String(failure)}`);
   }
 }
-console.error(`typescript client: ${GAMES.length + 2 - failures} passed, ${failures} failed`);
+console.error(`typescript client: ${GAMES.length + checks.length - failures} passed, ${failures} failed`);
 process.exit(failures === 0 ? 0 : 1);

@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""Live streams under load, for scripts/bench-streams.sh (standard library only).
+
+    streams.py BASE_URL SERVER_PID [--games 200] [--streams 1000] [--seconds 10] [--clients 8]
+
+1. Records whole games of every kind (seeds 1-3) and creates 2 x GAMES fresh
+   games with the same deals, so that both phases have moves to spare.
+2. Without streams: CLIENTS submitters play the first GAMES games for
+   SECONDS (each takes the next game in turn and submits its next move);
+   accepted actions/s.
+3. Opens STREAMS streams on the other GAMES games (seats, the umpire and
+   spectators, STREAMS / GAMES per game), waits until each has read the
+   setup events and is idle, and reads the server's RSS before and after:
+   memory per idle stream.
+4. With the streams open: the same submitters play those games for SECONDS;
+   accepted actions/s, and for every event the time from the 201 answer of
+   the action that made it to its arrival at each stream that follows the
+   game (p50, p99, max; 0 when it arrived before the answer).
+Prints `key=value` lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from umpire_http import Api, play_to_end  # noqa: E402
+
+MIX = [
+    ("draft_cider", {"players": 2}),
+    ("treeblox", {}),
+    ("flower_fields", {}),
+    ("arboretum", {}),
+]
+
+
+def rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection, asyncio."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def post(self, path: str, token: str, body: dict) -> tuple[int, dict]:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        assert self.reader is not None
+        payload = json.dumps(body).encode()
+        self.writer.write(
+            f"POST {path} HTTP/1.1\r\nHost: {self.host}\r\nAuthorization: Bearer {token}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n".encode()
+            + payload
+        )
+        status_line = await self.reader.readline()
+        status = int(status_line.split()[1])
+        length = 0
+        while True:
+            line = await self.reader.readline()
+            if line in (b"\r\n", b""):
+                break
+            name, _, value = line.decode().partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        data = await self.reader.readexactly(length)
+        return status, json.loads(data) if data else {}
+
+
+class Game:
+    def __init__(self, created: dict, moves: list) -> None:
+        self.id = created["id"]
+        self.tokens = dict(created["seat_tokens"])
+        self.tokens["umpire"] = created["umpire_token"]
+        self.moves = list(moves)
+        self.next = 0
+
+
+async def submit_for(seconds: float, games: list[Game], clients: int, host: str, port: int,
+                     committed: dict[tuple[str, int], float] | None) -> tuple[int, bool]:
+    """CLIENTS submitters, each taking the next game with moves left in
+    turn; returns (accepted actions, whether the games ran out)."""
+    queue: asyncio.Queue[Game] = asyncio.Queue()
+    for game in games:
+        queue.put_nowait(game)
+    deadline = time.monotonic() + seconds
+    accepted = 0
+    ran_out = False
+
+    async def submitter() -> None:
+        nonlocal accepted, ran_out
+        connection = Connection(host, port)
+        while time.monotonic() < deadline:
+            try:
+                game = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                ran_out = True
+                return
+            seat, action = game.moves[game.next]
+            status, body = await connection.post(
+                f"/v1/games/{game.id}/actions", game.tokens[seat], {"action": action}
+            )
+            if status != 201:
+                raise RuntimeError(f"refused: {status} {body}")
+            if committed is not None:
+                committed[(game.id, body["version"])] = time.monotonic()
+            accepted += 1
+            game.next += 1
+            if game.next < len(game.moves):
+                queue.put_nowait(game)
+
+    await asyncio.gather(*(submitter() for _ in range(clients)))
+    return accepted, ran_out
+
+
+async def follow(host: str, port: int, game: Game, token: str | None,
+                 arrivals: list[tuple[str, int, float]], ready: asyncio.Event, setup: int,
+                 stop: asyncio.Event) -> None:
+    reader, writer = await asyncio.open_connection(host, port)
+    auth = f"Authorization: Bearer {token}\r\n" if token else ""
+    writer.write(f"GET /v1/games/{game.id}/stream HTTP/1.1\r\nHost: {host}\r\n{auth}\r\n".encode())
+    while (await reader.readline()) not in (b"\r\n", b""):
+        pass  # the answer's headers; the body is chunked
+    seen = 0
+    while not stop.is_set():
+        line = await reader.readline()
+        if not line:
+            return
+        if line.startswith(b"id: "):
+            seen = int(line[4:])
+            arrivals.append((game.id, seen, time.monotonic()))
+            if seen >= setup and not ready.is_set():
+                ready.set()
+    writer.close()
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    api = Api(args.base_url)
+    host, port = api.host, api.port
+    recordings = []
+    for game, options in MIX:
+        for seed in (1, 2, 3):
+            created, record = play_to_end(api, game, options, seed)
+            recordings.append(record)
+    games: list[Game] = []
+    setups: dict[str, int] = {}
+    for record in itertools.islice(itertools.cycle(recordings), 2 * args.games):
+        created = api.create_game(record.game, record.options, record.seed)
+        games.append(Game(created, record.moves))
+        setups[created["id"]] = created["version"]
+    plain, streamed = games[: args.games], games[args.games:]
+    print(f"games={args.games} per phase, moves each phase: {sum(len(g.moves) for g in plain)}", file=sys.stderr)
+
+    without, ran_out_without = await submit_for(args.seconds, plain, args.clients, host, port, None)
+    print(f"actions_per_s_without_streams={without / args.seconds:.0f}")
+
+    before = rss_kib(args.server_pid)
+    arrivals: list[tuple[str, int, float]] = []
+    stop = asyncio.Event()
+    readies = []
+    tasks = []
+    per_game = max(1, args.streams // args.games)
+    for index in range(args.streams):
+        game = streamed[index % args.games]
+        viewers = [None, *game.tokens.values()]
+        token = viewers[(index // args.games) % len(viewers)]
+        ready = asyncio.Event()
+        readies.append(ready)
+        tasks.append(asyncio.create_task(follow(host, port, game, token, arrivals, ready, setups[game.id], stop)))
+    await asyncio.wait_for(asyncio.gather(*(r.wait() for r in readies)), timeout=120)
+    await asyncio.sleep(2)
+    after = rss_kib(args.server_pid)
+    print(f"streams_open={args.streams} ({per_game} per game)")
+    print(f"rss_before_kib={before} rss_with_idle_streams_kib={after} "
+          f"kib_per_idle_stream={(after - before) / args.streams:.1f}")
+
+    arrivals.clear()
+    committed: dict[tuple[str, int], float] = {}
+    with_streams, ran_out_with = await submit_for(args.seconds, streamed, args.clients, host, port, committed)
+    await asyncio.sleep(1)
+    stop.set()
+    print(f"actions_per_s_with_streams={with_streams / args.seconds:.0f} "
+          f"ratio={with_streams / max(without, 1):.2f}")
+    delays = sorted(max(0.0, at - committed[(game, version)])
+                    for game, version, at in arrivals if (game, version) in committed)
+    if delays:
+        def pick(q: float) -> float:
+            return delays[min(len(delays) - 1, int(q * len(delays)))] * 1000
+        print(f"deliveries={len(delays)} delivery_p50_ms={pick(0.50):.2f} "
+              f"delivery_p99_ms={pick(0.99):.2f} delivery_max_ms={delays[-1] * 1000:.2f}")
+    if ran_out_without or ran_out_with:
+        print("note=the games ran out of moves in a phase: raise --games", file=sys.stderr)
+    for task in tasks:
+        task.cancel()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("base_url")
+    parser.add_argument("server_pid", type=int)
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--streams", type=int, default=1000)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--clients", type=int, default=8)
+    args = parser.parse_args()
+    asyncio.run(main_async(args))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
