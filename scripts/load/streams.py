@@ -40,6 +40,18 @@ MIX = [
 ]
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time a process has used."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_seconds() -> float:
+    times = os.times()
+    return times.user + times.system
+
+
 def rss_kib(pid: int) -> int:
     with open(f"/proc/{pid}/status") as status:
         for line in status:
@@ -164,8 +176,12 @@ async def main_async(args: argparse.Namespace) -> None:
     plain, streamed = games[: args.games], games[args.games:]
     print(f"games={args.games} per phase, moves each phase: {sum(len(g.moves) for g in plain)}", file=sys.stderr)
 
+    server_cpu, driver_cpu = cpu_seconds(args.server_pid), own_cpu_seconds()
     without, ran_out_without = await submit_for(args.seconds, plain, args.clients, host, port, None)
-    print(f"actions_per_s_without_streams={without / args.seconds:.0f}")
+    server_cpu, driver_cpu = cpu_seconds(args.server_pid) - server_cpu, own_cpu_seconds() - driver_cpu
+    print(f"actions_per_s_without_streams={without / args.seconds:.0f} "
+          f"server_cpu_us_per_action={server_cpu / max(without, 1) * 1e6:.0f} "
+          f"driver_cpu_share={driver_cpu / args.seconds:.2f}")
 
     before = rss_kib(args.server_pid)
     arrivals: list[tuple[str, int, float]] = []
@@ -189,11 +205,15 @@ async def main_async(args: argparse.Namespace) -> None:
 
     arrivals.clear()
     committed: dict[tuple[str, int], float] = {}
+    server_cpu, driver_cpu = cpu_seconds(args.server_pid), own_cpu_seconds()
     with_streams, ran_out_with = await submit_for(args.seconds, streamed, args.clients, host, port, committed)
+    server_cpu, driver_cpu = cpu_seconds(args.server_pid) - server_cpu, own_cpu_seconds() - driver_cpu
     await asyncio.sleep(1)
     stop.set()
     print(f"actions_per_s_with_streams={with_streams / args.seconds:.0f} "
-          f"ratio={with_streams / max(without, 1):.2f}")
+          f"ratio={with_streams / max(without, 1):.2f} "
+          f"server_cpu_us_per_action={server_cpu / max(with_streams, 1) * 1e6:.0f} "
+          f"driver_and_readers_cpu_share={driver_cpu / args.seconds:.2f}")
     delays = sorted(max(0.0, at - committed[(game, version)])
                     for game, version, at in arrivals if (game, version) in committed)
     if delays:
@@ -213,7 +233,7 @@ def main() -> int:
     parser.add_argument("server_pid", type=int)
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--streams", type=int, default=1000)
-    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--clients", type=int, default=8)
     args = parser.parse_args()
     asyncio.run(main_async(args))

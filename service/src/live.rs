@@ -324,30 +324,45 @@ impl Follower {
         if end < version {
             self.service.metrics.stream_catch_ups.inc();
         }
-        let mut state = match self.base.take() {
-            Some(Base::Head(fold)) if fold.head.version() == self.position => fold.state.clone(),
-            Some(Base::Behind(state)) => state,
-            _ => self.replay_to_position(&latest)?,
-        };
         let game = latest.record.game.clone();
         let mut events = Vec::with_capacity((end - self.position) as usize);
-        for event in &latest.events[self.position as usize..end as usize] {
-            state
-                .apply_json(&event.payload)
-                .map_err(|e| corrupt(self.game_id, e))?;
+        // The status after the newest event is the fold's; only the events
+        // before it, when several arrive at once, need a state of their own.
+        let folded = if end == version { end - 1 } else { end };
+        let mut state = None;
+        if folded > self.position {
+            let mut own = match self.base.take() {
+                Some(Base::Head(fold)) if fold.head.version() == self.position => {
+                    fold.state.clone()
+                }
+                Some(Base::Behind(state)) => state,
+                _ => self.replay_to_position(&latest)?,
+            };
+            for event in &latest.events[self.position as usize..folded as usize] {
+                own.apply_json(&event.payload)
+                    .map_err(|e| corrupt(self.game_id, e))?;
+                events.push(StreamEvent {
+                    game: game.clone(),
+                    event: envelope(latest.state.as_ref(), event, &self.principal)?,
+                    status: own.status(),
+                });
+            }
+            state = Some(own);
+        }
+        if folded < end {
+            let newest = &latest.events[folded as usize];
             events.push(StreamEvent {
                 game: game.clone(),
-                event: envelope(latest.state.as_ref(), event, &self.principal)?,
-                status: state.status(),
+                event: envelope(latest.state.as_ref(), newest, &self.principal)?,
+                status: latest.state.status(),
             });
         }
         self.position = end;
-        let status = state.status();
-        self.base = Some(if end == version {
-            Base::Head(latest)
-        } else {
-            Base::Behind(state)
-        });
+        let (status, base) = match state {
+            Some(own) if end < version => (own.status(), Base::Behind(own)),
+            _ => (latest.state.status(), Base::Head(latest)),
+        };
+        self.base = Some(base);
         self.service
             .metrics
             .stream_events

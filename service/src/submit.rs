@@ -404,12 +404,14 @@ impl GameService {
             )?,
             status: fold.state.status(),
         };
-        // This instance's streams need not wait for the store's announcement.
+        let version = fold.head.version();
+        self.folds.remember(submission.game_id, Arc::new(fold));
+        // This instance's streams need not wait for the store's
+        // announcement, and find the new fold in the cache: no store read.
         self.live.announce(umpire_storage::Appended {
             game_id: submission.game_id,
-            version: fold.head.version(),
+            version,
         });
-        self.folds.remember(submission.game_id, Arc::new(fold));
         Ok(accepted)
     }
 

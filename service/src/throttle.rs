@@ -70,27 +70,3 @@ impl RefusalThrottle {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::Duration;
-
-    #[test]
-    fn a_burst_is_allowed_then_refusals_wait_for_the_refill() {
-        let throttle = RefusalThrottle::default();
-        let game = Uuid::new_v4();
-        let start = Instant::now();
-        for _ in 0..REFUSAL_BURST as usize {
-            assert_eq!(throttle.take(game, "seat:red", start), Ok(()));
-        }
-        assert_eq!(throttle.take(game, "seat:red", start), Err(1));
-        assert_eq!(
-            throttle.take(game, "seat:blue", start),
-            Ok(()),
-            "budgets are per actor"
-        );
-        let later = start + Duration::from_secs_f64(1.0 / REFUSALS_PER_SECOND);
-        assert_eq!(throttle.take(game, "seat:red", later), Ok(()));
-    }
-}

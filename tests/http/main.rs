@@ -15,6 +15,7 @@ mod documents;
 mod hidden_information;
 mod playing;
 mod refusals;
+mod logging;
 mod retries;
 mod streams;
 mod support;

@@ -4,3 +4,4 @@
 #[path = "../archive/support.rs"]
 mod archive_support;
 mod archives;
+mod limits;

@@ -1,0 +1,108 @@
+//! What the service writes to its log: one line per record whatever a
+//! client sent, and every line of a request naming its id and route.
+
+mod escaping {
+    use std::io::{self, Write};
+
+    use umpire_api::log_lines::EscapedLines;
+    use std::sync::{Arc, Mutex};
+
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_client_string_with_newlines_and_escapes_stays_on_its_records_line() {
+        let captured = Captured::default();
+        let writer = captured.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_ansi(false)
+            .with_writer(EscapedLines(move || writer.clone()))
+            .finish();
+        tracing::subscriber::with_default(subscriber, || {
+            let game = "chess\n2026-11-23T00:00:00Z  INFO umpire: admin logged in\u{1b}[2J";
+            tracing::warn!(game, "There is no game called `{game}`.");
+            tracing::info!("next record");
+        });
+        let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        let lines: Vec<&str> = log.lines().collect();
+        assert_eq!(lines.len(), 2, "{log:?}");
+        assert!(lines[0].contains("chess\\n2026"), "{}", lines[0]);
+        assert!(!log.contains('\u{1b}'), "{log:?}");
+        assert!(lines[0].contains("\\u{1b}[2J"), "{}", lines[0]);
+        assert!(lines[1].contains("next record"));
+    }
+}
+
+mod request_spans {
+    use std::io::Write;
+    use std::sync::{Arc, Mutex};
+
+    use actix_web::{test, web, App, HttpResponse};
+    use tracing_actix_web::TracingLogger;
+
+    use umpire_api::request_span::RequestSpan;
+
+    /// Collects what the subscriber writes.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[actix_web::test]
+    async fn every_line_logged_in_a_request_names_its_id_and_route() {
+        let captured = Captured::default();
+        let writer = captured.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_ansi(false)
+            .with_writer(move || writer.clone())
+            .finish();
+        let _guard = tracing::subscriber::set_default(subscriber);
+        let app = test::init_service(App::new().wrap(TracingLogger::<RequestSpan>::new()).route(
+            "/games/{id}",
+            web::get().to(|| async {
+                tracing::info!("inside the handler");
+                HttpResponse::Ok().finish()
+            }),
+        ))
+        .await;
+
+        let response = test::call_service(
+            &app,
+            test::TestRequest::get().uri("/games/g-1").to_request(),
+        )
+        .await;
+
+        assert!(response.status().is_success());
+        let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        let line = log
+            .lines()
+            .find(|line| line.contains("inside the handler"))
+            .unwrap_or_else(|| panic!("the handler's line is missing from {log:?}"));
+        let id = line
+            .split("request_id=")
+            .nth(1)
+            .and_then(|rest| rest.get(..36))
+            .unwrap_or_else(|| panic!("no request id in {line:?}"));
+        assert!(uuid::Uuid::parse_str(id).is_ok(), "{id:?} is not a uuid");
+        assert!(line.contains("route=\"/games/{id}\""), "{line}");
+        assert!(!line.contains("g-1"), "the path is not logged: {line}");
+    }
+}
