@@ -4,8 +4,8 @@
 mod escaping {
     use std::io::{self, Write};
 
-    use umpire_api::log_lines::EscapedLines;
     use std::sync::{Arc, Mutex};
+    use umpire_api::log_lines::EscapedLines;
 
     #[derive(Clone, Default)]
     struct Captured(Arc<Mutex<Vec<u8>>>);

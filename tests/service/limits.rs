@@ -4,9 +4,9 @@
 mod turns {
     use std::time::Instant;
 
+    use std::time::Duration;
     use umpire_service::turns::Turns;
     use uuid::Uuid;
-    use std::time::Duration;
 
     #[tokio::test]
     async fn a_second_submission_waits_for_the_first_and_times_out_at_its_deadline() {
@@ -48,9 +48,9 @@ mod turns {
 mod refusals {
     use std::time::Instant;
 
+    use std::time::Duration;
     use umpire_service::throttle::{RefusalThrottle, REFUSALS_PER_SECOND, REFUSAL_BURST};
     use uuid::Uuid;
-    use std::time::Duration;
 
     #[test]
     fn a_burst_is_allowed_then_refusals_wait_for_the_refill() {

@@ -278,13 +278,15 @@ pub async fn import_game(
 #[utoipa::path(
     operation_id = "score_archives",
     tag = "archives",
-    // JSON Lines (application/x-ndjson, one archive a line) is accepted as
-    // well but named only in the description: openapi-python-client 0.29
-    // generates code that does not import for an operation with two
-    // request content types.
+    // openapi-python-client 0.29 generates code that does not import for
+    // an operation with two request content types: its generator is given
+    // the spec without the JSON Lines one (openapi/generate-clients.sh).
     request_body(
-        content = ArchivesToScore,
-        description = "An archive or an array of archives as JSON; JSON Lines (Content-Type: application/x-ndjson, one archive a line) is read too"
+        content(
+            (ArchivesToScore = "application/json"),
+            (Archive = "application/x-ndjson"),
+        ),
+        description = "An archive or an array of archives as JSON; or JSON Lines (`application/x-ndjson`): one archive a line, each line the schema given for that type"
     ),
     responses(
         (status = 200, description = "One row per archive, in order", body = ScoreRows),
