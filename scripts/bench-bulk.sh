@@ -94,6 +94,31 @@ if [ "$DB" = "1" ]; then
         echo "import: ${import_s}s" >&2
         psql "$URL" -qc "VACUUM ANALYZE" >/dev/null
     fi
+    # Import against COPY (issue 20): every game validated by replay and
+    # stored, into a fresh database, against a raw `COPY ... FROM` of the
+    # very same event rows into a table shaped like `events` (its columns,
+    # keys and checks; no triggers), in the same run.
+    PASSWORD=$(awk -F: '$4 == "umpire" { print $5; exit }' "$DATA/pgpass")
+    psql "$URL" -qc "DROP DATABASE IF EXISTS bench_import" -c "CREATE DATABASE bench_import" >/dev/null
+    IMPORT_URL="postgres://umpire:$PASSWORD@localhost/bench_import?host=$DATA/socket&port=5432"
+    DATABASE_URL=$IMPORT_URL "$BIN" migrate >/dev/null 2>&1
+    read -r bulk_import_s bulk_import_rss < <(measure env DATABASE_URL="$IMPORT_URL" "$BIN" import "$FILE")
+    IMPORT_DB="host=$DATA/socket port=5432 user=umpire dbname=bench_import"
+    EVENTS=$(psql "$IMPORT_DB" -Atc "SELECT count(*) FROM events")
+    ROWS=$WORK/event-rows.copy
+    psql "$IMPORT_DB" -qc "COPY events TO STDOUT" >"$ROWS"
+    psql "$IMPORT_DB" -qc "CREATE TABLE copy_events (LIKE events INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES)"
+    cat "$ROWS" >/dev/null # warm the page cache
+    read -r raw_copy_s _ < <(measure psql "$IMPORT_DB" -qc "\\copy copy_events FROM '$ROWS'")
+    echo
+    echo "| import ($GAMES games, $EVENTS events) | seconds | games/s | events/s | peak RSS |"
+    echo "| --- | ---: | ---: | ---: | ---: |"
+    echo "| psql COPY events-shaped table FROM the same rows | $raw_copy_s | - | $(awk -v e="$EVENTS" -v s="$raw_copy_s" 'BEGIN { printf "%.0f", e / s }') | - |"
+    echo "| umpire import FILE (validated by replay) | $bulk_import_s | $(awk -v g="$GAMES" -v s="$bulk_import_s" 'BEGIN { printf "%.0f", g / s }') | $(awk -v e="$EVENTS" -v s="$bulk_import_s" 'BEGIN { printf "%.0f", e / s }') | ${bulk_import_rss} KiB |"
+    echo
+    echo "umpire import / raw COPY (throughput, target >= 0.5): $(ratio "$raw_copy_s" "$bulk_import_s")"
+    psql "$URL" -qc "DROP DATABASE bench_import" >/dev/null
+
     COPY="COPY (SELECT game_id, payload FROM events ORDER BY game_id, seq) TO STDOUT"
     DB_BYTES=$(psql "$URL" -c "$COPY" | wc -c)
     DB_MB=$(awk -v b="$DB_BYTES" 'BEGIN { printf "%.1f", b / 1e6 }')

@@ -4,6 +4,7 @@
 
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
@@ -11,8 +12,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 use umpire_archive::pipeline::{self, Input, Progress, ScoreSettings};
 use umpire_archive::{Archive, OutputFormat, RowWriter};
-use umpire_service::archives::{archive_of, export_game, import_archive};
-use umpire_service::ErrorBody;
+use umpire_service::archives::{
+    archive_of, export_game, prepare_import, store_prepared, PreparedImport,
+};
+use umpire_service::model::CreatedGame;
+use umpire_service::{ErrorBody, ServiceError};
 use umpire_storage::EventStore;
 
 use uuid::Uuid;
@@ -235,19 +239,30 @@ pub async fn import(url: &str, inputs: &[String]) -> Result<Done, String> {
             }
         }
     });
-    while let Ok(next) = tokio::task::block_in_place(|| receiver.recv()) {
-        let (source, text) = next.map_err(|e| e.to_string())?;
-        let outcome = match parse_archive(&text) {
-            Ok(archive) => import_archive(&store, &registry, &archive)
-                .await
-                .map_err(|e| e.body()),
-            Err(error) => Err(ErrorBody {
-                code: "invalid_archive".into(),
-                message: error,
-                rule: None,
-                details: None,
-            }),
-        };
+    // Validation (a whole replay per game) on every core; the results are
+    // stored a batch at a time, each batch one transaction.
+    let receiver = Arc::new(Mutex::new(receiver));
+    let (validated, mut results) = tokio::sync::mpsc::channel::<Validated>(IMPORT_BATCH_GAMES);
+    let registry = Arc::new(registry);
+    let validators: Vec<_> = (0..std::thread::available_parallelism().map_or(2, |n| n.get()))
+        .map(|_| {
+            let receiver = receiver.clone();
+            let validated = validated.clone();
+            let registry = registry.clone();
+            std::thread::spawn(move || loop {
+                let next = receiver.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                let Ok(next) = next else { return };
+                let outcome = next
+                    .map_err(|e| e.to_string())
+                    .map(|(source, text)| (source, validate(&registry, &text)));
+                if validated.blocking_send(outcome).is_err() {
+                    return;
+                }
+            })
+        })
+        .collect();
+    drop(validated);
+    let mut report = |source: String, outcome: Result<CreatedGame, ErrorBody>| {
         let line = match outcome {
             Ok(created) => {
                 imported += 1;
@@ -259,6 +274,43 @@ pub async fn import(url: &str, inputs: &[String]) -> Result<Done, String> {
             }
         };
         println!("{line}");
+    };
+    let mut batch: Vec<(String, PreparedImport)> = Vec::new();
+    let mut batch_events = 0usize;
+    let mut failure = None;
+    loop {
+        let next = results.recv().await;
+        let end = next.is_none();
+        match next {
+            Some(Ok((source, Ok(prepared)))) => {
+                batch_events += prepared.events();
+                batch.push((source, prepared));
+            }
+            Some(Ok((source, Err(refusal)))) => report(source, Err(*refusal)),
+            Some(Err(error)) => {
+                failure = Some(error);
+                break;
+            }
+            None => {}
+        }
+        if end || batch.len() >= IMPORT_BATCH_GAMES || batch_events >= IMPORT_BATCH_EVENTS {
+            if !batch.is_empty() {
+                for (source, outcome) in store_batch(&store, std::mem::take(&mut batch)).await {
+                    report(source, outcome);
+                }
+            }
+            batch_events = 0;
+        }
+        if end {
+            break;
+        }
+    }
+    drop(results);
+    for validator in validators {
+        let _ = validator.join();
+    }
+    if let Some(error) = failure {
+        return Err(error);
     }
     let _ = reader.join();
     eprintln!("umpire import: {imported} imported, {refused_count} refused");
@@ -267,6 +319,64 @@ pub async fn import(url: &str, inputs: &[String]) -> Result<Done, String> {
     } else {
         Done::All
     })
+}
+
+/// Games stored per transaction by `umpire import`, and events: a batch is
+/// written when either is reached.
+const IMPORT_BATCH_GAMES: usize = 256;
+const IMPORT_BATCH_EVENTS: usize = 50_000;
+
+/// A validated archive, or why it was refused, by where it was read; or a
+/// failure to read the inputs.
+type Validated = Result<(String, Result<PreparedImport, Box<ErrorBody>>), String>;
+
+/// One archive's text, parsed and validated by replay.
+fn validate(
+    registry: &umpire_domain::Registry,
+    text: &str,
+) -> Result<PreparedImport, Box<ErrorBody>> {
+    let archive = parse_archive(text).map_err(|message| {
+        Box::new(ErrorBody {
+            code: "invalid_archive".into(),
+            message,
+            rule: None,
+            details: None,
+        })
+    })?;
+    prepare_import(registry, archive).map_err(|e| Box::new(e.body()))
+}
+
+/// Stores a batch in one transaction; if that fails, each game on its own,
+/// so that one game's failure is its own line and the others are stored.
+async fn store_batch(
+    store: &EventStore,
+    batch: Vec<(String, PreparedImport)>,
+) -> Vec<(String, Result<CreatedGame, ErrorBody>)> {
+    let (sources, prepared): (Vec<String>, Vec<PreparedImport>) = batch.into_iter().unzip();
+    let outcomes = match store_prepared(store, &prepared).await {
+        Ok(outcomes) => outcomes,
+        Err(error) if prepared.len() > 1 => {
+            tracing::warn!(%error, games = prepared.len(), "a batch of imports failed; storing its games one by one");
+            let mut outcomes = Vec::with_capacity(prepared.len());
+            for game in &prepared {
+                outcomes.push(
+                    match store_prepared(store, std::slice::from_ref(game)).await {
+                        Ok(mut one) => one.pop().unwrap_or_else(|| {
+                            Err(ServiceError::Internal("an import answered nothing".into()))
+                        }),
+                        Err(error) => Err(error),
+                    },
+                );
+            }
+            outcomes
+        }
+        Err(error) => vec![Err(error)],
+    };
+    sources
+        .into_iter()
+        .zip(outcomes)
+        .map(|(source, outcome)| (source, outcome.map_err(|e| e.body())))
+        .collect()
 }
 
 /// `umpire simulate`: random legal games as JSON Lines.

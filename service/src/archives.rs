@@ -16,7 +16,7 @@ use umpire_storage::{EventStore, GameRecord, ImportGame, ImportOutcome, StoreErr
 use uuid::Uuid;
 
 use crate::error::ServiceError;
-use crate::games::{mint_tokens, GameService};
+use crate::games::{mint_tokens, GameService, MintedTokens};
 use crate::model::CreatedGame;
 
 /// Rejections read from the database at a time by audit and export.
@@ -114,13 +114,21 @@ fn refused_rejection(invalid: &InvalidRejection) -> ServiceError {
     }
 }
 
-/// Validates an archive by replay and stores it whole with new tokens.
-/// Nothing is stored unless every check passes.
-pub async fn import_archive(
-    store: &EventStore,
+/// An archive that passed every check, with the tokens it will be stored
+/// with: what [`store_prepared`] writes. Making one replays the whole game,
+/// so it is CPU work, done on any thread.
+pub struct PreparedImport {
+    archive: Archive,
+    record: GameRecord,
+    tokens: MintedTokens,
+}
+
+/// Validates an archive by replay (format, hash chain, setup, every action
+/// re-decided, every rejection checked) and mints its tokens. Stores nothing.
+pub fn prepare_import(
     registry: &Registry,
-    archive: &Archive,
-) -> Result<CreatedGame, ServiceError> {
+    archive: Archive,
+) -> Result<PreparedImport, ServiceError> {
     archive
         .check_format()
         .map_err(|e| ServiceError::unprocessable("unsupported_archive", e.to_string()))?;
@@ -128,12 +136,12 @@ pub async fn import_archive(
         kept_per_version: umpire_storage::REFUSALS_KEPT_PER_VERSION,
         not_kept_code: umpire_storage::REFUSALS_NOT_KEPT_CODE,
     };
-    umpire_archive::validate_for_import(registry, archive, &policy).map_err(
-        |refusal| match refusal {
+    umpire_archive::validate_for_import(registry, &archive, &policy).map_err(|refusal| {
+        match refusal {
             ImportRefusal::Log(divergence) => refused(&divergence),
             ImportRefusal::Rejection(invalid) => refused_rejection(&invalid),
-        },
-    )?;
+        }
+    })?;
     let game = registry.get(&archive.game)?;
     let created_at = chrono::DateTime::parse_from_rfc3339(&archive.created_at)
         .map_err(|e| {
@@ -144,35 +152,79 @@ pub async fn import_archive(
         })?
         .with_timezone(&chrono::Utc);
     let tokens = mint_tokens(game.seats(&archive.options)?)?;
-    let import = ImportGame {
-        record: GameRecord {
-            game_id: archive.game_id,
-            game: archive.game.clone(),
-            options: archive.options.clone(),
-            seed: archive.seed as i64,
-            rules_version: archive.rules_version,
-            created_at,
-        },
-        events: &archive.events,
-        rejections: &archive.rejections,
-        tokens: tokens.stored,
+    let record = GameRecord {
+        game_id: archive.game_id,
+        game: archive.game.clone(),
+        options: archive.options.clone(),
+        seed: archive.seed as i64,
+        rules_version: archive.rules_version,
+        created_at,
     };
-    match store.import_game(&import).await? {
-        ImportOutcome::Imported => Ok(CreatedGame {
-            id: archive.game_id,
-            game: archive.game.clone(),
-            version: archive.version(),
-            umpire_token: tokens.umpire,
-            seat_tokens: tokens.seats,
-        }),
-        ImportOutcome::AlreadyExists => Err(ServiceError::AlreadyExists {
-            code: "game_already_exists",
-            message: format!(
-                "Game {} is already stored; an archive keeps its id, since its hashes cover it.",
-                archive.game_id
-            ),
-        }),
+    Ok(PreparedImport {
+        archive,
+        record,
+        tokens,
+    })
+}
+
+/// Stores prepared games together, in one transaction: each game's answer
+/// (its new tokens, or `game_already_exists`), in order. An error means
+/// none of them was stored.
+pub async fn store_prepared(
+    store: &EventStore,
+    prepared: &[PreparedImport],
+) -> Result<Vec<Result<CreatedGame, ServiceError>>, ServiceError> {
+    let games: Vec<ImportGame<'_>> = prepared
+        .iter()
+        .map(|game| ImportGame {
+            record: game.record.clone(),
+            events: &game.archive.events,
+            rejections: &game.archive.rejections,
+            tokens: game.tokens.stored.clone(),
+        })
+        .collect();
+    let outcomes = store.import_games(&games).await?;
+    Ok(prepared
+        .iter()
+        .zip(outcomes)
+        .map(|(game, outcome)| match outcome {
+            ImportOutcome::Imported => Ok(CreatedGame {
+                id: game.archive.game_id,
+                version: game.archive.version(),
+                game: game.archive.game.clone(),
+                umpire_token: game.tokens.umpire.clone(),
+                seat_tokens: game.tokens.seats.clone(),
+            }),
+            ImportOutcome::AlreadyExists => Err(ServiceError::AlreadyExists {
+                code: "game_already_exists",
+                message: format!(
+                    "Game {} is already stored; an archive keeps its id, since its hashes cover it.",
+                    game.archive.game_id
+                ),
+            }),
+        })
+        .collect())
+}
+
+impl PreparedImport {
+    /// How many events it will store.
+    pub fn events(&self) -> usize {
+        self.archive.events.len()
     }
+}
+
+/// Validates an archive by replay and stores it whole with new tokens.
+/// Nothing is stored unless every check passes.
+pub async fn import_archive(
+    store: &EventStore,
+    registry: &Registry,
+    archive: &Archive,
+) -> Result<CreatedGame, ServiceError> {
+    let prepared = prepare_import(registry, archive.clone())?;
+    store_prepared(store, std::slice::from_ref(&prepared))
+        .await?
+        .pop()
+        .unwrap_or_else(|| Err(ServiceError::Internal("an import answered nothing".into())))
 }
 
 /// Runs a blocking job (a replay) off the async threads.

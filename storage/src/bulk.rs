@@ -23,7 +23,7 @@ use umpire_domain::RecordedEvent;
 
 use umpire_domain::record::RecordedRejection;
 
-use crate::store::{insert_tokens, GameRecord, NewToken};
+use crate::store::{GameRecord, Grant, NewToken};
 use crate::{EventStore, StoreError};
 
 /// One game as bulk scoring needs it: the options and the event payloads as
@@ -364,6 +364,22 @@ impl EventStore {
     /// times and hashes, rejections, tokens — in one transaction. The caller
     /// validates the game first (by replay); nothing partial is ever stored.
     pub async fn import_game(&self, game: &ImportGame<'_>) -> Result<ImportOutcome, StoreError> {
+        let outcomes = self.import_games(std::slice::from_ref(game)).await?;
+        Ok(outcomes
+            .into_iter()
+            .next()
+            .unwrap_or(ImportOutcome::AlreadyExists))
+    }
+
+    /// Stores many whole games in one transaction (one commit, one WAL
+    /// flush), each exactly as given: one statement per table for the lot.
+    /// A game whose id is already stored (or taken by an earlier game of the
+    /// same batch) is `AlreadyExists` and nothing of it is written; the
+    /// others are stored. On an error nothing of the batch is stored.
+    pub async fn import_games(
+        &self,
+        games: &[ImportGame<'_>],
+    ) -> Result<Vec<ImportOutcome>, StoreError> {
         let parse_time = |text: &str| {
             DateTime::parse_from_rfc3339(text)
                 .map(|time| time.with_timezone(&Utc))
@@ -371,53 +387,110 @@ impl EventStore {
         };
         let mut client = self.pool().get().await?;
         let transaction = client.transaction().await?;
-        let inserted = transaction
-            .execute(
+        let ids: Vec<Uuid> = games.iter().map(|g| g.record.game_id).collect();
+        let names: Vec<&str> = games.iter().map(|g| g.record.game.as_str()).collect();
+        let options: Vec<&Value> = games.iter().map(|g| &g.record.options).collect();
+        let seeds: Vec<i64> = games.iter().map(|g| g.record.seed).collect();
+        let rules: Vec<i32> = games
+            .iter()
+            .map(|g| g.record.rules_version as i32)
+            .collect();
+        let created: Vec<DateTime<Utc>> = games.iter().map(|g| g.record.created_at).collect();
+        let inserted: std::collections::HashSet<Uuid> = transaction
+            .query(
                 "INSERT INTO games (game_id, game, options, seed, rules_version, created_at)
-                 VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (game_id) DO NOTHING",
-                &[
-                    &game.record.game_id,
-                    &game.record.game,
-                    &game.record.options,
-                    &game.record.seed,
-                    &(game.record.rules_version as i32),
-                    &game.record.created_at,
-                ],
+                 SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::bigint[],
+                                      $5::int[], $6::timestamptz[])
+                 ON CONFLICT (game_id) DO NOTHING RETURNING game_id",
+                &[&ids, &names, &options, &seeds, &rules, &created],
+            )
+            .await?
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        // The first game of the batch with an id that was inserted is the
+        // one stored; a later game with the same id already exists.
+        let mut claimed = std::collections::HashSet::new();
+        let outcomes: Vec<ImportOutcome> = games
+            .iter()
+            .map(|game| {
+                let id = game.record.game_id;
+                if inserted.contains(&id) && claimed.insert(id) {
+                    ImportOutcome::Imported
+                } else {
+                    ImportOutcome::AlreadyExists
+                }
+            })
+            .collect();
+        let stored: Vec<&ImportGame<'_>> = games
+            .iter()
+            .zip(&outcomes)
+            .filter(|(_, outcome)| **outcome == ImportOutcome::Imported)
+            .map(|(game, _)| game)
+            .collect();
+        if stored.is_empty() {
+            transaction.commit().await?;
+            return Ok(outcomes);
+        }
+
+        let tokens: Vec<(Uuid, &NewToken)> = stored
+            .iter()
+            .flat_map(|game| game.tokens.iter().map(|t| (game.record.game_id, t)))
+            .collect();
+        let token_games: Vec<Uuid> = tokens.iter().map(|(id, _)| *id).collect();
+        let hashes: Vec<&str> = tokens.iter().map(|(_, t)| t.token_hash.as_str()).collect();
+        let roles: Vec<&str> = tokens
+            .iter()
+            .map(|(_, t)| match t.grant {
+                Grant::Umpire => "umpire",
+                Grant::Seat(_) => "seat",
+            })
+            .collect();
+        let seats: Vec<Option<&str>> = tokens
+            .iter()
+            .map(|(_, t)| match &t.grant {
+                Grant::Umpire => None,
+                Grant::Seat(seat) => Some(seat.as_str()),
+            })
+            .collect();
+        transaction
+            .execute(
+                "INSERT INTO tokens (game_id, token_hash, role, seat)
+                 SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[])",
+                &[&token_games, &hashes, &roles, &seats],
             )
             .await?;
-        if inserted == 0 {
-            return Ok(ImportOutcome::AlreadyExists);
-        }
-        insert_tokens(&transaction, game.record.game_id, &game.tokens).await?;
-        let events = game.events;
-        let seqs: Vec<i64> = events.iter().map(|e| e.seq as i64).collect();
-        let types: Vec<&str> = events.iter().map(|e| e.event_type.as_str()).collect();
-        let payloads: Vec<&Value> = events.iter().map(|e| &e.payload).collect();
-        let actors: Vec<&str> = events.iter().map(|e| e.actor.as_str()).collect();
+
+        let events: Vec<(Uuid, &RecordedEvent)> = stored
+            .iter()
+            .flat_map(|game| game.events.iter().map(|e| (game.record.game_id, e)))
+            .collect();
+        let event_games: Vec<Uuid> = events.iter().map(|(id, _)| *id).collect();
+        let seqs: Vec<i64> = events.iter().map(|(_, e)| e.seq as i64).collect();
+        let types: Vec<&str> = events.iter().map(|(_, e)| e.event_type.as_str()).collect();
+        let payloads: Vec<&Value> = events.iter().map(|(_, e)| &e.payload).collect();
+        let actors: Vec<&str> = events.iter().map(|(_, e)| e.actor.as_str()).collect();
         let actions: Vec<Option<&Value>> = events
             .iter()
-            .map(|e| (!e.action.is_null()).then_some(&e.action))
+            .map(|(_, e)| (!e.action.is_null()).then_some(&e.action))
             .collect();
-        let versions: Vec<i32> = events.iter().map(|e| e.rules_version as i32).collect();
+        let versions: Vec<i32> = events.iter().map(|(_, e)| e.rules_version as i32).collect();
         let times = events
             .iter()
-            .map(|e| parse_time(&e.recorded_at))
+            .map(|(_, e)| parse_time(&e.recorded_at))
             .collect::<Result<Vec<_>, _>>()?;
-        let prevs: Vec<&str> = events.iter().map(|e| e.prev_hash.as_str()).collect();
-        let hashes: Vec<&str> = events.iter().map(|e| e.hash.as_str()).collect();
-        let decided: Vec<i64> = events.iter().map(|e| e.decided_at as i64).collect();
+        let prevs: Vec<&str> = events.iter().map(|(_, e)| e.prev_hash.as_str()).collect();
+        let event_hashes: Vec<&str> = events.iter().map(|(_, e)| e.hash.as_str()).collect();
+        let decided: Vec<i64> = events.iter().map(|(_, e)| e.decided_at as i64).collect();
         transaction
             .execute(
                 "INSERT INTO events (game_id, seq, event_type, payload, actor, action, rules_version,
                                      recorded_at, prev_hash, hash, decided_at)
-                 SELECT $1, u.seq, u.event_type, u.payload, u.actor, u.action, u.rules_version,
-                        u.recorded_at, u.prev_hash, u.hash, u.decided_at
-                 FROM unnest($2::bigint[], $3::text[], $4::jsonb[], $5::text[], $6::jsonb[],
-                             $7::int[], $8::timestamptz[], $9::text[], $10::text[], $11::bigint[])
-                   AS u(seq, event_type, payload, actor, action, rules_version, recorded_at,
-                        prev_hash, hash, decided_at)",
+                 SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::jsonb[],
+                                      $5::text[], $6::jsonb[], $7::int[], $8::timestamptz[],
+                                      $9::text[], $10::text[], $11::bigint[])",
                 &[
-                    &game.record.game_id,
+                    &event_games,
                     &seqs,
                     &types,
                     &payloads,
@@ -426,55 +499,68 @@ impl EventStore {
                     &versions,
                     &times,
                     &prevs,
-                    &hashes,
+                    &event_hashes,
                     &decided,
                 ],
             )
             .await?;
-        // One statement for every rejection, with their counts. The caller
-        // has refused archives holding one refusal twice (the unique index
-        // on a refusal's identity would refuse them here too).
-        let rejections = game.rejections;
-        let ids: Vec<Uuid> = rejections.iter().map(|_| Uuid::new_v4()).collect();
-        let at_versions: Vec<i64> = rejections.iter().map(|r| r.at_version as i64).collect();
-        let actors: Vec<&str> = rejections.iter().map(|r| r.actor.as_str()).collect();
-        let actions: Vec<&Value> = rejections.iter().map(|r| &r.action).collect();
-        let codes: Vec<&str> = rejections.iter().map(|r| r.code.as_str()).collect();
-        let messages: Vec<&str> = rejections.iter().map(|r| r.message.as_str()).collect();
-        let rules: Vec<Option<&str>> = rejections.iter().map(|r| r.rule.as_deref()).collect();
-        let rules_versions: Vec<i32> = rejections.iter().map(|r| r.rules_version as i32).collect();
-        let times = rejections
+
+        // The caller has refused archives holding one refusal twice (the
+        // unique index on a refusal's identity would refuse them here too).
+        let rejections: Vec<(Uuid, &RecordedRejection)> = stored
             .iter()
-            .map(|r| parse_time(&r.recorded_at))
-            .collect::<Result<Vec<_>, _>>()?;
-        let repeats: Vec<i64> = rejections
-            .iter()
-            .map(|r| i64::try_from(r.repeats).unwrap_or(i64::MAX))
+            .flat_map(|game| game.rejections.iter().map(|r| (game.record.game_id, r)))
             .collect();
-        transaction
-            .execute(
-                "INSERT INTO rejected_actions
-                   (game_id, rejection_id, at_version, actor, action, code, message, rule,
-                    rules_version, recorded_at, repeats)
-                 SELECT $1, u.* FROM unnest($2::uuid[], $3::bigint[], $4::text[], $5::jsonb[],
-                                            $6::text[], $7::text[], $8::text[], $9::int[],
-                                            $10::timestamptz[], $11::bigint[]) AS u",
-                &[
-                    &game.record.game_id,
-                    &ids,
-                    &at_versions,
-                    &actors,
-                    &actions,
-                    &codes,
-                    &messages,
-                    &rules,
-                    &rules_versions,
-                    &times,
-                    &repeats,
-                ],
-            )
-            .await?;
+        if !rejections.is_empty() {
+            let rejection_games: Vec<Uuid> = rejections.iter().map(|(id, _)| *id).collect();
+            let rejection_ids: Vec<Uuid> = rejections.iter().map(|_| Uuid::new_v4()).collect();
+            let at_versions: Vec<i64> = rejections
+                .iter()
+                .map(|(_, r)| r.at_version as i64)
+                .collect();
+            let actors: Vec<&str> = rejections.iter().map(|(_, r)| r.actor.as_str()).collect();
+            let actions: Vec<&Value> = rejections.iter().map(|(_, r)| &r.action).collect();
+            let codes: Vec<&str> = rejections.iter().map(|(_, r)| r.code.as_str()).collect();
+            let messages: Vec<&str> = rejections.iter().map(|(_, r)| r.message.as_str()).collect();
+            let rules: Vec<Option<&str>> =
+                rejections.iter().map(|(_, r)| r.rule.as_deref()).collect();
+            let rules_versions: Vec<i32> = rejections
+                .iter()
+                .map(|(_, r)| r.rules_version as i32)
+                .collect();
+            let times = rejections
+                .iter()
+                .map(|(_, r)| parse_time(&r.recorded_at))
+                .collect::<Result<Vec<_>, _>>()?;
+            let repeats: Vec<i64> = rejections
+                .iter()
+                .map(|(_, r)| i64::try_from(r.repeats).unwrap_or(i64::MAX))
+                .collect();
+            transaction
+                .execute(
+                    "INSERT INTO rejected_actions
+                       (game_id, rejection_id, at_version, actor, action, code, message, rule,
+                        rules_version, recorded_at, repeats)
+                     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[],
+                                          $5::jsonb[], $6::text[], $7::text[], $8::text[],
+                                          $9::int[], $10::timestamptz[], $11::bigint[])",
+                    &[
+                        &rejection_games,
+                        &rejection_ids,
+                        &at_versions,
+                        &actors,
+                        &actions,
+                        &codes,
+                        &messages,
+                        &rules,
+                        &rules_versions,
+                        &times,
+                        &repeats,
+                    ],
+                )
+                .await?;
+        }
         transaction.commit().await?;
-        Ok(ImportOutcome::Imported)
+        Ok(outcomes)
     }
 }

@@ -1,5 +1,6 @@
 //! The `umpire` archive commands against real PostgreSQL.
 
+use serde_json::{json, Value};
 use umpire_api::commands::ScoreCommand;
 use umpire_archive::score::parse_csv_rows;
 use umpire_archive::{Archive, OutputFormat, ScoreRow};
@@ -192,4 +193,87 @@ async fn exported_and_audited_games_on_standard_output_are_valid_json_and_logs_a
     );
     assert_eq!(code, 1);
     assert!(err.contains("holds 2 archives"), "{err}");
+}
+
+/// `umpire import` validates on every core and stores games a batch at a
+/// time, with the guarantees of one at a time: each valid game is stored
+/// whole, exactly as recorded (its export is the archive it came from); a
+/// game that does not replay is one `refused` line naming its failing event
+/// and the rest go on; a game already stored (or twice in the input) is
+/// refused; exit status 3 when anything was refused.
+#[tokio::test]
+async fn import_stores_every_valid_game_as_recorded_and_refuses_the_rest_one_line_each() {
+    let url = umpire_storage::testing::fresh_database_url().await;
+    let dir = tempfile::tempdir().unwrap();
+    let games = dir.path().join("games.jsonl");
+    let (code, _, err) = umpire(
+        &[
+            "simulate",
+            "--game",
+            "all",
+            "--count",
+            "80",
+            "--out",
+            games.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&games).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), 320);
+    // Line 8: a payload changed after the fact (its hash no longer holds).
+    let mut broken: Value = serde_json::from_str(&lines[7]).unwrap();
+    broken["events"][2]["payload"]["forged"] = json!(true);
+    lines[7] = broken.to_string();
+    // The last line: the first game again.
+    lines.push(lines[0].clone());
+    std::fs::write(&games, lines.join("\n") + "\n").unwrap();
+
+    let (code, out, err) = umpire(
+        &["import", games.to_str().unwrap()],
+        &[("DATABASE_URL", &url)],
+    );
+    assert_eq!(code, 3, "something was refused: {err}");
+    let answers: Vec<Value> = out
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("each line is JSON"))
+        .collect();
+    assert_eq!(answers.len(), 321, "one line per game");
+    let refused: Vec<&Value> = answers
+        .iter()
+        .filter(|a| a.get("refused").is_some())
+        .collect();
+    assert_eq!(refused.len(), 2, "{refused:?}");
+    let source = |line: usize| format!("{}:{line}", games.display());
+    let forged = refused
+        .iter()
+        .find(|a| a["source"] == source(8))
+        .expect("line 8 refused");
+    assert_eq!(forged["refused"]["details"]["seq"], 3, "{forged}");
+    let again = refused
+        .iter()
+        .find(|a| a["source"] == source(321))
+        .expect("the repeat refused");
+    assert_eq!(again["refused"]["code"], "game_already_exists");
+    assert!(err.contains("319 imported, 2 refused"), "{err}");
+
+    // Each stored game exports as the very archive it was imported from.
+    let store = EventStore::new(connect(&url, 2).unwrap());
+    for line in [&lines[0], &lines[150], &lines[319]] {
+        let archive: Archive = serde_json::from_str(line).unwrap();
+        let exported = umpire_service::archives::export_game(&store, archive.game_id)
+            .await
+            .unwrap();
+        assert_eq!(exported.events, archive.events);
+        assert_eq!(exported.rejections.len(), archive.rejections.len());
+    }
+
+    // Importing the same file again stores nothing more.
+    let (code, out, _) = umpire(
+        &["import", games.to_str().unwrap()],
+        &[("DATABASE_URL", &url)],
+    );
+    assert_eq!(code, 3);
+    assert_eq!(out.matches("\"imported\"").count(), 0, "{out}");
 }
