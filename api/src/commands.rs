@@ -211,7 +211,7 @@ pub async fn import(url: &str, inputs: &[String]) -> Result<Done, String> {
     let files = pipeline::expand_inputs(&inputs).map_err(|e| e.to_string())?;
     // A reader thread hands over one document at a time, so importing a
     // file of any size holds only a chunk of it in memory.
-    let (sender, receiver) = std::sync::mpsc::sync_channel::<std::io::Result<(String, String)>>(64);
+    let (sender, receiver) = std::sync::mpsc::sync_channel::<std::io::Result<(String, String)>>(16);
     let reader = std::thread::spawn(move || {
         for input in &files {
             let outcome = pipeline::read_chunks(input, &mut |chunk| {
@@ -242,7 +242,7 @@ pub async fn import(url: &str, inputs: &[String]) -> Result<Done, String> {
     // Validation (a whole replay per game) on every core; the results are
     // stored a batch at a time, each batch one transaction.
     let receiver = Arc::new(Mutex::new(receiver));
-    let (validated, mut results) = tokio::sync::mpsc::channel::<Validated>(IMPORT_BATCH_GAMES);
+    let (validated, mut results) = tokio::sync::mpsc::channel::<Validated>(IMPORT_QUEUED);
     let registry = Arc::new(registry);
     let validators: Vec<_> = (0..std::thread::available_parallelism().map_or(2, |n| n.get()))
         .map(|_| {
@@ -322,9 +322,12 @@ pub async fn import(url: &str, inputs: &[String]) -> Result<Done, String> {
 }
 
 /// Games stored per transaction by `umpire import`, and events: a batch is
-/// written when either is reached.
-const IMPORT_BATCH_GAMES: usize = 256;
-const IMPORT_BATCH_EVENTS: usize = 50_000;
+/// written when either is reached. With the validated games waiting for
+/// their batch (`IMPORT_QUEUED`), this is what import holds in memory,
+/// whatever the size of its input.
+const IMPORT_BATCH_GAMES: usize = 64;
+const IMPORT_BATCH_EVENTS: usize = 16_384;
+const IMPORT_QUEUED: usize = 16;
 
 /// A validated archive, or why it was refused, by where it was read; or a
 /// failure to read the inputs.

@@ -248,6 +248,19 @@ impl GameService {
         import_archive(&self.store, &self.registry, archive).await
     }
 
+    /// Validates an archive by replay, storing nothing (see [`prepare_import`]).
+    pub fn prepare_import(&self, archive: Archive) -> Result<PreparedImport, ServiceError> {
+        prepare_import(&self.registry, archive)
+    }
+
+    /// Stores validated games together (see [`store_prepared`]).
+    pub async fn store_prepared(
+        &self,
+        prepared: &[PreparedImport],
+    ) -> Result<Vec<Result<CreatedGame, ServiceError>>, ServiceError> {
+        store_prepared(&self.store, prepared).await
+    }
+
     /// What an audit of a stored game needs before its first entry: the log
     /// and the report's opening fields. The log is replayed first, so what
     /// would stop the audit midway is an error now rather than a cut answer.

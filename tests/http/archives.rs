@@ -210,3 +210,123 @@ async fn what_if_is_for_the_umpire_and_compares_final_scores() {
     assert_eq!(report["alternative_options"]["easy"], true);
     assert!(report["changes"].as_object().unwrap().len() >= 2);
 }
+
+/// Many archives in one request (JSON Lines): one answer line per archive,
+/// each valid game stored whole with new tokens, each bad one refused alone
+/// (a forged event names its `seq`; a line that is not an archive, a game
+/// already stored), and the others go on.
+#[tokio::test]
+async fn many_archives_are_imported_from_json_lines_one_answer_line_each() {
+    let app = TestApp::spawn().await;
+    let stored_before = simulated("treeblox", 21);
+    assert_eq!(app.import(&stored_before).await.0, StatusCode::CREATED);
+    let good: Vec<_> = (0..70)
+        .map(|seed| {
+            simulated(
+                ["arboretum", "draft_cider", "treeblox", "flower_fields"][seed % 4],
+                100 + seed as u64,
+            )
+        })
+        .collect();
+    let mut forged = simulated("flower_fields", 7);
+    forged.events[4].payload["forged"] = json!(true);
+    let mut lines: Vec<String> = good[..40].iter().map(|a| a.to_json_line()).collect();
+    lines.push(forged.to_json_line());
+    lines.push("{\"not\": \"an archive\"}".into());
+    lines.push(stored_before.to_json_line());
+    lines.extend(good[40..].iter().map(|a| a.to_json_line()));
+    let body = lines.join("\n") + "\n";
+    let response = app
+        .client
+        .post(app.url("/v1/games/import"))
+        .header("content-type", "application/x-ndjson")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["content-type"], "application/x-ndjson");
+    let text = response.text().await.unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("each line is JSON"))
+        .collect();
+    assert_eq!(lines.len(), 73, "one line per archive");
+    let answer = |line: usize| {
+        lines
+            .iter()
+            .find(|answer| answer["source"] == format!("body:{line}"))
+            .unwrap_or_else(|| panic!("no answer for line {line}"))
+    };
+    assert_eq!(answer(41)["refused"]["details"]["seq"], 5, "{}", answer(41));
+    assert_eq!(answer(42)["refused"]["code"], "invalid_archive");
+    assert_eq!(answer(43)["refused"]["code"], "game_already_exists");
+    let imported: Vec<&Value> = lines
+        .iter()
+        .filter(|a| a.get("imported").is_some())
+        .collect();
+    assert_eq!(imported.len(), 70);
+    for archive in [&good[0], &good[69]] {
+        let created = imported
+            .iter()
+            .find(|a| a["imported"]["id"] == archive.game_id.to_string())
+            .expect("imported");
+        let token = created["imported"]["umpire_token"].as_str().unwrap();
+        let exported: Value = app
+            .get(
+                &format!("/v1/games/{}/export", archive.game_id),
+                Some(token),
+            )
+            .await
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(
+            exported["events"],
+            serde_json::to_value(&archive.events).unwrap(),
+            "stored exactly as recorded"
+        );
+    }
+}
+
+/// Importing many at once is creating games: the admin token when one is
+/// set, and the same body bounds as one archive.
+#[tokio::test]
+async fn importing_many_needs_the_admin_token_and_is_bounded() {
+    let app = TestApp::spawn_with(umpire_api::ServiceOptions {
+        admin_token: Some("admin-secret".into()),
+        ..umpire_api::ServiceOptions::default()
+    })
+    .await;
+    let body = simulated("treeblox", 3).to_json_line() + "\n";
+    let refused = app
+        .client
+        .post(app.url("/v1/games/import"))
+        .header("content-type", "application/x-ndjson")
+        .body(body.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+    let too_large = app
+        .client
+        .post(app.url("/v1/games/import"))
+        .bearer_auth("admin-secret")
+        .header("content-type", "application/x-ndjson")
+        .body(body.repeat(umpire_api::routes::archives::MAX_ARCHIVE_BYTES / body.len() + 1))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(too_large.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let accepted = app
+        .client
+        .post(app.url("/v1/games/import"))
+        .bearer_auth("admin-secret")
+        .header("content-type", "application/x-ndjson")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(accepted.status(), StatusCode::OK);
+    assert!(accepted.text().await.unwrap().contains("\"imported\""));
+}

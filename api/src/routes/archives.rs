@@ -236,13 +236,28 @@ pub async fn export_game_archive(
 /// Import an archive: replayed and validated first (chain, setup, every
 /// action), then stored whole with new tokens, keeping its id and hashes.
 /// An invalid archive is refused with the first failing event and why.
+///
+/// Many archives at once: send JSON Lines (`Content-Type:
+/// application/x-ndjson`, one archive a line, up to 10,000 and 32 MiB).
+/// The answer is then `200` JSON Lines, streamed, one `ImportLine` per
+/// archive: its new tokens, or why it alone was refused. Valid archives are
+/// stored a batch at a time, each game whole or not at all.
 #[utoipa::path(
     operation_id = "import_game",
     tag = "archives",
-    request_body = Archive,
+    // The Python client's generator is given the spec without the JSON
+    // Lines body (openapi/generate-clients.sh).
+    request_body(
+        content(
+            (Archive = "application/json"),
+            (Archive = "application/x-ndjson"),
+        ),
+        description = "One archive as JSON; or JSON Lines (`application/x-ndjson`): one archive a line, each line the schema given for that type"
+    ),
     security((), ("bearer" = [])),
     responses(
-        (status = 201, description = "Imported: the id and new tokens", body = CreatedGame),
+        (status = 201, description = "Imported (one archive): the id and new tokens", body = CreatedGame),
+        (status = 200, description = "JSON Lines sent: one line per archive, streamed", content_type = "application/x-ndjson", body = ImportLine),
         (status = 400, description = "Not an archive", body = ErrorBody),
         (status = 401, description = "The service requires the admin token to import games", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
@@ -259,8 +274,12 @@ pub async fn import_game(
 ) -> Result<HttpResponse, ApiError> {
     // Importing creates a game: the same admin token as create_game, if set.
     crate::auth::require_admin(state.admin_token.as_deref(), &request)?;
-    let _turn = archive_body_turn(&state).await?;
+    let turn = archive_body_turn(&state).await?;
     let body = read_body(payload).await?;
+    if is_json_lines(&request) {
+        return import_many(state, turn, body.freeze()).await;
+    }
+    let _turn = turn;
     let archive: umpire_archive::Archive = serde_json::from_slice(&body).map_err(|e| {
         ApiError::bad_request(
             "invalid_archive",
@@ -271,6 +290,160 @@ pub async fn import_game(
     Ok(HttpResponse::Created()
         .insert_header((header::LOCATION, format!("/v1/games/{}", created.id)))
         .json(created))
+}
+
+/// Whether the body is JSON Lines (`application/x-ndjson` or
+/// `application/jsonl`).
+fn is_json_lines(request: &HttpRequest) -> bool {
+    request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .is_some_and(|media| {
+            matches!(
+                media.trim().to_ascii_lowercase().as_str(),
+                "application/x-ndjson" | "application/jsonl" | "application/json-lines"
+            )
+        })
+}
+
+/// Games validated, then stored, together in one transaction.
+const IMPORT_BATCH: usize = 64;
+
+/// Many archives in one request (JSON Lines): each validated by replay,
+/// stored a batch at a time, and answered with one JSON line per archive,
+/// in the body's order, as it is decided: `{"source": "line N", "imported":
+/// {id, tokens}}` or `{"source": …, "refused": {code, message, …}}`. A
+/// refused archive does not stop the others.
+async fn import_many(
+    state: web::Data<AppState>,
+    turn: tokio::sync::OwnedSemaphorePermit,
+    body: Bytes,
+) -> Result<HttpResponse, ApiError> {
+    // Counted once before anything is stored: a malformed body or one with
+    // too many archives is refused whole.
+    let games = web::block({
+        let body = body.clone();
+        move || {
+            let mut games = 0;
+            each_archive(&body, |_, _| {
+                games += 1;
+                Ok(())
+            })?;
+            Ok::<_, ApiError>(games)
+        }
+    })
+    .await
+    .map_err(|e| ApiError::internal(format!("import task failed: {e}")))??;
+    if games > MAX_ARCHIVES_PER_REQUEST {
+        return Err(ApiError::too_large(format!(
+            "The body holds {games} archives; at most {MAX_ARCHIVES_PER_REQUEST} are imported per request."
+        )));
+    }
+    let service = state.service.clone();
+    let (mut output, response) = streamed(ContentType(mime_json_lines()));
+    let runtime = tokio::runtime::Handle::current();
+    actix_web::rt::task::spawn_blocking(move || {
+        let _turn = turn;
+        let mut batch: Vec<(String, umpire_service::archives::PreparedImport)> = Vec::new();
+        let store_batch = |batch: &mut Vec<(String, umpire_service::archives::PreparedImport)>,
+                           output: &mut JsonBody|
+         -> Result<(), StreamStop> {
+            if batch.is_empty() {
+                return Ok(());
+            }
+            let (sources, prepared): (Vec<String>, Vec<_>) =
+                std::mem::take(batch).into_iter().unzip();
+            let outcomes = match runtime.block_on(service.store_prepared(&prepared)) {
+                Ok(outcomes) => outcomes,
+                // One game's fault must not refuse the others: each alone.
+                Err(_) => prepared
+                    .iter()
+                    .map(|game| {
+                        runtime
+                            .block_on(service.store_prepared(std::slice::from_ref(game)))
+                            .and_then(|mut one| {
+                                one.pop().unwrap_or_else(|| {
+                                    Err(ServiceError::Internal("an import answered nothing".into()))
+                                })
+                            })
+                    })
+                    .collect(),
+            };
+            for (source, outcome) in sources.into_iter().zip(outcomes) {
+                write_import_line(output, &source, outcome.map_err(|e| e.body()))?;
+            }
+            Ok(())
+        };
+        let written = each_archive(&body, |text, source| {
+            let source = source.label();
+            let prepared = serde_json::from_str::<Archive>(text)
+                .map_err(|e| {
+                    ServiceError::invalid("invalid_archive", format!("Not an archive: {e}.")).body()
+                })
+                .and_then(|archive| service.prepare_import(archive).map_err(|e| e.body()));
+            match prepared {
+                // Refusals are answered at once; games to store wait for
+                // their batch, so lines follow the body's order only
+                // within each kind.
+                Err(refusal) => write_import_line(&mut output, &source, Err(refusal)),
+                Ok(prepared) => {
+                    batch.push((source, prepared));
+                    if batch.len() >= IMPORT_BATCH {
+                        store_batch(&mut batch, &mut output)?;
+                    }
+                    Ok(())
+                }
+            }
+        })
+        .map_err(|refused| match refused {
+            ArchivesRefused::Stopped(stop) => stop,
+            ArchivesRefused::Malformed(error) => StreamStop::Encoding(de::Error::custom(error)),
+        })
+        .and_then(|()| store_batch(&mut batch, &mut output))
+        .and_then(|()| output.finish());
+        if let Err(stop) = written {
+            output.cut(Uuid::nil(), "import", &stop);
+        }
+    });
+    Ok(response)
+}
+
+fn mime_json_lines() -> actix_web::mime::Mime {
+    "application/x-ndjson".parse().expect("a media type")
+}
+
+/// One line of the answer to a JSON Lines import: where the archive was in
+/// the body, and its new tokens or why it was refused.
+#[derive(Serialize, ToSchema)]
+pub struct ImportLine {
+    /// `body:N`, the line of the body.
+    pub source: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub imported: Option<CreatedGame>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<umpire_service::ErrorBody>,
+}
+
+/// One line of a many-archive import's answer.
+fn write_import_line(
+    output: &mut JsonBody,
+    source: &str,
+    outcome: Result<CreatedGame, umpire_service::ErrorBody>,
+) -> Result<(), StreamStop> {
+    let (imported, refused) = match outcome {
+        Ok(created) => (Some(created), None),
+        Err(refusal) => (None, Some(refusal)),
+    };
+    let line = ImportLine {
+        source: source.to_string(),
+        imported,
+        refused,
+    };
+    let mut text = serde_json::to_vec(&line)?;
+    text.push(b'\n');
+    output.write(&text)
 }
 
 /// Score archives sent in the body (one archive, a JSON array of archives,
@@ -510,6 +683,11 @@ struct JsonBody {
 
 /// A streamed `200 application/json` answer and the body to write it with.
 fn streamed_json() -> (JsonBody, HttpResponse) {
+    streamed(ContentType::json())
+}
+
+/// A streamed `200` answer of `content_type` and the body to write it with.
+fn streamed(content_type: ContentType) -> (JsonBody, HttpResponse) {
     let (chunks, mut receiver) = mpsc::channel(CHUNKS_IN_FLIGHT);
     let whole = Arc::new(AtomicBool::new(false));
     let mut ended = false;
@@ -526,7 +704,7 @@ fn streamed_json() -> (JsonBody, HttpResponse) {
         }
     });
     let response = HttpResponse::Ok()
-        .content_type(ContentType::json())
+        .content_type(content_type)
         .streaming(stream);
     let body = JsonBody {
         chunks,
