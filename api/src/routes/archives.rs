@@ -378,16 +378,18 @@ async fn import_many(
         };
         let written = each_archive(&body, |text, source| {
             let source = source.label();
-            let prepared = serde_json::from_str::<Archive>(text)
-                .map_err(|e| {
-                    ServiceError::invalid("invalid_archive", format!("Not an archive: {e}.")).body()
-                })
-                .and_then(|archive| service.prepare_import(archive).map_err(|e| e.body()));
+            let prepared = match serde_json::from_str::<Archive>(text) {
+                Ok(archive) => service.prepare_import(archive),
+                Err(e) => Err(ServiceError::invalid(
+                    "invalid_archive",
+                    format!("Not an archive: {e}."),
+                )),
+            };
             match prepared {
                 // Refusals are answered at once; games to store wait for
                 // their batch, so lines follow the body's order only
                 // within each kind.
-                Err(refusal) => write_import_line(&mut output, &source, Err(refusal)),
+                Err(refusal) => write_import_line(&mut output, &source, Err(refusal.body())),
                 Ok(prepared) => {
                     batch.push((source, prepared));
                     if batch.len() >= IMPORT_BATCH {
