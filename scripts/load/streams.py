@@ -30,14 +30,9 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+sys.path.insert(0, os.path.dirname(__file__))
+from driver import MIX  # noqa: E402  (the games the load plays)
 from umpire_http import Api, play_to_end  # noqa: E402
-
-MIX = [
-    ("draft_cider", {"players": 2}),
-    ("treeblox", {}),
-    ("flower_fields", {}),
-    ("arboretum", {}),
-]
 
 
 def cpu_seconds(pid: int) -> float:

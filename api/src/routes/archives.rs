@@ -292,6 +292,31 @@ pub async fn import_game(
         .json(created))
 }
 
+/// How many archives `body` holds, read once off the async threads: an
+/// error for a malformed body or more than [`MAX_ARCHIVES_PER_REQUEST`]
+/// (`done` says what would have been done to them).
+async fn counted_archives(body: &Bytes, done: &'static str) -> Result<usize, ApiError> {
+    let games = web::block({
+        let body = body.clone();
+        move || {
+            let mut games = 0;
+            each_archive(&body, |_, _| {
+                games += 1;
+                Ok(())
+            })?;
+            Ok::<_, ApiError>(games)
+        }
+    })
+    .await
+    .map_err(|e| ApiError::internal(format!("counting archives failed: {e}")))??;
+    if games > MAX_ARCHIVES_PER_REQUEST {
+        return Err(ApiError::too_large(format!(
+            "The body holds {games} archives; at most {MAX_ARCHIVES_PER_REQUEST} are {done} per request."
+        )));
+    }
+    Ok(games)
+}
+
 /// Whether the body is JSON Lines (`application/x-ndjson` or
 /// `application/jsonl`).
 fn is_json_lines(request: &HttpRequest) -> bool {
@@ -323,24 +348,7 @@ async fn import_many(
 ) -> Result<HttpResponse, ApiError> {
     // Counted once before anything is stored: a malformed body or one with
     // too many archives is refused whole.
-    let games = web::block({
-        let body = body.clone();
-        move || {
-            let mut games = 0;
-            each_archive(&body, |_, _| {
-                games += 1;
-                Ok(())
-            })?;
-            Ok::<_, ApiError>(games)
-        }
-    })
-    .await
-    .map_err(|e| ApiError::internal(format!("import task failed: {e}")))??;
-    if games > MAX_ARCHIVES_PER_REQUEST {
-        return Err(ApiError::too_large(format!(
-            "The body holds {games} archives; at most {MAX_ARCHIVES_PER_REQUEST} are imported per request."
-        )));
-    }
+    counted_archives(&body, "imported").await?;
     let service = state.service.clone();
     let (mut output, response) = streamed(ContentType(mime_json_lines()));
     let runtime = tokio::runtime::Handle::current();
@@ -479,24 +487,7 @@ pub async fn score_archives(
     let body = read_body(payload).await?.freeze();
     // The whole body is read once without scoring: a malformed body or one
     // with too many archives is refused before the answer starts.
-    let games = web::block({
-        let body = body.clone();
-        move || {
-            let mut games = 0;
-            each_archive(&body, |_, _| {
-                games += 1;
-                Ok(())
-            })?;
-            Ok::<_, ApiError>(games)
-        }
-    })
-    .await
-    .map_err(|e| ApiError::internal(format!("scoring task failed: {e}")))??;
-    if games > MAX_ARCHIVES_PER_REQUEST {
-        return Err(ApiError::too_large(format!(
-            "The body holds {games} archives; at most {MAX_ARCHIVES_PER_REQUEST} are scored per request."
-        )));
-    }
+    let games = counted_archives(&body, "scored").await?;
     let registry = state.service.registry().clone();
     let (mut output, response) = streamed_json();
     actix_web::rt::task::spawn_blocking(move || {
