@@ -45,18 +45,23 @@ id = "$game_id"
 TOML
 
 failed=0
+# The live stream is left out: a good request answers an endless body,
+# which a fuzzer can only time out on. Its refusals are tested in
+# tests/http/streams.rs.
 # One worker: with several, hypothesis (4.32.5's coverage phase) sometimes
 # fails with an internal "AST constructor recursion depth mismatch" error.
 run_pass() {
     local name="$1"; shift
     log "schemathesis pass: $name"
     # From the work dir, so schemathesis's .schemathesis/ cache stays out of the repo.
-    if ! (cd "$WORK_DIR" && "$venv/bin/schemathesis" "$@" run "$BASE_URL/openapi.json" \
+    if ! (cd "$WORK_DIR" && PYTHONPATH="$REPO_ROOT/scripts/lib" SCHEMATHESIS_HOOKS=schemathesis_hooks \
+        "$venv/bin/schemathesis" "$@" run "$BASE_URL/openapi.json" \
         --checks "$CHECKS" \
         --max-examples "$MAX_EXAMPLES" \
         --seed "$SEED" \
         --workers 1 \
         --request-timeout 10 \
+        --exclude-operation-id stream_game_events \
         --max-failures 50 \
         --suppress-health-check all \
         --report junit,pytest \
