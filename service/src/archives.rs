@@ -218,9 +218,9 @@ impl PreparedImport {
 pub async fn import_archive(
     store: &EventStore,
     registry: &Registry,
-    archive: &Archive,
+    archive: Archive,
 ) -> Result<CreatedGame, ServiceError> {
-    let prepared = prepare_import(registry, archive.clone())?;
+    let prepared = prepare_import(registry, archive)?;
     store_prepared(store, std::slice::from_ref(&prepared))
         .await?
         .pop()
@@ -244,7 +244,7 @@ impl GameService {
     }
 
     /// Validates an archive by replay and stores it (see [`import_archive`]).
-    pub async fn import(&self, archive: &Archive) -> Result<CreatedGame, ServiceError> {
+    pub async fn import(&self, archive: Archive) -> Result<CreatedGame, ServiceError> {
         import_archive(&self.store, &self.registry, archive).await
     }
 

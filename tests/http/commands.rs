@@ -23,7 +23,7 @@ async fn scoring_the_database_matches_scoring_the_exported_files() {
     let store = EventStore::new(connect(&url, 4).expect("pool"));
     let registry = registry();
     for (index, game) in GAMES.iter().cycle().take(24).enumerate() {
-        import_archive(&store, &registry, &simulated(game, 100 + index as u64))
+        import_archive(&store, &registry, simulated(game, 100 + index as u64))
             .await
             .unwrap();
     }

@@ -20,7 +20,9 @@ async fn an_imported_archive_exports_unchanged_and_folds_to_the_same_state() {
     let registry = registry();
     for game in GAMES {
         let archive = simulated(game, 1);
-        let created = import_archive(&store, &registry, &archive).await.unwrap();
+        let created = import_archive(&store, &registry, archive.clone())
+            .await
+            .unwrap();
         assert_eq!(created.id, archive.game_id);
         assert_eq!(created.version, archive.version());
         let exported = export_game(&store, archive.game_id).await.unwrap();
@@ -70,7 +72,7 @@ async fn a_tampered_archive_is_refused_with_the_first_failing_event_and_nothing_
     let seq = first_action_seq(&archive) + 1;
     archive.events[seq - 1].payload["forged"] = serde_json::json!(true);
     rechain(&mut archive);
-    let error = import_archive(&store, &registry, &archive)
+    let error = import_archive(&store, &registry, archive.clone())
         .await
         .unwrap_err();
     let body = error.body();
@@ -90,8 +92,12 @@ async fn a_tampered_archive_is_refused_with_the_first_failing_event_and_nothing_
     ));
     // The same id imported twice: the second is refused, the first kept.
     let good = simulated("arboretum", 3);
-    import_archive(&store, &registry, &good).await.unwrap();
-    let again = import_archive(&store, &registry, &good).await.unwrap_err();
+    import_archive(&store, &registry, good.clone())
+        .await
+        .unwrap();
+    let again = import_archive(&store, &registry, good.clone())
+        .await
+        .unwrap_err();
     assert_eq!(again.body().code, "game_already_exists");
     // A 409, like any other clash with what is stored.
     assert!(matches!(again, ServiceError::AlreadyExists { .. }));
@@ -106,7 +112,9 @@ async fn games_stream_out_one_at_a_time_in_game_id_order() {
         .map(|i| simulated(GAMES[i % 4], 10 + i as u64))
         .collect();
     for archive in &archives {
-        import_archive(&store, &registry, archive).await.unwrap();
+        import_archive(&store, &registry, archive.clone())
+            .await
+            .unwrap();
     }
     archives.sort_by_key(|a| a.game_id);
     let games: Vec<_> = store

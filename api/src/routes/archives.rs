@@ -286,7 +286,10 @@ pub async fn import_game(
             format!("The body is not an archive: {e}."),
         )
     })?;
-    let created = state.service.import(&archive).await?;
+    // The bytes go once parsed, and the archive is moved into the import,
+    // not copied: a large body is held once at a time.
+    drop(body);
+    let created = state.service.import(archive).await?;
     Ok(HttpResponse::Created()
         .insert_header((header::LOCATION, format!("/v1/games/{}", created.id)))
         .json(created))
