@@ -124,6 +124,9 @@ impl Application {
                 .service(health::readyz)
                 .split_for_parts();
             app.service(crate::routes::home::home)
+                .service(crate::routes::viewer::open_game)
+                .service(crate::routes::viewer::game_page)
+                .service(crate::routes::viewer::asset)
                 .service(web::redirect("/docs", "/docs/").permanent())
                 .service(
                     SwaggerUi::new("/docs/{_:.*}")

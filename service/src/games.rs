@@ -230,7 +230,11 @@ impl GameService {
         Ok(LoadedGame { latest, past })
     }
 
-    pub async fn summary(&self, game_id: Uuid) -> Result<GameSummary, ServiceError> {
+    pub async fn summary(
+        &self,
+        game_id: Uuid,
+        principal: &Principal,
+    ) -> Result<GameSummary, ServiceError> {
         let loaded = self.load(game_id, None).await?;
         let game = self
             .registry
@@ -246,6 +250,9 @@ impl GameService {
                 .map_err(|e| corrupt(game_id, e))?,
             status: loaded.state().status(),
             created_at: loaded.record().created_at.to_rfc3339(),
+            viewer: principal
+                .label()
+                .map_or_else(|| "spectator".to_string(), |label| label.to_string()),
         })
     }
 }

@@ -49,6 +49,11 @@ pub struct GameSummary {
     pub status: StatusJson,
     /// RFC 3339.
     pub created_at: String,
+    /// Whom the token sent with the request makes the caller: `spectator`
+    /// (no token), `umpire`, or `seat:<name>`. A page or client that was
+    /// handed a token learns here which seat it plays.
+    #[schema(example = "seat:red")]
+    pub viewer: String,
 }
 
 #[derive(Debug, Deserialize, Serialize, ToSchema)]

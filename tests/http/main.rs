@@ -19,3 +19,4 @@ mod refusals;
 mod retries;
 mod streams;
 mod support;
+mod viewer;

@@ -35,6 +35,17 @@ impl Created {
     }
 }
 
+/// The tests' HTTP client. It drops idle connections well before the
+/// server's keep-alive (actix's default, 5 s) ends them: reusing one just as
+/// the server closes it fails the next request with a broken pipe, which a
+/// test that spends seconds preparing a large body between two requests hit.
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .pool_idle_timeout(std::time::Duration::from_secs(2))
+        .build()
+        .expect("an HTTP client")
+}
+
 impl TestApp {
     pub async fn spawn() -> TestApp {
         Self::spawn_with(ServiceOptions::default()).await
@@ -58,7 +69,7 @@ impl TestApp {
         tokio::spawn(application.run_until_stopped());
         TestApp {
             address,
-            client: reqwest::Client::new(),
+            client: client(),
             store,
             database_url,
         }

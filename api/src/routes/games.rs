@@ -83,8 +83,8 @@ pub async fn get_game(
     let game_id = id.into_inner();
     // The summary is public, but a token sent with it is checked as every
     // other read checks it: a client with a wrong token learns so here too.
-    principal(&state.service, game_id, &request).await?;
-    Ok(HttpResponse::Ok().json(state.service.summary(game_id).await?))
+    let principal = principal(&state.service, game_id, &request).await?;
+    Ok(HttpResponse::Ok().json(state.service.summary(game_id, &principal).await?))
 }
 
 const IDEMPOTENCY_KEY: &str = "Idempotency-Key";

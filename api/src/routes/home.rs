@@ -20,7 +20,13 @@ code { background: #f2f2f2; padding: 0 .25rem; }
 <body>
 <h1>Umpire</h1>
 <p>Event-sourced replay and scoring for board games.</p>
+<form action="/games" method="get">
+<label for="id">Open a game's page — its board at any version, its timeline and, for its umpire, the audit:</label><br>
+<input id="id" name="id" size="38" placeholder="the game's id" required>
+<button type="submit">Open</button>
+</form>
 <ul>
+<li>A game's page is <code>/games/&lt;id&gt;</code>: step through its versions with ← and →, and paste a seat's or the umpire's token to see what they saw.</li>
 <li><a href="/docs/">The API, in Swagger UI</a> — every operation, with examples.</li>
 <li><a href="/openapi.json">The OpenAPI document</a> — to generate a client.</li>
 <li><a href="/v1/game-types">The games</a> — each with its seats and default options.</li>

@@ -5,3 +5,4 @@ pub mod games;
 pub mod health;
 pub mod home;
 pub mod stream;
+pub mod viewer;

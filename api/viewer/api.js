@@ -1,0 +1,134 @@
+// The page's only way to the service: /v1 with the viewer's token as a
+// header. The token lives in this tab's session storage, never in a URL.
+
+const TOKEN_KEY = (gameId) => `umpire.token.${gameId}`;
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(body?.message ?? `HTTP ${status}`);
+    this.status = status;
+    this.body = body ?? {};
+  }
+}
+
+export class Api {
+  constructor(gameId) {
+    this.gameId = gameId;
+    this.base = `/v1/games/${gameId}`;
+    this.anonymous = false;
+  }
+
+  // The token requests carry: none while the page shows the spectator's
+  // view on purpose (`?as=spectator`), even when one is kept.
+  get token() {
+    if (this.anonymous) return null;
+    return sessionStorage.getItem(TOKEN_KEY(this.gameId));
+  }
+
+  set token(value) {
+    this.anonymous = false;
+    if (value) sessionStorage.setItem(TOKEN_KEY(this.gameId), value);
+    else sessionStorage.removeItem(TOKEN_KEY(this.gameId));
+  }
+
+  headers(extra = {}) {
+    const headers = { Accept: 'application/json', ...extra };
+    if (this.token) headers.Authorization = `Bearer ${this.token}`;
+    return headers;
+  }
+
+  async request(path, { method = 'GET', body, signal } = {}) {
+    const init = { method, headers: this.headers(), signal, cache: 'no-store' };
+    if (body !== undefined) {
+      init.headers['Content-Type'] = 'application/json';
+      init.body = JSON.stringify(body);
+    }
+    const response = await fetch(this.base + path, init);
+    const text = await response.text();
+    let parsed = null;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      parsed = { code: 'unreadable_answer', message: text.slice(0, 200) };
+    }
+    if (!response.ok) throw new ApiError(response.status, parsed);
+    return parsed;
+  }
+
+  summary() { return this.request(''); }
+  state(at) { return this.request(`/state?at=${at}`); }
+  score(at) { return this.request(`/score?at=${at}`); }
+  legalActions() { return this.request('/legal-actions'); }
+  audit() { return this.request('/audit'); }
+  whatIf(options) { return this.request('/what-if', { method: 'POST', body: { options } }); }
+  submit(action, expectedVersion) {
+    return this.request('/actions', {
+      method: 'POST',
+      body: { action, expected_version: expectedVersion },
+    });
+  }
+
+  // Every event after `after` this viewer may see, a page at a time.
+  async eventsAfter(after) {
+    const events = [];
+    let position = after;
+    for (;;) {
+      const page = await this.request(`/events?after=${position}&limit=1000`);
+      events.push(...page.events);
+      if (page.next_after == null || page.events.length === 0) return events;
+      position = page.next_after;
+    }
+  }
+
+  // Follows the live stream after `after`, calling `onEvent` for each
+  // message and `onEnd` with the closing message. Reads it with fetch so
+  // that the token travels as a header (EventSource cannot send one).
+  // Returns a function that stops following.
+  follow(after, { onEvent, onEnd, onFailure }) {
+    const controller = new AbortController();
+    (async () => {
+      const response = await fetch(`${this.base}/stream?after=${after}`, {
+        headers: this.headers({ Accept: 'text/event-stream' }),
+        signal: controller.signal,
+        cache: 'no-store',
+      });
+      if (!response.ok || !response.body) throw new ApiError(response.status, null);
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let cut;
+        while ((cut = buffer.indexOf('\n\n')) >= 0) {
+          const message = parseMessage(buffer.slice(0, cut));
+          buffer = buffer.slice(cut + 2);
+          if (message.data == null) continue;
+          const data = JSON.parse(message.data);
+          if (message.event === 'end') {
+            onEnd(data);
+            return;
+          }
+          onEvent(data);
+        }
+      }
+      onFailure(new Error('the stream closed'));
+    })().catch((error) => {
+      if (!controller.signal.aborted) onFailure(error);
+    });
+    return () => controller.abort();
+  }
+}
+
+function parseMessage(block) {
+  const message = {};
+  for (const line of block.split('\n')) {
+    if (line.startsWith(':')) continue;
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+    if (field === 'data') message.data = message.data == null ? value : `${message.data}\n${value}`;
+    else if (field === 'event' || field === 'id') message[field] = value;
+  }
+  return message;
+}

@@ -1,0 +1,143 @@
+//! The umpire's desk as served: the page, its assets, their headers and size
+//! budget, and the ways to reach it. What the page does in a browser is
+//! tested in headless Chromium by `scripts/browser-test.sh`.
+
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::support::TestApp;
+
+/// Issue 17: "total assets < 150 KB", with no build step.
+const ASSET_BUDGET_BYTES: usize = 150 * 1024;
+
+#[tokio::test]
+async fn a_games_page_and_every_asset_it_loads_are_served_hardened_and_within_budget() {
+    let app = TestApp::spawn().await;
+    let created = app.create("treeblox", json!(null), 1).await;
+    let page = app.get(&format!("/games/{}", created.id), None).await;
+    assert_eq!(page.status(), StatusCode::OK);
+    let headers = page.headers().clone();
+    assert!(headers["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/html"));
+    let policy = headers["content-security-policy"].to_str().unwrap();
+    for directive in [
+        "default-src 'none'",
+        "script-src 'self'",
+        "connect-src 'self'",
+        "frame-ancestors 'none'",
+    ] {
+        assert!(policy.contains(directive), "{policy} lacks {directive}");
+    }
+    assert_eq!(headers["referrer-policy"], "no-referrer");
+    let html = page.text().await.unwrap();
+    // The page is the same for every game and viewer: it holds no game data
+    // and no token, and reads everything from /v1 itself.
+    assert!(!html.contains(&created.id));
+    assert!(!html.contains(&created.umpire_token));
+
+    let mut total = html.len();
+    let mut loaded = vec![];
+    for name in umpire_api::routes::viewer::assets().map(|(name, _)| name) {
+        if name == "index.html" {
+            continue;
+        }
+        let response = app.get(&format!("/viewer/{name}"), None).await;
+        assert_eq!(response.status(), StatusCode::OK, "{name}");
+        let content_type = response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .to_string();
+        let expected = if name.ends_with(".css") {
+            "text/css"
+        } else {
+            "text/javascript"
+        };
+        assert!(content_type.starts_with(expected), "{name}: {content_type}");
+        assert_eq!(response.headers()["x-content-type-options"], "nosniff");
+        let body = response.text().await.unwrap();
+        // Nothing is fetched from elsewhere: the page works offline. (The
+        // SVG namespace is a name, not an address.)
+        let addresses = body.replace("http://www.w3.org/2000/svg", "");
+        assert!(
+            !addresses.contains("http://") && !addresses.contains("https://"),
+            "{name} reaches out"
+        );
+        total += body.len();
+        loaded.push(name);
+    }
+    assert!(loaded.contains(&"app.js") && loaded.contains(&"boards/flower_fields.js"));
+    assert!(
+        total < ASSET_BUDGET_BYTES,
+        "the page's assets weigh {total} bytes"
+    );
+    assert_eq!(
+        app.get("/viewer/nothing.js", None).await.status(),
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        app.get("/viewer/../Cargo.toml", None).await.status(),
+        StatusCode::NOT_FOUND
+    );
+}
+
+#[tokio::test]
+async fn the_root_page_opens_a_game_by_id_and_a_bad_id_is_said_to_be_one() {
+    let app = TestApp::spawn().await;
+    let created = app.create("arboretum", json!(null), 2).await;
+    let root = app.get("/", None).await.text().await.unwrap();
+    assert!(
+        root.contains("action=\"/games\""),
+        "the root page has a form to open a game"
+    );
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .pool_idle_timeout(std::time::Duration::from_secs(2))
+        .build()
+        .unwrap();
+    let opened = client
+        .get(app.url(&format!("/games?id=%20{}%20", created.id)))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(opened.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        opened.headers()["location"],
+        format!("/games/{}", created.id).as_str()
+    );
+    for bad in ["/games?id=nope", "/games/nope"] {
+        let response = app.get(bad, None).await;
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{bad}");
+        assert!(
+            response.text().await.unwrap().contains("Not a game id"),
+            "{bad}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_summary_tells_a_page_whom_its_token_makes_it() {
+    let app = TestApp::spawn().await;
+    let created = app.create("treeblox", json!(null), 3).await;
+    let path = format!("/v1/games/{}", created.id);
+    let viewer = |body: serde_json::Value| body["viewer"].as_str().unwrap().to_string();
+    let anonymous = app.get(&path, None).await.json().await.unwrap();
+    assert_eq!(viewer(anonymous), "spectator");
+    let umpire = app
+        .get(&path, Some(&created.umpire_token))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(viewer(umpire), "umpire");
+    let seat = app
+        .get(&path, Some(created.token("light")))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(viewer(seat), "seat:light");
+    let wrong = app.get(&path, Some("not-a-token")).await;
+    assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED);
+}
