@@ -1,0 +1,406 @@
+"""The umpire's desk (`/games/{id}`) in headless Chromium, against the real
+server (issue 17).
+
+For a whole game of each of the four games, steps through every version as
+the spectator, as a seat and as the umpire, and checks that the pieces drawn
+are the pieces of that viewer's state at that version. On an unfinished game
+with hidden information, checks that the spectator's page and its network
+traffic never hold another seat's secret. Also: rejected attempts appear for
+the umpire only, a deep link opens at its version, a legal action submitted
+from the page is accepted, the page is usable by keyboard and at phone width,
+and a 2,000-event game opens in < 1 s and renders any version in < 200 ms.
+
+Run by scripts/browser-test.sh: python viewer.py BASE_URL UMPIRE_BINARY OUT_DIR
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+BASE, BINARY, OUT = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+OUT.mkdir(parents=True, exist_ok=True)
+SEEDS = {"arboretum": 3, "treeblox": 5, "draft_cider": 7, "flower_fields": 11}
+OPEN_BUDGET_MS = 1000
+RENDER_BUDGET_MS = 200
+failures: list[str] = []
+
+
+def log(message: str) -> None:
+    print(f"[browser] {message}", file=sys.stderr, flush=True)
+
+
+def check(condition: bool, message: str) -> None:
+    if not condition:
+        failures.append(message)
+        log(f"FAIL: {message}")
+
+
+# ---- the API, from the test's side ------------------------------------------
+
+
+def call(method: str, path: str, token: str | None = None, body: Any = None,
+         content_type: str = "application/json") -> Any:
+    data = None
+    headers = {"Accept": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    if body is not None:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        headers["Content-Type"] = content_type
+    request = urllib.request.Request(BASE + path, data=data, headers=headers, method=method)
+    with urllib.request.urlopen(request, timeout=60) as answer:
+        return json.loads(answer.read() or b"null")
+
+
+def simulated(game: str, seed: int) -> dict[str, Any]:
+    out = subprocess.run([BINARY, "simulate", "--game", game, "--count", "1", "--seed", str(seed)],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out.splitlines()[0])
+
+
+def import_archive(archive: dict[str, Any]) -> dict[str, Any]:
+    return call("POST", "/v1/games/import", body=archive)
+
+
+def import_unfinished(archive: dict[str, Any], events: int) -> dict[str, Any]:
+    """The archive cut after about `events` events, at an action's boundary."""
+    while True:
+        cut = dict(archive)
+        cut["events"] = archive["events"][:events]
+        cut["rejections"] = [r for r in archive["rejections"] if r["at_version"] < events]
+        try:
+            return import_archive(cut)
+        except urllib.error.HTTPError as error:
+            refusal = json.loads(error.read())
+            if refusal.get("code") != "archive_missing_event":
+                raise
+            events = refusal["details"]["version"]
+
+
+def state(game_id: str, at: int, token: str | None) -> dict[str, Any]:
+    return call("GET", f"/v1/games/{game_id}/state?at={at}", token)
+
+
+def pieces(game: str, view: dict[str, Any], seats: list[str]) -> list[str]:
+    """What the page must draw for a view: one key per piece (the boards'
+    `data-piece`), derived here from the state JSON independently."""
+    keys: list[str] = []
+    if game == "arboretum":
+        for seat in seats:
+            mine = view.get(seat, {})
+            keys += [f"{seat}:grid:{c['cell']}:{c['card']}" for c in mine.get("arboretum", [])]
+            keys += [f"{seat}:ad:{card}" for card in mine.get("ad_board", [])]
+            keys += [f"{seat}:bid:{i}:{g['size']}:{g['plan']}" for i, g in enumerate(mine.get("bid") or [])]
+        for key, field in (("offer", "offering_area"), ("refuse", "refuse_pile"), ("out", "out_of_game")):
+            keys += [f"{key}:{card}" for card in view.get(field, [])]
+    elif game == "treeblox":
+        keys += [f"cube:{','.join(map(str, c['cell']))}:{c['kind']}:{c['colour']}" for c in view["cubes"]]
+    elif game == "draft_cider":
+        keys += [f"communal:{card}" for card in view["communal_hand"]]
+        for orchard in view["orchards"]:
+            for batch, cards in orchard["batches"].items():
+                keys += [f"{orchard['seat']}:{batch}:{card}" for card in cards]
+        keys += [f"deck:{card}" for card in view.get("deck") or []]
+    elif game == "flower_fields":
+        for field in view["fields"]:
+            keys += [f"field{field['field']}:{c['cell']}:{c['flower']}" for c in field.get("cells") or []]
+        for seat in view["seats"]:
+            keys += [f"seat{seat['seat']}:hand:{h['piece']}" for h in seat.get("hand") or []]
+    return sorted(keys)
+
+
+# ---- the browser --------------------------------------------------------------
+
+
+def browser(width: int = 1280, height: int = 800) -> webdriver.Chrome:
+    options = Options()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage", f"--window-size={width},{height}"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_script_timeout(30)
+    return driver
+
+
+def wait_for(driver: webdriver.Chrome, script: str, what: str, timeout: float = 15) -> Any:
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.02).until(lambda d: d.execute_script(script))
+    except TimeoutException:
+        raise AssertionError(f"timed out waiting for {what}") from None
+
+
+def wait_version(driver: webdriver.Chrome, version: int) -> None:
+    wait_for(driver, f"return document.body.dataset.rendered === 'true' && document.body.dataset.version === '{version}'",
+             f"version {version} to be drawn")
+
+
+def drawn(driver: webdriver.Chrome) -> list[str]:
+    return sorted(driver.execute_script(
+        "return [...document.querySelectorAll('#board [data-piece]')].map(e => e.dataset.piece)"))
+
+
+def open_page(driver: webdriver.Chrome, game_id: str, query: str = "") -> None:
+    driver.get(f"{BASE}/games/{game_id}{query}")
+    wait_for(driver, "return document.body.dataset.rendered === 'true'", "the page to draw its board")
+
+
+def view_as(driver: webdriver.Chrome, token: str | None, expected_viewer: str) -> None:
+    if token is None:
+        driver.find_element(By.ID, "forget").click()
+    else:
+        field = driver.find_element(By.ID, "token")
+        field.send_keys(token)
+        field.send_keys(Keys.ENTER)
+    wait_for(driver, f"return document.body.dataset.viewer === '{expected_viewer}' && document.body.dataset.rendered === 'true'",
+             f"the page to show the game as {expected_viewer}")
+
+
+def network(driver: webdriver.Chrome) -> list[dict[str, Any]]:
+    """The requests the page made since the last call, with their answers."""
+    seen = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            request = message["params"]["request"]
+            seen.append({"id": message["params"]["requestId"], "url": request["url"], "headers": request["headers"]})
+    for request in seen:
+        try:
+            request["body"] = driver.execute_cdp_cmd("Network.getResponseBody", {"requestId": request["id"]})["body"]
+        except Exception:  # no body (a redirect, an aborted stream): nothing to read
+            request["body"] = ""
+    return seen
+
+
+# ---- the checks -------------------------------------------------------------
+
+
+def step_through(driver: webdriver.Chrome, game: str, created: dict[str, Any], token: str | None,
+                 viewer: str, seats: list[str]) -> None:
+    """Every version from 0 to the end, by the → key, each drawn as this
+    viewer's state at that version."""
+    game_id = created["id"]
+    latest = created["version"]
+    skip = driver.find_element(By.ID, "skip")
+    if skip.is_selected():
+        skip.click()
+    driver.find_element(By.ID, "first").click()
+    wait_version(driver, 0)
+    body = driver.find_element(By.TAG_NAME, "body")
+    mismatches = 0
+    for version in range(latest + 1):
+        if version > 0:
+            body.send_keys(Keys.ARROW_RIGHT)
+            wait_version(driver, version)
+        expected = pieces(game, state(game_id, version, token)["state"], seats)
+        got = drawn(driver)
+        if got != expected:
+            mismatches += 1
+            if mismatches <= 3:
+                missing = collections.Counter(expected) - collections.Counter(got)
+                extra = collections.Counter(got) - collections.Counter(expected)
+                check(False, f"{game} as {viewer} at version {version}: missing {list(missing)[:5]}, extra {list(extra)[:5]}")
+    check(mismatches == 0, f"{game} as {viewer}: {mismatches} of {latest + 1} versions drawn wrong")
+    log(f"{game} as {viewer}: {latest + 1} versions, each drawn as its state")
+
+
+def rejections_shown(driver: webdriver.Chrome) -> int:
+    return driver.execute_script("return document.querySelectorAll('#timeline .rejected').length")
+
+
+def whole_games(driver: webdriver.Chrome) -> None:
+    for game, seed in SEEDS.items():
+        archive = simulated(game, seed)
+        created = import_archive(archive)
+        seats = list(created["seat_tokens"])
+        seat = seats[-1]
+        open_page(driver, created["id"])
+        check(driver.execute_script("return document.body.dataset.viewer") == "spectator", "a page opens as the spectator")
+        step_through(driver, game, created, None, "spectator", seats)
+        check(rejections_shown(driver) == 0, f"{game}: the spectator sees no rejected attempt")
+        view_as(driver, created["seat_tokens"][seat], f"seat:{seat}")
+        step_through(driver, game, created, created["seat_tokens"][seat], f"seat {seat}", seats)
+        check(rejections_shown(driver) == 0, f"{game}: a seat sees no rejected attempt")
+        check("token" not in driver.current_url and created["seat_tokens"][seat] not in driver.current_url,
+              "the token is never in the URL")
+        view_as(driver, created["umpire_token"], "umpire")
+        step_through(driver, game, created, created["umpire_token"], "umpire", seats)
+        wait_for(driver, "return !!document.querySelector('#chain [data-chain]')", "the hash chain check")
+        check(driver.execute_script("return document.querySelector('#chain [data-chain]').dataset.chain") == "intact",
+              f"{game}: the umpire sees the hash chain intact")
+        recorded = len(archive["rejections"])
+        if recorded:
+            wait_for(driver, "return document.querySelectorAll('#timeline .rejected').length > 0", "rejections in the timeline")
+        audit = call("GET", f"/v1/games/{created['id']}/audit", created["umpire_token"])
+        expected = sum(1 for e in audit["entries"] if e["kind"] == "rejected")
+        check(rejections_shown(driver) == expected,
+              f"{game}: the umpire sees every rejected attempt ({rejections_shown(driver)} of {expected})")
+        middle = created["version"] // 2
+        driver.find_element(By.ID, "at").clear()
+        driver.find_element(By.ID, "at").send_keys(str(middle), Keys.ENTER)
+        wait_version(driver, middle)
+        driver.save_screenshot(str(OUT / f"{game}.png"))
+        log(f"{game}: screenshot {OUT / f'{game}.png'} ({recorded} rejections recorded, {expected} in the audit)")
+        # A deep link opens at its version, as the viewer it names.
+        open_page(driver, created["id"], f"?at={middle}&as=spectator")
+        wait_version(driver, middle)
+        check(driver.execute_script("return document.body.dataset.viewer") == "spectator", "?as=spectator shows the spectator's view")
+        check(drawn(driver) == pieces(game, state(created["id"], middle, None)["state"], seats),
+              f"{game}: the deep link draws its version")
+        driver.execute_script("sessionStorage.clear()")
+
+
+def secrets_stay_hidden(driver: webdriver.Chrome) -> None:
+    """An unfinished Flower Fields game: the spectator's page, and what it
+    fetched, hold none of the pieces the umpire sees and it may not."""
+    created = import_unfinished(simulated("flower_fields", 23), 140)
+    game_id = created["id"]
+    seats = list(created["seat_tokens"])
+    driver.execute_script("sessionStorage.clear()")
+    driver.get_log("performance")
+    open_page(driver, game_id)
+    step_through(driver, "flower_fields", created, None, "spectator", seats)
+    hidden: set[str] = set()
+    for version in range(created["version"] + 1):
+        everything = set(pieces("flower_fields", state(game_id, version, created["umpire_token"])["state"], seats))
+        hidden |= everything - set(pieces("flower_fields", state(game_id, version, None)["state"], seats))
+    check(len(hidden) > 0, "the unfinished game has hidden pieces to keep (else this check proves nothing)")
+    check(not hidden & set(drawn(driver)), "the spectator's page draws no hidden piece")
+    page = driver.page_source
+    requests = network(driver)
+    check(len(requests) > created["version"], "the page's requests were captured")
+    for request in requests:
+        check("authorization" not in {k.lower() for k in request["headers"]},
+              f"the spectator's page sends no token ({request['url']})")
+        check("/audit" not in request["url"] and "/legal-actions" not in request["url"],
+              f"the spectator's page asks for nothing umpire- or seat-only ({request['url']})")
+        if "/state?" in request["url"] and request["body"]:
+            answer = json.loads(request["body"])
+            leaked = hidden & set(pieces("flower_fields", answer["state"], seats))
+            check(not leaked, f"no state the spectator's page received holds a hidden piece: {sorted(leaked)[:3]}")
+    umpire_only = {s for s in hidden if ":hand:" in s}
+    check(all(f'data-piece="{key}"' not in page for key in umpire_only), "the page's DOM names no hidden hand")
+    log(f"spectator of an unfinished game: {len(hidden)} hidden pieces, none drawn or received; {len(requests)} requests checked")
+
+
+def play_from_the_page(driver: webdriver.Chrome) -> None:
+    created = import_unfinished(simulated("arboretum", 31), 40)
+    game_id = created["id"]
+    summary = call("GET", f"/v1/games/{game_id}")
+    seat = summary["status"]["to_act"][0]
+    driver.execute_script("sessionStorage.clear()")
+    open_page(driver, game_id)
+    check(driver.execute_script("return document.getElementById('play-panel').hidden"), "a spectator has no play panel")
+    view_as(driver, created["seat_tokens"][seat], f"seat:{seat}")
+    wait_for(driver, "return document.querySelectorAll('#legal-actions .legal-action').length > 0", "the legal actions")
+    # An illegal action is refused with its rule, and changes nothing.
+    editor = driver.find_element(By.ID, "action")
+    editor.clear()
+    editor.send_keys('{"type": "choose_start", "seat": "red"}')
+    driver.find_element(By.CSS_SELECTOR, "#submit-form button[type=submit]").click()
+    refusal = wait_for(driver, "return document.querySelector('#submit-result .refusal')?.textContent", "the refusal")
+    check("§" in refusal, f"a refusal shows its code, message and rule: {refusal}")
+    check(call("GET", f"/v1/games/{game_id}")["version"] == created["version"], "a refused action changes nothing")
+    log(f"refused from the page: {refusal}")
+    driver.find_elements(By.CSS_SELECTOR, "#legal-actions .legal-action")[0].click()
+    driver.find_element(By.CSS_SELECTOR, "#submit-form button[type=submit]").click()
+    accepted = wait_for(driver, "return document.querySelector('#submit-result .accepted')?.dataset.acceptedVersion",
+                        "the action to be accepted")
+    after = call("GET", f"/v1/games/{game_id}")["version"]
+    check(int(accepted) == after and after > created["version"], f"the page's action is accepted (version {after})")
+    wait_version(driver, after)
+    # The other seat's page follows live: an action through the API appears.
+    other = [s for s in created["seat_tokens"] if s != seat][0]
+    driver.execute_script("sessionStorage.clear()")
+    open_page(driver, game_id)
+    view_as(driver, created["seat_tokens"][other], f"seat:{other}")
+    for _ in range(20):
+        now = call("GET", f"/v1/games/{game_id}")
+        if now["status"]["finished"] or not now["status"]["to_act"]:
+            break
+        actor = now["status"]["to_act"][0]
+        actions = call("GET", f"/v1/games/{game_id}/legal-actions", created["seat_tokens"][actor])["actions"]
+        moved = call("POST", f"/v1/games/{game_id}/actions", created["seat_tokens"][actor],
+                     {"action": actions[0], "expected_version": now["version"]})
+        wait_version(driver, moved["version"])
+    log(f"played from the page: accepted at version {accepted}; the page followed 20 more actions live")
+
+
+def phone_and_speed() -> None:
+    # A 2,000-event game: Flower Fields with the umpire toggling a ruling.
+    created = call("POST", "/v1/games", body={"game": "flower_fields"})
+    game_id, umpire = created["id"], created["umpire_token"]
+    version = call("GET", f"/v1/games/{game_id}")["version"]
+    enabled = True
+    while version < 2000:
+        version = call("POST", f"/v1/games/{game_id}/actions", umpire,
+                       {"action": {"type": "set_ruling", "rule": "piece_replacement", "enabled": enabled},
+                        "expected_version": version})["version"]
+        enabled = not enabled
+    driver = browser()
+    try:
+        timings = []
+        for _ in range(3):
+            open_page(driver, game_id)
+            wait_version(driver, version)
+            timings.append(driver.execute_script("return umpireDesk.openedMs"))
+        opened = min(timings)
+        check(opened < OPEN_BUDGET_MS, f"a {version}-event game's page opens in < {OPEN_BUDGET_MS} ms (took {opened:.0f})")
+        renders = []
+        for at in [1, 2, 3, 500, 999, 1000, 1500, 1998, 1999, 2000, 1234, 17, 640]:
+            field = driver.find_element(By.ID, "at")
+            field.clear()
+            field.send_keys(str(at), Keys.ENTER)
+            wait_version(driver, at)
+            renders.append(driver.execute_script("return umpireDesk.lastRenderMs"))
+        check(max(renders) < RENDER_BUDGET_MS, f"any version renders in < {RENDER_BUDGET_MS} ms (slowest {max(renders):.0f})")
+        log(f"{version}-event game: opened in {opened:.0f} ms (best of {timings}), "
+            f"versions rendered in {min(renders):.0f}-{max(renders):.0f} ms")
+    finally:
+        driver.quit()
+    phone = browser(390, 844)
+    try:
+        open_page(phone, game_id, "?at=1999")
+        wait_version(phone, 1999)
+        overflow = phone.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+        check(overflow <= 0, f"nothing overflows a phone-width screen sideways ({overflow} px)")
+        phone.save_screenshot(str(OUT / "phone.png"))
+    finally:
+        phone.quit()
+
+
+def main() -> None:
+    driver = browser()
+    try:
+        whole_games(driver)
+        secrets_stay_hidden(driver)
+        play_from_the_page(driver)
+    finally:
+        driver.quit()
+    phone_and_speed()
+    if failures:
+        log(f"{len(failures)} check(s) failed")
+        sys.exit(1)
+    log("every check passed")
+
+
+if __name__ == "__main__":
+    main()
