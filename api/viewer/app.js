@@ -59,11 +59,13 @@ function timelineItem(version, event) {
   const who = event ? actorName(event.actor) : null;
   let text = event ? describe(desk.summary.game, event) : 'the game is created';
   // "red: red plants Q7" reads better as "red plants Q7".
-  if (who && text.startsWith(`${who} `)) text = text.slice(who.length + 1);
+  // Otherwise the actor is the one whose action led to the event.
+  const own = who && text.startsWith(`${who} `);
+  if (own) text = text.slice(who.length + 1);
   return html('li', { 'data-version': version, class: bookkeeping ? 'bookkeeping' : null },
     html('button', { type: 'button', onclick: () => show(version) },
       html('span', { class: 'v', text: `v${version}` }),
-      who ? html('span', { class: 'who', text: who }) : null,
+      who ? html('span', { class: 'who', text: own ? who : `${who}:`, title: own ? null : `after an action of ${who}` }) : null,
       text));
 }
 
@@ -82,6 +84,15 @@ function appendEvents(events) {
     if (desk.audit) loadAudit();
   }
   return fresh.length;
+}
+
+// Scrolls the timeline (only the timeline, not the page) to show `item`.
+function keepInView(list, item) {
+  const top = item.offsetTop; // the list is positioned: relative to it
+  if (top < list.scrollTop) list.scrollTop = top;
+  else if (top + item.offsetHeight > list.scrollTop + list.clientHeight) {
+    list.scrollTop = top + item.offsetHeight - list.clientHeight;
+  }
 }
 
 function timelineEntry(version) {
@@ -164,7 +175,7 @@ async function show(version) {
   $('timeline').querySelector('li.current')?.classList.remove('current');
   const item = timelineEntry(at);
   item?.classList.add('current');
-  item?.scrollIntoView({ block: 'nearest' });
+  if (item) keepInView($('timeline'), item);
   setUrl();
   desk.lastRenderMs = performance.now() - started;
   // From the start of navigation to the first board drawn.
@@ -230,8 +241,7 @@ async function refreshPlay() {
       text: JSON.stringify(action),
     }))),
     html('form', { id: 'submit-form', onsubmit: submitAction }, editor,
-      html('button', { type: 'submit', text: `Submit at version ${latest()}` })),
-    html('div', { id: 'submit-result', 'aria-live': 'polite' }));
+      html('button', { type: 'submit', text: `Submit at version ${latest()}` })));
 }
 
 async function submitAction(event) {
@@ -246,9 +256,9 @@ async function submitAction(event) {
   }
   try {
     const accepted = await api.submit(action, latest());
+    result.replaceChildren(html('p', { class: 'accepted', 'data-accepted-version': accepted.version, text: `Accepted: the game is at version ${accepted.version}.` }));
     await catchUp();
     show(latest());
-    $('submit-result').replaceChildren(html('p', { class: 'accepted', 'data-accepted-version': accepted.version, text: `Accepted: the game is at version ${accepted.version}.` }));
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     result.replaceChildren(refusal(error));

@@ -226,6 +226,41 @@ def rejections_shown(driver: webdriver.Chrome) -> int:
     return driver.execute_script("return document.querySelectorAll('#timeline .rejected').length")
 
 
+def umpire_tools(driver: webdriver.Chrome, created: dict[str, Any]) -> None:
+    """The diff of two versions, the what-if form, and stepping that skips
+    bookkeeping, on the umpire's page of a whole Arboretum game."""
+    for field, value in (("diff-from", 10), ("diff-to", 20)):
+        driver.find_element(By.ID, field).clear()
+        driver.find_element(By.ID, field).send_keys(str(value))
+    driver.find_element(By.CSS_SELECTOR, "#diff-form button").click()
+    rows = wait_for(driver, "return document.querySelectorAll('#diff tbody tr').length", "the diff")
+    before = state(created["id"], 10, created["umpire_token"])["state"]
+    after = state(created["id"], 20, created["umpire_token"])["state"]
+    check(before != after and rows > 0, f"the diff of versions 10 and 20 lists {rows} changes")
+    patch = driver.find_element(By.ID, "what-if-patch")
+    patch.clear()
+    patch.send_keys('{"dm_advantage": "blue"}')
+    driver.find_element(By.CSS_SELECTOR, "#what-if-form button").click()
+    report = wait_for(driver, "return document.querySelector('#what-if table') && document.getElementById('what-if').textContent",
+                      "the what-if report")
+    check("dm_advantage" in report or "blue" in report, "the what-if report is shown")
+    # Stepping with bookkeeping skipped lands only on players' own events.
+    skip = driver.find_element(By.ID, "skip")
+    if not skip.is_selected():
+        skip.click()
+    driver.find_element(By.ID, "first").click()
+    wait_version(driver, 0)
+    driver.find_element(By.ID, "next").click()
+    landed = int(wait_for(driver, "return document.body.dataset.rendered === 'true' && document.body.dataset.version !== '0' && document.body.dataset.version",
+                          "a step that skips bookkeeping"))
+    events = call("GET", f"/v1/games/{created['id']}/events?after=0&limit={landed}", created["umpire_token"])["events"]
+    check(events[-1]["actor"] != "system" and events[-1]["type"] not in ("deck_shuffled", "round_started", "cards_dealt"),
+          f"skipping bookkeeping lands on a player's event ({events[-1]['type']} at {landed})")
+    check(all(e["actor"] == "system" or e["type"] in ("deck_shuffled", "round_started", "cards_dealt") for e in events[:-1]),
+          "and skips only bookkeeping")
+    skip.click()
+
+
 def whole_games(driver: webdriver.Chrome) -> None:
     for game, seed in SEEDS.items():
         archive = simulated(game, seed)
@@ -253,7 +288,11 @@ def whole_games(driver: webdriver.Chrome) -> None:
         expected = sum(1 for e in audit["entries"] if e["kind"] == "rejected")
         check(rejections_shown(driver) == expected,
               f"{game}: the umpire sees every rejected attempt ({rejections_shown(driver)} of {expected})")
-        middle = created["version"] // 2
+        if game == "arboretum":
+            umpire_tools(driver, created)
+        # The screenshot shows a rejected attempt when the game has one.
+        rejected_at = driver.execute_script("return document.querySelector('#timeline .rejected')?.dataset.rejectedAt")
+        middle = int(rejected_at) if rejected_at else created["version"] // 2
         driver.find_element(By.ID, "at").clear()
         driver.find_element(By.ID, "at").send_keys(str(middle), Keys.ENTER)
         wait_version(driver, middle)

@@ -52,7 +52,7 @@ export function draw(view) {
     if (seat.garnets) parts.push(`${seat.garnets.balance} garnets`);
     if (seat.waiting_for_submission) parts.push('to submit');
     nodes.push(label(10, y + 14, parts.join(' · '), `label seat-${seat.seat}`));
-    let x = 170;
+    let x = 250;
     if (seat.hand) {
       seat.hand.forEach((held, i) => nodes.push(piece(x + i * 46, y, `seat${seat.seat}:hand:${held.piece}`, held.piece)));
       x += Math.max(1, seat.hand.length) * 46 + 10;
