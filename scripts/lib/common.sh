@@ -152,3 +152,29 @@ cleanup_work_dir() {
         if [[ -z "${KEEP_WORK_DIR:-}" ]]; then rm -rf "$WORK_DIR"; else log "kept $WORK_DIR"; fi
     fi
 }
+
+# start_stack_ceiling DATABASE [COMMAND PREFIX...]: builds and starts the
+# stack's own ceiling (api/examples/stack_ceiling.rs: actix-web and the
+# service's pool doing one event-sized INSERT per request, no rules) on a
+# free port against DATABASE of the private cluster under WORK_DIR/data,
+# under the prefix when given (valgrind ...). Sets CEILING_PID and
+# CEILING_URL once it answers.
+start_stack_ceiling() {
+    local database="$1"; shift
+    log "building the stack-ceiling baseline"
+    (cd "$REPO_ROOT" && cargo build --release -p umpire-api --example stack_ceiling >&2)
+    local port
+    port="$(free_port)"
+    CEILING_URL="http://127.0.0.1:$port"
+    "$@" "${CARGO_TARGET_DIR:-$REPO_ROOT/target}/release/examples/stack_ceiling" \
+        "$(cluster_url umpire "$database" "$WORK_DIR/data")" "127.0.0.1:$port" \
+        >>"$WORK_DIR/stack-ceiling.log" 2>&1 &
+    CEILING_PID=$!
+    for _ in $(seq 300); do
+        curl -s -o /dev/null --max-time 1 "$CEILING_URL/" && return 0
+        kill -0 "$CEILING_PID" 2>/dev/null || break
+        sleep 0.2
+    done
+    tail -n 20 "$WORK_DIR/stack-ceiling.log" >&2
+    die "the stack-ceiling baseline did not start"
+}
