@@ -28,12 +28,7 @@ start_server "$binary" "$WORK_DIR/data"
 here="$REPO_ROOT/scripts/load"
 field() { sed -n "s/.*[[:space:]]$1=\([0-9.]*\).*/\1/p" <<<"$2" | head -n 1; }
 
-# bucket LE: the handler's count of state reads at or under LE seconds.
-bucket() {
-    curl -s "$BASE_URL/metrics" | awk -v le="$1" '
-        /^umpire_http_requests_duration_seconds_bucket/ && /endpoint="\/v1\/games\/\{id\}\/state"/ && $0 ~ "le=\"" le "\"" { n += $2 }
-        END { print n + 0 }'
-}
+bucket() { handler_count "/v1/games/{id}/state" "$1"; }
 
 log "building a 500-event game"
 read -r game_id seat_token version < <(python3 "$here/driver.py" long-game "$BASE_URL" --events 500)

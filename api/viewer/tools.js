@@ -27,7 +27,9 @@ function totals(score) {
     return Object.entries(score.totals).map(([seat, total]) => [seat, total]);
   }
   if (Array.isArray(score?.seats)) {
-    return score.seats.filter((s) => s.total != null).map((s) => [s.seat, s.total]);
+    // Treeblox counts active leaves; the other games count points.
+    const figure = (s) => s.total ?? s.active_leaves;
+    return score.seats.filter((s) => figure(s) != null).map((s) => [s.seat, figure(s)]);
   }
   return Object.entries(score ?? {})
     .filter(([, v]) => v && typeof v === 'object' && typeof v.total === 'number')
@@ -38,8 +40,9 @@ export function scoreSheet(answer) {
   const score = answer.score;
   const rows = totals(score);
   const sheet = leaves(score).filter(([path]) => path !== 'final');
+  const sentence = score?.verdict ?? score?.explanation;
   return html('div', { 'data-score-version': answer.version },
-    html('p', { text: `${answer.final ? 'Final score' : 'Score so far'} at version ${answer.version}.` }),
+    html('p', { text: `${answer.final ? 'Final score' : 'Score so far'} at version ${answer.version}.${sentence ? ` ${sentence}` : ''}` }),
     rows.length ? table(['seat', 'total'], rows) : null,
     html('details', {}, html('summary', { text: `Every line of the sheet (${sheet.length})` }),
       table(['item', 'value'], sheet.slice(0, 600))));

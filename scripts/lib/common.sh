@@ -178,3 +178,14 @@ start_stack_ceiling() {
     tail -n 20 "$WORK_DIR/stack-ceiling.log" >&2
     die "the stack-ceiling baseline did not start"
 }
+
+# handler_count ROUTE LE: how many requests to ROUTE (an actix route pattern
+# such as /v1/games/{id}/state) the service's handlers finished within LE
+# seconds so far (`\+Inf` for all), from the request-duration histogram on
+# BASE_URL/metrics. Two readings around a run give the handler's own
+# latency, apart from queueing and the client's.
+handler_count() {
+    curl -s "$BASE_URL/metrics" | awk -v route="endpoint=\"$1\"" -v le="le=\"$2\"" '
+        /^umpire_http_requests_duration_seconds_bucket/ && index($0, route) && $0 ~ le { n += $2 }
+        END { print n + 0 }'
+}

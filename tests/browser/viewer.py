@@ -244,6 +244,14 @@ def umpire_tools(driver: webdriver.Chrome, created: dict[str, Any]) -> None:
     report = wait_for(driver, "return document.querySelector('#what-if table') && document.getElementById('what-if').textContent",
                       "the what-if report")
     check("dm_advantage" in report or "blue" in report, "the what-if report is shown")
+    # The score sheet follows the version shown: at the end, the final totals.
+    driver.find_element(By.ID, "last").click()
+    wait_version(driver, created["version"])
+    final = call("GET", f"/v1/games/{created['id']}/score?at={created['version']}", created["umpire_token"])["score"]
+    totals = wait_for(driver, f"return document.querySelector('#score [data-score-version=\"{created['version']}\"]') && "
+                      "[...document.querySelectorAll('#score > div > table tbody tr')].map(r => r.textContent)", "the score sheet")
+    check(sorted(totals) == sorted(f"{seat}{final[seat]['total']}" for seat in ("red", "blue")),
+          f"the score sheet shows each seat's total: {totals}")
     # Stepping with bookkeeping skipped lands only on players' own events.
     skip = driver.find_element(By.ID, "skip")
     if not skip.is_selected():
