@@ -9,7 +9,10 @@
    SECONDS (each takes the next game in turn and submits its next move);
    accepted actions/s.
 3. Opens STREAMS streams on the other GAMES games (seats, the umpire and
-   spectators, STREAMS / GAMES per game), waits until each has read the
+   spectators, STREAMS / GAMES per game), read by a process of their own
+   (one epoll loop over raw sockets, so that 1,000 readers neither delay
+   the submitters' event loop nor cost much CPU on the machine the service
+   shares with them), waits until each has read the
    setup events and is idle, and reads the server's RSS before and after:
    memory per idle stream.
 4. With the streams open: the same submitters play those games for SECONDS;
@@ -25,9 +28,14 @@ import argparse
 import asyncio
 import itertools
 import json
+import multiprocessing
 import os
+import re
+import selectors
+import socket
 import sys
 import time
+from multiprocessing.connection import Connection as Connection_
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 sys.path.insert(0, os.path.dirname(__file__))
@@ -40,6 +48,24 @@ def cpu_seconds(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as stat:
         fields = stat.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def postgres_cpu_seconds() -> float:
+    """CPU time of every PostgreSQL process (the private cluster's, when it
+    is the only one): what the database's side of a phase cost."""
+    total = 0.0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                text = stat.read()
+        except OSError:
+            continue
+        if "(postgres)" in text or "(postmaster)" in text:
+            fields = text.rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def own_cpu_seconds() -> float:
@@ -136,25 +162,61 @@ async def submit_for(seconds: float, games: list[Game], clients: int, host: str,
     return accepted, deadline - started
 
 
-async def follow(host: str, port: int, game: Game, token: str | None,
-                 arrivals: list[tuple[str, int, float]], ready: asyncio.Event, setup: int,
-                 stop: asyncio.Event) -> None:
-    reader, writer = await asyncio.open_connection(host, port)
-    auth = f"Authorization: Bearer {token}\r\n" if token else ""
-    writer.write(f"GET /v1/games/{game.id}/stream HTTP/1.1\r\nHost: {host}\r\n{auth}\r\n".encode())
-    while (await reader.readline()) not in (b"\r\n", b""):
-        pass  # the answer's headers; the body is chunked
-    seen = 0
-    while not stop.is_set():
-        line = await reader.readline()
-        if not line:
-            return
-        if line.startswith(b"id: "):
-            seen = int(line[4:])
-            arrivals.append((game.id, seen, time.monotonic()))
-            if seen >= setup and not ready.is_set():
-                ready.set()
-    writer.close()
+STREAM_ID = re.compile(rb"\nid: (\d+)\n")
+
+
+def read_streams(host: str, port: int, follows: list[tuple[str, str | None, int]],
+                 control: Connection_) -> None:
+    """The readers, in a process of their own so that reading 1,000 streams
+    never delays the submitters' answers in their event loop: one epoll loop
+    over raw sockets that finds each message's `id:` line and notes when it
+    came (CLOCK_MONOTONIC, which the parent's clock shares). Tells the parent
+    `ready` once every stream has read its game's setup; on `stop`, sends
+    back its arrivals and the share of a core it used since `go`."""
+    selector = selectors.DefaultSelector()
+    pending = 0
+    for game_id, token, setup in follows:
+        sock = socket.create_connection((host, port))
+        auth = f"Authorization: Bearer {token}\r\n" if token else ""
+        sock.sendall(f"GET /v1/games/{game_id}/stream HTTP/1.1\r\nHost: {host}\r\n{auth}\r\n".encode())
+        sock.setblocking(False)
+        selector.register(sock, selectors.EVENT_READ, [game_id, setup, b"\n"])
+        pending += 1
+    selector.register(control, selectors.EVENT_READ, None)
+    arrivals: list[tuple[str, int, float]] = []
+    started, began = 0.0, time.monotonic()
+    while True:
+        for key, _ in selector.select():
+            if key.data is None:
+                command = control.recv()
+                times = os.times()
+                if command == "go":
+                    arrivals.clear()
+                    started, began = times.user + times.system, time.monotonic()
+                elif command == "stop":
+                    control.send((arrivals, (times.user + times.system - started) / (time.monotonic() - began)))
+                    return
+                continue
+            sock = key.fileobj
+            data = sock.recv(65536)  # type: ignore[union-attr]
+            if not data:
+                selector.unregister(sock)
+                continue
+            now = time.monotonic()
+            state = key.data
+            buffered = state[2] + data
+            complete = buffered.rfind(b"\n")
+            for match in STREAM_ID.finditer(buffered, 0, complete + 1):
+                seen = int(match.group(1))
+                arrivals.append((state[0], seen, now))
+                if state[1] is not None and seen >= state[1]:
+                    state[1] = None
+                    pending -= 1
+                    if pending == 0:
+                        control.send("ready")
+            # Keep the unfinished line, with the newline before it, for the
+            # next read.
+            state[2] = buffered[complete:]
 
 
 async def main_async(args: argparse.Namespace) -> None:
@@ -174,46 +236,52 @@ async def main_async(args: argparse.Namespace) -> None:
     plain, streamed = games[: args.games], games[args.games:]
     print(f"games={args.games} per phase, moves each phase: {sum(len(g.moves) for g in plain)}", file=sys.stderr)
 
-    server_cpu, driver_cpu = cpu_seconds(args.server_pid), own_cpu_seconds()
+    server_cpu, driver_cpu, db_cpu = cpu_seconds(args.server_pid), own_cpu_seconds(), postgres_cpu_seconds()
     without, busy_without = await submit_for(args.seconds, plain, args.clients, host, port, None)
     server_cpu, driver_cpu = cpu_seconds(args.server_pid) - server_cpu, own_cpu_seconds() - driver_cpu
+    db_cpu = postgres_cpu_seconds() - db_cpu
     rate_without = without / busy_without
     print(f"actions_per_s_without_streams={rate_without:.0f} "
           f"server_cpu_us_per_action={server_cpu / max(without, 1) * 1e6:.0f} "
+          f"server_cpu_share={server_cpu / busy_without:.2f} postgres_cpu_share={db_cpu / busy_without:.2f} "
           f"driver_cpu_share={driver_cpu / busy_without:.2f} seconds={busy_without:.2f}")
 
     before = rss_kib(args.server_pid)
-    arrivals: list[tuple[str, int, float]] = []
-    stop = asyncio.Event()
-    readies = []
-    tasks = []
     per_game = max(1, args.streams // args.games)
+    follows = []
     for index in range(args.streams):
         game = streamed[index % args.games]
         viewers = [None, *game.tokens.values()]
         token = viewers[(index // args.games) % len(viewers)]
-        ready = asyncio.Event()
-        readies.append(ready)
-        tasks.append(asyncio.create_task(follow(host, port, game, token, arrivals, ready, setups[game.id], stop)))
-    await asyncio.wait_for(asyncio.gather(*(r.wait() for r in readies)), timeout=120)
+        follows.append((game.id, token, setups[game.id]))
+    control, child_end = multiprocessing.Pipe()
+    readers = multiprocessing.Process(target=read_streams, args=(host, port, follows, child_end), daemon=True)
+    readers.start()
+    if not control.poll(120) or control.recv() != "ready":
+        raise RuntimeError("the streams did not all read their setup within 120 s")
     await asyncio.sleep(2)
     after = rss_kib(args.server_pid)
     print(f"streams_open={args.streams} ({per_game} per game)")
     print(f"rss_before_kib={before} rss_with_idle_streams_kib={after} "
           f"kib_per_idle_stream={(after - before) / args.streams:.1f}")
 
-    arrivals.clear()
     committed: dict[tuple[str, int], float] = {}
-    server_cpu, driver_cpu = cpu_seconds(args.server_pid), own_cpu_seconds()
+    control.send("go")
+    server_cpu, driver_cpu, db_cpu = cpu_seconds(args.server_pid), own_cpu_seconds(), postgres_cpu_seconds()
     with_streams, busy_with = await submit_for(args.seconds, streamed, args.clients, host, port, committed)
     server_cpu, driver_cpu = cpu_seconds(args.server_pid) - server_cpu, own_cpu_seconds() - driver_cpu
+    db_cpu = postgres_cpu_seconds() - db_cpu
     await asyncio.sleep(1)
-    stop.set()
+    control.send("stop")
+    arrivals, readers_cpu_share = control.recv()
+    readers.join()
     rate_with = with_streams / busy_with
     print(f"actions_per_s_with_streams={rate_with:.0f} "
           f"ratio={rate_with / rate_without:.2f} "
           f"server_cpu_us_per_action={server_cpu / max(with_streams, 1) * 1e6:.0f} "
-          f"driver_and_readers_cpu_share={driver_cpu / busy_with:.2f} seconds={busy_with:.2f}")
+          f"server_cpu_share={server_cpu / busy_with:.2f} postgres_cpu_share={db_cpu / busy_with:.2f} "
+          f"driver_cpu_share={driver_cpu / busy_with:.2f} "
+          f"readers_cpu_share={readers_cpu_share:.2f} seconds={busy_with:.2f}")
     delays = sorted(max(0.0, at - committed[(game, version)])
                     for game, version, at in arrivals if (game, version) in committed)
     if delays:
@@ -224,8 +292,6 @@ async def main_async(args: argparse.Namespace) -> None:
     if min(busy_without, busy_with) < args.seconds:
         print("note=a phase ended early, when its games ran out of moves; its rate is over the time "
               "every submitter was busy", file=sys.stderr)
-    for task in tasks:
-        task.cancel()
 
 
 def main() -> int:

@@ -202,6 +202,9 @@ pub struct StreamBatch {
     /// there were none).
     pub version: u64,
     pub status: StatusJson,
+    /// The game's newest version when read: `version` short of it means
+    /// more events are waiting.
+    pub head: u64,
 }
 
 impl StreamBatch {
@@ -318,6 +321,7 @@ impl Follower {
                 events: Vec::new(),
                 version,
                 status: latest.state.status(),
+                head: version,
             });
         }
         let end = version.min(self.position + STREAM_PAGE);
@@ -371,6 +375,7 @@ impl Follower {
             events,
             version: end,
             status,
+            head: version,
         })
     }
 
@@ -395,11 +400,16 @@ impl Follower {
     /// announcement, or the listener connecting again), at most `timeout`.
     pub async fn wait(&mut self, timeout: Duration) -> Woken {
         let subscription = &mut self.subscription;
-        tokio::select! {
+        let woken = tokio::select! {
             _ = subscription.changes.changed() => Woken::Moved,
             _ = subscription.relisten.changed() => Woken::Moved,
             _ = tokio::time::sleep(timeout) => Woken::TimedOut,
-        }
+        };
+        // Let the thread's ready sockets be polled first: one action wakes
+        // every stream of its game at once, and the requests and database
+        // answers waiting behind them are what the players wait on.
+        tokio::task::yield_now().await;
+        woken
     }
 
     /// Counts a stream the server ended, by why.

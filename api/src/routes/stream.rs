@@ -128,6 +128,9 @@ struct Sse {
     last_event: Instant,
     started: bool,
     ended: bool,
+    /// The last read reached the newest version: nothing to read until an
+    /// announcement (or a heartbeat's timeout) says otherwise.
+    at_head: bool,
 }
 
 /// The stream's bytes. Pulled by the connection: nothing is read from the
@@ -145,6 +148,7 @@ fn messages(
         last_event: now,
         started: false,
         ended: false,
+        at_head: false,
     };
     stream::unfold(stream, |mut stream| async move {
         if stream.ended {
@@ -168,6 +172,16 @@ impl Sse {
             if self.last_event.elapsed() >= self.limits.idle {
                 return self.end("idle", None, None);
             }
+            if self.at_head {
+                // What was announced since the last read wakes the wait at
+                // once, so waiting first loses nothing and spares a read
+                // after every delivery.
+                self.at_head = false;
+                if self.wait().await == Woken::TimedOut {
+                    return Bytes::from_static(b": heartbeat\n\n");
+                }
+                continue;
+            }
             let batch = match self.follower.read().await {
                 Ok(batch) => batch,
                 Err(error) => return self.end("error", None, Some(error)),
@@ -176,6 +190,7 @@ impl Sse {
             let finished = batch.ends_the_game(position);
             if !batch.events.is_empty() {
                 self.last_event = Instant::now();
+                self.at_head = position == batch.head;
                 let mut chunk = String::new();
                 for event in &batch.events {
                     push_event(&mut chunk, event);
@@ -189,15 +204,24 @@ impl Sse {
             if finished {
                 return self.end("finished", Some(batch.status), None);
             }
-            let until_limit = self
-                .limits
-                .idle
-                .saturating_sub(self.last_event.elapsed())
-                .min(self.limits.lifetime.saturating_sub(self.opened.elapsed()));
-            let wait = self.limits.heartbeat.min(until_limit);
-            if self.follower.wait(wait).await == Woken::TimedOut && wait == self.limits.heartbeat {
+            if self.wait().await == Woken::TimedOut {
                 return Bytes::from_static(b": heartbeat\n\n");
             }
+        }
+    }
+
+    /// Waits for news until the next heartbeat is due, or less when a limit
+    /// comes first; `TimedOut` only when a heartbeat is due.
+    async fn wait(&mut self) -> Woken {
+        let until_limit = self
+            .limits
+            .idle
+            .saturating_sub(self.last_event.elapsed())
+            .min(self.limits.lifetime.saturating_sub(self.opened.elapsed()));
+        let wait = self.limits.heartbeat.min(until_limit);
+        match self.follower.wait(wait).await {
+            Woken::TimedOut if wait == self.limits.heartbeat => Woken::TimedOut,
+            _ => Woken::Moved,
         }
     }
 
