@@ -9,7 +9,11 @@
 //! only wake streams: the store announces every append through PostgreSQL
 //! (`umpire_storage::AppendListener`, one connection per instance, shared by
 //! all its streams), so an action taken through another instance on the same
-//! database wakes this one's streams too. A watch channel per followed game
+//! database wakes this one's streams too. This instance announces its own
+//! appends itself, once their fold is cached, and holds the store's
+//! announcements of a game back while it appends to it: they would
+//! otherwise often arrive first, and every stream would read the store for
+//! what the cache is about to hold. A watch channel per followed game
 //! holds only the latest version announced, so a slow reader costs nothing
 //! while it is slow: when it reads again, it catches up from the log a page
 //! at a time. If the listening connection drops, the instance listens again
@@ -59,6 +63,22 @@ pub(crate) struct Live {
 struct Followed {
     announced: watch::Sender<u64>,
     refresh: Arc<tokio::sync::Mutex<()>>,
+    /// This instance's appends to the game under way ([`Live::appending`]).
+    own_appends: usize,
+    /// The newest version the store announced meanwhile, held back.
+    held: u64,
+}
+
+impl Followed {
+    fn wake(&self, version: u64) {
+        self.announced.send_if_modified(|latest| {
+            let newer = version > *latest;
+            if newer {
+                *latest = version;
+            }
+            newer
+        });
+    }
 }
 
 struct Hub {
@@ -77,15 +97,54 @@ impl Hub {
         self.games.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn announce(&self, appended: Appended) {
-        if let Some(followed) = self.games().get(&appended.game_id) {
-            followed.announced.send_if_modified(|latest| {
-                let newer = appended.version > *latest;
-                if newer {
-                    *latest = appended.version;
-                }
-                newer
-            });
+    fn announce(&self, appended: Appended, source: Source) {
+        if let Some(followed) = self.games().get_mut(&appended.game_id) {
+            if source == Source::Store && followed.own_appends > 0 {
+                // Most likely the announcement of the append under way,
+                // which reached the listener before the append's answer
+                // reached this instance: woken now, the streams would find
+                // the fold cache a version behind and each read the store.
+                // Held until the append is done, which announces it from
+                // the fold it has just cached.
+                followed.held = followed.held.max(appended.version);
+                return;
+            }
+            followed.wake(appended.version);
+        }
+    }
+}
+
+/// Where an announcement comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    /// This instance appended, and cached the fold after the append.
+    Instance,
+    /// The store's notification: any instance's append, this one's too.
+    Store,
+}
+
+/// An append of this instance under way to a followed game (see
+/// [`Live::appending`]); when the last ends, whatever the store announced
+/// meanwhile is passed on.
+pub(crate) struct OwnAppend {
+    hub: Arc<Hub>,
+    game_id: Uuid,
+    counted: bool,
+}
+
+impl Drop for OwnAppend {
+    fn drop(&mut self) {
+        if !self.counted {
+            return;
+        }
+        if let Some(followed) = self.hub.games().get_mut(&self.game_id) {
+            // Saturating: the entry may have gone with its last follower
+            // and come back since, without this append counted.
+            followed.own_appends = followed.own_appends.saturating_sub(1);
+            if followed.own_appends == 0 && followed.held > 0 {
+                let held = std::mem::take(&mut followed.held);
+                followed.wake(held);
+            }
         }
     }
 }
@@ -102,9 +161,30 @@ impl Live {
         }
     }
 
-    /// Wakes the streams of a game that has grown to `appended.version`.
+    /// Wakes the streams of a game this instance has grown to
+    /// `appended.version` and whose fold it has cached.
     pub fn announce(&self, appended: Appended) {
-        self.hub.announce(appended);
+        self.hub.announce(appended, Source::Instance);
+    }
+
+    /// Marks an append of this instance to `game_id` as under way until the
+    /// guard is dropped: the store's announcements of the game wait for it.
+    /// They are announcements of this very append (or of another instance's
+    /// that makes it fail), and this instance announces its own appends as
+    /// soon as their fold is cached.
+    pub fn appending(&self, game_id: Uuid) -> OwnAppend {
+        let counted = match self.hub.games().get_mut(&game_id) {
+            Some(followed) => {
+                followed.own_appends += 1;
+                true
+            }
+            None => false,
+        };
+        OwnAppend {
+            hub: self.hub.clone(),
+            game_id,
+            counted,
+        }
     }
 
     fn subscribe(&self, game_id: Uuid) -> Subscription {
@@ -112,6 +192,8 @@ impl Live {
         let followed = games.entry(game_id).or_insert_with(|| Followed {
             announced: watch::Sender::new(0),
             refresh: Arc::default(),
+            own_appends: 0,
+            held: 0,
         });
         Subscription {
             hub: self.hub.clone(),
@@ -144,7 +226,7 @@ async fn listen(hub: Weak<Hub>, database_url: String, metrics: Metrics) {
                     let next = listener.next().await;
                     let Some(live) = hub.upgrade() else { return };
                     match next {
-                        Ok(appended) => live.announce(appended),
+                        Ok(appended) => live.announce(appended, Source::Store),
                         Err(error) => {
                             tracing::warn!(%error, "lost the connection listening for appends; listening again");
                             break;
@@ -419,5 +501,65 @@ impl Follower {
             .stream_closes
             .with_label_values(&[reason])
             .inc();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn appended(game_id: Uuid, version: u64) -> Appended {
+        Appended { game_id, version }
+    }
+
+    /// Given a followed game with an append of this instance under way,
+    /// when the store announces a version, then the streams are not woken
+    /// until the append is done; without one, they are woken at once.
+    #[test]
+    fn the_stores_announcements_wait_for_this_instances_append_under_way() {
+        let live = Live::new(4);
+        let game = Uuid::from_u128(7);
+        let mut subscription = live.subscribe(game);
+
+        let own = live.appending(game);
+        live.hub.announce(appended(game, 3), Source::Store);
+        assert!(!subscription.changes.has_changed().unwrap());
+        drop(own);
+        assert!(subscription.changes.has_changed().unwrap());
+        assert_eq!(*subscription.changes.borrow_and_update(), 3);
+
+        live.hub.announce(appended(game, 4), Source::Store);
+        assert_eq!(*subscription.changes.borrow_and_update(), 4);
+    }
+
+    /// The append's own announcement wakes the streams while it is under
+    /// way, and what the store held back is not announced again when it is
+    /// not newer.
+    #[test]
+    fn this_instances_announcement_wakes_at_once_and_the_held_one_adds_nothing() {
+        let live = Live::new(4);
+        let game = Uuid::from_u128(8);
+        let mut subscription = live.subscribe(game);
+
+        let own = live.appending(game);
+        live.hub.announce(appended(game, 5), Source::Store);
+        live.announce(appended(game, 5));
+        assert_eq!(*subscription.changes.borrow_and_update(), 5);
+        drop(own);
+        assert!(!subscription.changes.has_changed().unwrap());
+    }
+
+    /// An append to a game nobody follows is not counted, and a guard
+    /// whose game came to be followed meanwhile leaves the count alone.
+    #[test]
+    fn appends_to_unfollowed_games_hold_nothing_back() {
+        let live = Live::new(4);
+        let game = Uuid::from_u128(9);
+        let own = live.appending(game);
+        let mut subscription = live.subscribe(game);
+        live.hub.announce(appended(game, 2), Source::Store);
+        assert_eq!(*subscription.changes.borrow_and_update(), 2);
+        drop(own);
+        assert_eq!(live.hub.games().get(&game).map(|f| f.own_appends), Some(0));
     }
 }

@@ -290,6 +290,8 @@ impl GameService {
                     version: version + new_events.len() as u64,
                 },
             });
+        // Held until the fold after the append is cached and announced.
+        let _own_append = self.live.appending(submission.game_id);
         match self
             .store
             .append_at_head(&game.head, new_events, idempotent.as_ref())
