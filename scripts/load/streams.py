@@ -3,8 +3,8 @@
 
     streams.py BASE_URL SERVER_PID [--games 200] [--streams 1000] [--seconds 10] [--clients 8]
 
-1. Records whole games of every kind (seeds 1-3) and creates 2 x GAMES fresh
-   games with the same deals, so that both phases have moves to spare.
+1. Records whole games of every kind (seeds 1-3) and creates 3 x GAMES fresh
+   games with the same deals, so that every phase has moves to spare.
 2. Without streams: CLIENTS submitters play the first GAMES games for
    SECONDS (each takes the next game in turn and submits its next move);
    accepted actions/s.
@@ -19,6 +19,8 @@
    accepted actions/s, and for every event the time from the 201 answer of
    the action that made it to its arrival at each stream that follows the
    game (p50, p99, max; 0 when it arrived before the answer).
+5. With the streams closed again, the third GAMES games as in 2; the ratio
+   compares 4 with the mean of 2 and 5.
 Prints `key=value` lines.
 """
 
@@ -229,22 +231,30 @@ async def main_async(args: argparse.Namespace) -> None:
             recordings.append(record)
     games: list[Game] = []
     setups: dict[str, int] = {}
-    for record in itertools.islice(itertools.cycle(recordings), 2 * args.games):
+    for record in itertools.islice(itertools.cycle(recordings), 3 * args.games):
         created = api.create_game(record.game, record.options, record.seed)
         games.append(Game(created, record.moves))
         setups[created["id"]] = created["version"]
-    plain, streamed = games[: args.games], games[args.games:]
+    plain, streamed, plain_after = (games[i * args.games:(i + 1) * args.games] for i in range(3))
     print(f"games={args.games} per phase, moves each phase: {sum(len(g.moves) for g in plain)}", file=sys.stderr)
 
-    server_cpu, driver_cpu, db_cpu = cpu_seconds(args.server_pid), own_cpu_seconds(), postgres_cpu_seconds()
-    without, busy_without = await submit_for(args.seconds, plain, args.clients, host, port, None)
-    server_cpu, driver_cpu = cpu_seconds(args.server_pid) - server_cpu, own_cpu_seconds() - driver_cpu
-    db_cpu = postgres_cpu_seconds() - db_cpu
-    rate_without = without / busy_without
-    print(f"actions_per_s_without_streams={rate_without:.0f} "
-          f"server_cpu_us_per_action={server_cpu / max(without, 1) * 1e6:.0f} "
-          f"server_cpu_share={server_cpu / busy_without:.2f} postgres_cpu_share={db_cpu / busy_without:.2f} "
-          f"driver_cpu_share={driver_cpu / busy_without:.2f} seconds={busy_without:.2f}")
+    async def phase(name: str, games: list[Game], committed: dict[tuple[str, int], float] | None,
+                    readers_cpu_share: float | None = None) -> tuple[float, float]:
+        """Plays GAMES for SECONDS; prints and returns (actions/s, seconds)."""
+        server_cpu, driver_cpu, db_cpu = cpu_seconds(args.server_pid), own_cpu_seconds(), postgres_cpu_seconds()
+        accepted, busy = await submit_for(args.seconds, games, args.clients, host, port, committed)
+        server_cpu, driver_cpu = cpu_seconds(args.server_pid) - server_cpu, own_cpu_seconds() - driver_cpu
+        db_cpu = postgres_cpu_seconds() - db_cpu
+        print(f"actions_per_s_{name}={accepted / busy:.0f} "
+              f"server_cpu_us_per_action={server_cpu / max(accepted, 1) * 1e6:.0f} "
+              f"server_cpu_share={server_cpu / busy:.2f} postgres_cpu_share={db_cpu / busy:.2f} "
+              f"driver_cpu_share={driver_cpu / busy:.2f} seconds={busy:.2f}")
+        return accepted / busy, busy
+
+    # The phase with streams is bracketed by one without before and one
+    # after, and compared with their mean: the machine's speed drifts by
+    # more than the effect measured.
+    rate_before, busy_before = await phase("without_streams_before", plain, None)
 
     before = rss_kib(args.server_pid)
     per_game = max(1, args.streams // args.games)
@@ -267,21 +277,16 @@ async def main_async(args: argparse.Namespace) -> None:
 
     committed: dict[tuple[str, int], float] = {}
     control.send("go")
-    server_cpu, driver_cpu, db_cpu = cpu_seconds(args.server_pid), own_cpu_seconds(), postgres_cpu_seconds()
-    with_streams, busy_with = await submit_for(args.seconds, streamed, args.clients, host, port, committed)
-    server_cpu, driver_cpu = cpu_seconds(args.server_pid) - server_cpu, own_cpu_seconds() - driver_cpu
-    db_cpu = postgres_cpu_seconds() - db_cpu
+    rate_with, busy_with = await phase("with_streams", streamed, committed)
     await asyncio.sleep(1)
     control.send("stop")
     arrivals, readers_cpu_share = control.recv()
     readers.join()
-    rate_with = with_streams / busy_with
-    print(f"actions_per_s_with_streams={rate_with:.0f} "
-          f"ratio={rate_with / rate_without:.2f} "
-          f"server_cpu_us_per_action={server_cpu / max(with_streams, 1) * 1e6:.0f} "
-          f"server_cpu_share={server_cpu / busy_with:.2f} postgres_cpu_share={db_cpu / busy_with:.2f} "
-          f"driver_cpu_share={driver_cpu / busy_with:.2f} "
-          f"readers_cpu_share={readers_cpu_share:.2f} seconds={busy_with:.2f}")
+    print(f"readers_cpu_share={readers_cpu_share:.2f}")
+    await asyncio.sleep(1)
+    rate_after, busy_after = await phase("without_streams_after", plain_after, None)
+    print(f"ratio={rate_with / ((rate_before + rate_after) / 2):.2f} "
+          f"(with streams / mean of the phases without, before and after)")
     delays = sorted(max(0.0, at - committed[(game, version)])
                     for game, version, at in arrivals if (game, version) in committed)
     if delays:
@@ -289,7 +294,7 @@ async def main_async(args: argparse.Namespace) -> None:
             return delays[min(len(delays) - 1, int(q * len(delays)))] * 1000
         print(f"deliveries={len(delays)} delivery_p50_ms={pick(0.50):.2f} "
               f"delivery_p99_ms={pick(0.99):.2f} delivery_max_ms={delays[-1] * 1000:.2f}")
-    if min(busy_without, busy_with) < args.seconds:
+    if min(busy_before, busy_with, busy_after) < args.seconds:
         print("note=a phase ended early, when its games ran out of moves; its rate is over the time "
               "every submitter was busy", file=sys.stderr)
 
