@@ -37,7 +37,7 @@ import selectors
 import socket
 import sys
 import time
-from multiprocessing.connection import Connection as Connection_
+from multiprocessing.connection import Connection as PipeEnd
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 sys.path.insert(0, os.path.dirname(__file__))
@@ -168,7 +168,7 @@ STREAM_ID = re.compile(rb"\nid: (\d+)\n")
 
 
 def read_streams(host: str, port: int, follows: list[tuple[str, str | None, int]],
-                 control: Connection_) -> None:
+                 control: PipeEnd) -> None:
     """The readers, in a process of their own so that reading 1,000 streams
     never delays the submitters' answers in their event loop: one epoll loop
     over raw sockets that finds each message's `id:` line and notes when it
