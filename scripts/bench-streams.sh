@@ -6,7 +6,7 @@
 # arrival of its events at every stream that follows the game (p50, p99).
 # Figures: docs/benchmarks.md.
 #
-#   scripts/bench-streams.sh                  (STREAMS=1000 GAMES=200 SECONDS_PER_PHASE=3 CLIENTS=8)
+#   scripts/bench-streams.sh                  (STREAMS=1000 GAMES=200 SECONDS_PER_PHASE=3 CLIENTS=8 ROUNDS=3)
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 
@@ -19,4 +19,4 @@ start_server "$binary" "$WORK_DIR/data" --max-streams "$((${STREAMS:-1000} + 100
 log "load average before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
 python3 "$REPO_ROOT/scripts/load/streams.py" "$BASE_URL" "$SERVER_PID" \
     --games "${GAMES:-200}" --streams "${STREAMS:-1000}" \
-    --seconds "${SECONDS_PER_PHASE:-3}" --clients "${CLIENTS:-8}"
+    --seconds "${SECONDS_PER_PHASE:-3}" --clients "${CLIENTS:-8}" --rounds "${ROUNDS:-3}"

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Live streams under load, for scripts/bench-streams.sh (standard library only).
 
-    streams.py BASE_URL SERVER_PID [--games 200] [--streams 1000] [--seconds 10] [--clients 8]
+    streams.py BASE_URL SERVER_PID [--games 200] [--streams 1000] [--seconds 3] [--clients 8]
+               [--rounds 3]
 
-1. Records whole games of every kind (seeds 1-3) and creates 3 x GAMES fresh
-   games with the same deals, so that every phase has moves to spare.
+1. Records whole games of every kind (seeds 1-3) and creates (2 x ROUNDS + 1)
+   x GAMES fresh games with the same deals, so that every phase has moves to
+   spare and games of its own.
 2. Without streams: CLIENTS submitters play the first GAMES games for
    SECONDS (each takes the next game in turn and submits its next move);
    accepted actions/s.
@@ -19,8 +21,10 @@
    accepted actions/s, and for every event the time from the 201 answer of
    the action that made it to its arrival at each stream that follows the
    game (p50, p99, max; 0 when it arrived before the answer).
-5. With the streams closed again, the third GAMES games as in 2; the ratio
-   compares 4 with the mean of 2 and 5.
+5. With the streams closed again, the next GAMES games as in 2; the round's
+   ratio compares 4 with the mean of 2 and 5. Then 3-5 again, ROUNDS times
+   in all (each round's 5 is the next one's 2); the median ratio is the
+   figure.
 Prints `key=value` lines.
 """
 
@@ -35,6 +39,7 @@ import os
 import re
 import selectors
 import socket
+import statistics
 import sys
 import time
 from multiprocessing.connection import Connection as PipeEnd
@@ -221,6 +226,20 @@ def read_streams(host: str, port: int, follows: list[tuple[str, str | None, int]
             state[2] = buffered[complete:]
 
 
+async def streams_closed(api: Api) -> None:
+    """Waits until the server holds no stream open: one whose reader left
+    is noticed when the server next writes to it, a heartbeat at the
+    latest (15 s)."""
+    for _ in range(400):
+        api.close()  # the server may have closed it, idle since the games were made
+        metrics = api.request("GET", "/metrics").body
+        found = re.search(r"^umpire_streams_open (\S+)$", str(metrics), re.MULTILINE)
+        if found is None or float(found.group(1)) == 0:
+            return
+        await asyncio.sleep(0.1)
+    raise RuntimeError("the previous round's streams are still open after 40 s")
+
+
 async def main_async(args: argparse.Namespace) -> None:
     api = Api(args.base_url)
     host, port = api.host, api.port
@@ -229,72 +248,86 @@ async def main_async(args: argparse.Namespace) -> None:
         for seed in (1, 2, 3):
             created, record = play_to_end(api, game, options, seed)
             recordings.append(record)
+    # Phases without streams alternate with phases with them, each on GAMES
+    # fresh games: W S W S ... W. Each phase with streams is compared with
+    # the mean of the phases without on either side of it, since the
+    # machine's speed drifts by more than the effect measured.
+    phases = 2 * args.rounds + 1
     games: list[Game] = []
     setups: dict[str, int] = {}
-    for record in itertools.islice(itertools.cycle(recordings), 3 * args.games):
+    for record in itertools.islice(itertools.cycle(recordings), phases * args.games):
         created = api.create_game(record.game, record.options, record.seed)
         games.append(Game(created, record.moves))
         setups[created["id"]] = created["version"]
-    plain, streamed, plain_after = (games[i * args.games:(i + 1) * args.games] for i in range(3))
-    print(f"games={args.games} per phase, moves each phase: {sum(len(g.moves) for g in plain)}", file=sys.stderr)
+    batches = [games[i * args.games:(i + 1) * args.games] for i in range(phases)]
+    print(f"games={args.games} per phase, moves each phase: {sum(len(g.moves) for g in batches[0])}, "
+          f"rounds={args.rounds}", file=sys.stderr)
+    busy_times: list[float] = []
 
-    async def phase(name: str, games: list[Game], committed: dict[tuple[str, int], float] | None,
-                    readers_cpu_share: float | None = None) -> tuple[float, float]:
-        """Plays GAMES for SECONDS; prints and returns (actions/s, seconds)."""
+    async def phase(name: str, games: list[Game], committed: dict[tuple[str, int], float] | None) -> float:
+        """Plays GAMES for SECONDS; prints and returns actions/s."""
         server_cpu, driver_cpu, db_cpu = cpu_seconds(args.server_pid), own_cpu_seconds(), postgres_cpu_seconds()
         accepted, busy = await submit_for(args.seconds, games, args.clients, host, port, committed)
         server_cpu, driver_cpu = cpu_seconds(args.server_pid) - server_cpu, own_cpu_seconds() - driver_cpu
         db_cpu = postgres_cpu_seconds() - db_cpu
+        busy_times.append(busy)
         print(f"actions_per_s_{name}={accepted / busy:.0f} "
               f"server_cpu_us_per_action={server_cpu / max(accepted, 1) * 1e6:.0f} "
               f"server_cpu_share={server_cpu / busy:.2f} postgres_cpu_share={db_cpu / busy:.2f} "
               f"driver_cpu_share={driver_cpu / busy:.2f} seconds={busy:.2f}")
-        return accepted / busy, busy
+        return accepted / busy
 
-    # The phase with streams is bracketed by one without before and one
-    # after, and compared with their mean: the machine's speed drifts by
-    # more than the effect measured.
-    rate_before, busy_before = await phase("without_streams_before", plain, None)
+    async def with_streams(round_: int, streamed: list[Game]) -> tuple[float, list, float]:
+        """Opens the streams on STREAMED, plays them; (actions/s, arrivals, committed)."""
+        await streams_closed(api)
+        before = rss_kib(args.server_pid)
+        follows = []
+        for index in range(args.streams):
+            game = streamed[index % args.games]
+            viewers = [None, *game.tokens.values()]
+            token = viewers[(index // args.games) % len(viewers)]
+            follows.append((game.id, token, setups[game.id]))
+        control, child_end = multiprocessing.Pipe()
+        readers = multiprocessing.Process(target=read_streams, args=(host, port, follows, child_end), daemon=True)
+        readers.start()
+        if not control.poll(120) or control.recv() != "ready":
+            raise RuntimeError("the streams did not all read their setup within 120 s")
+        await asyncio.sleep(2)
+        after = rss_kib(args.server_pid)
+        print(f"round={round_} streams_open={args.streams} ({max(1, args.streams // args.games)} per game) "
+              f"rss_before_kib={before} rss_with_idle_streams_kib={after} "
+              f"kib_per_idle_stream={(after - before) / args.streams:.1f}")
+        committed: dict[tuple[str, int], float] = {}
+        control.send("go")
+        rate = await phase("with_streams", streamed, committed)
+        await asyncio.sleep(1)
+        control.send("stop")
+        arrivals, readers_cpu_share = control.recv()
+        readers.join()
+        print(f"readers_cpu_share={readers_cpu_share:.2f}")
+        await asyncio.sleep(1)
+        return rate, arrivals, committed
 
-    before = rss_kib(args.server_pid)
-    per_game = max(1, args.streams // args.games)
-    follows = []
-    for index in range(args.streams):
-        game = streamed[index % args.games]
-        viewers = [None, *game.tokens.values()]
-        token = viewers[(index // args.games) % len(viewers)]
-        follows.append((game.id, token, setups[game.id]))
-    control, child_end = multiprocessing.Pipe()
-    readers = multiprocessing.Process(target=read_streams, args=(host, port, follows, child_end), daemon=True)
-    readers.start()
-    if not control.poll(120) or control.recv() != "ready":
-        raise RuntimeError("the streams did not all read their setup within 120 s")
-    await asyncio.sleep(2)
-    after = rss_kib(args.server_pid)
-    print(f"streams_open={args.streams} ({per_game} per game)")
-    print(f"rss_before_kib={before} rss_with_idle_streams_kib={after} "
-          f"kib_per_idle_stream={(after - before) / args.streams:.1f}")
-
-    committed: dict[tuple[str, int], float] = {}
-    control.send("go")
-    rate_with, busy_with = await phase("with_streams", streamed, committed)
-    await asyncio.sleep(1)
-    control.send("stop")
-    arrivals, readers_cpu_share = control.recv()
-    readers.join()
-    print(f"readers_cpu_share={readers_cpu_share:.2f}")
-    await asyncio.sleep(1)
-    rate_after, busy_after = await phase("without_streams_after", plain_after, None)
-    print(f"ratio={rate_with / ((rate_before + rate_after) / 2):.2f} "
-          f"(with streams / mean of the phases without, before and after)")
-    delays = sorted(max(0.0, at - committed[(game, version)])
-                    for game, version, at in arrivals if (game, version) in committed)
+    delays: list[float] = []
+    ratios: list[float] = []
+    rate_before = await phase("without_streams", batches[0], None)
+    for round_ in range(1, args.rounds + 1):
+        rate_with, arrivals, committed = await with_streams(round_, batches[2 * round_ - 1])
+        rate_after = await phase("without_streams", batches[2 * round_], None)
+        ratio = rate_with / ((rate_before + rate_after) / 2)
+        ratios.append(ratio)
+        print(f"round={round_} ratio={ratio:.2f} (with streams / mean of the phases without on either side)")
+        delays.extend(max(0.0, at - committed[(game, version)])
+                      for game, version, at in arrivals if (game, version) in committed)
+        rate_before = rate_after
+    print(f"ratio_median={statistics.median(ratios):.2f} ratios={' '.join(f'{r:.2f}' for r in ratios)}")
+    delays.sort()
     if delays:
         def pick(q: float) -> float:
             return delays[min(len(delays) - 1, int(q * len(delays)))] * 1000
         print(f"deliveries={len(delays)} delivery_p50_ms={pick(0.50):.2f} "
               f"delivery_p99_ms={pick(0.99):.2f} delivery_max_ms={delays[-1] * 1000:.2f}")
-    if min(busy_before, busy_with, busy_after) < args.seconds:
+    if min(busy_times) < args.seconds:
         print("note=a phase ended early, when its games ran out of moves; its rate is over the time "
               "every submitter was busy", file=sys.stderr)
 
@@ -307,6 +340,7 @@ def main() -> int:
     parser.add_argument("--streams", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     asyncio.run(main_async(args))
     return 0

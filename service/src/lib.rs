@@ -26,6 +26,6 @@ pub use archives::PagedRejections;
 pub use error::{ErrorBody, ServiceError};
 pub use folds::LoadedGame;
 pub use games::GameService;
-pub use live::{Follower, StreamBatch, Woken};
+pub use live::{Follower, RenderedEvent, StreamBatch, Woken};
 pub use metrics::Metrics;
 pub use principal::Principal;

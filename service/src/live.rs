@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
 use umpire_domain::erased::StatusJson;
-use umpire_domain::DynMatch;
+use umpire_domain::{DynMatch, RecordedEvent};
 use umpire_storage::{AppendListener, Appended};
 use uuid::Uuid;
 
@@ -43,6 +43,10 @@ use crate::reads::envelope;
 /// reader that stops reading pins little: a connection stops taking
 /// messages once it has about 32 KiB unsent.
 pub const STREAM_PAGE: u64 = 16;
+
+/// Renderings a followed game keeps for its streams to share (see
+/// [`Renders`]): enough for a page for each of a few viewers.
+const RENDERS_KEPT: usize = 64;
 
 /// Streams an instance holds open at once unless configured otherwise.
 pub const DEFAULT_MAX_STREAMS: usize = 2048;
@@ -67,6 +71,47 @@ struct Followed {
     own_appends: usize,
     /// The newest version the store announced meanwhile, held back.
     held: u64,
+    renders: Arc<Mutex<Renders>>,
+}
+
+/// A followed game's latest events as rendered for each viewer. What a
+/// viewer is shown of an event depends on the event, the viewer and the
+/// version it is judged at (the newest when read: a later event can make an
+/// earlier one public), so the streams of one game that share a viewer,
+/// and read at the same version, share one rendering: a game with many
+/// spectators renders each event once for them all. Only the newest
+/// version's renderings are kept, and at most [`RENDERS_KEPT`].
+#[derive(Default)]
+struct Renders {
+    judged_at: u64,
+    kept: Vec<(u64, Principal, Arc<str>)>,
+}
+
+impl Renders {
+    fn get(&self, judged_at: u64, seq: u64, viewer: &Principal) -> Option<Arc<str>> {
+        if judged_at != self.judged_at {
+            return None;
+        }
+        self.kept
+            .iter()
+            .find(|(kept_seq, kept_viewer, _)| *kept_seq == seq && kept_viewer == viewer)
+            .map(|(_, _, json)| json.clone())
+    }
+
+    fn keep(&mut self, judged_at: u64, seq: u64, viewer: &Principal, json: &Arc<str>) {
+        if judged_at > self.judged_at {
+            self.kept.clear();
+            self.judged_at = judged_at;
+        }
+        if judged_at == self.judged_at && self.kept.len() < RENDERS_KEPT {
+            self.kept.push((seq, viewer.clone(), json.clone()));
+        }
+    }
+}
+
+fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Each use is one operation that leaves the value whole.
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Followed {
@@ -93,8 +138,7 @@ struct Hub {
 
 impl Hub {
     fn games(&self) -> MutexGuard<'_, HashMap<Uuid, Followed>> {
-        // Each use is one map operation that leaves it whole.
-        self.games.lock().unwrap_or_else(PoisonError::into_inner)
+        locked(&self.games)
     }
 
     fn announce(&self, appended: Appended, source: Source) {
@@ -194,12 +238,14 @@ impl Live {
             refresh: Arc::default(),
             own_appends: 0,
             held: 0,
+            renders: Arc::default(),
         });
         Subscription {
             hub: self.hub.clone(),
             game_id,
             changes: followed.announced.subscribe(),
             refresh: followed.refresh.clone(),
+            renders: followed.renders.clone(),
             relisten: self.hub.relisten.subscribe(),
         }
     }
@@ -252,6 +298,7 @@ struct Subscription {
     game_id: Uuid,
     changes: watch::Receiver<u64>,
     refresh: Arc<tokio::sync::Mutex<()>>,
+    renders: Arc<Mutex<Renders>>,
     relisten: watch::Receiver<u64>,
 }
 
@@ -275,11 +322,19 @@ enum Base {
     Behind(Box<dyn DynMatch>),
 }
 
+/// One event of a stream as its viewer sees it: the JSON of a
+/// [`StreamEvent`], shared with the game's other streams of that viewer.
+#[derive(Debug, Clone)]
+pub struct RenderedEvent {
+    pub seq: u64,
+    pub json: Arc<str>,
+}
+
 /// What one read of a stream gives.
 #[derive(Debug)]
 pub struct StreamBatch {
     /// The events after the position, at most [`STREAM_PAGE`].
-    pub events: Vec<StreamEvent>,
+    pub events: Vec<RenderedEvent>,
     /// The game's version and status after the last of them (or now, when
     /// there were none).
     pub version: u64,
@@ -410,7 +465,6 @@ impl Follower {
         if end < version {
             self.service.metrics.stream_catch_ups.inc();
         }
-        let game = latest.record.game.clone();
         let mut events = Vec::with_capacity((end - self.position) as usize);
         // The status after the newest event is the fold's; only the events
         // before it, when several arrive at once, need a state of their own.
@@ -427,21 +481,13 @@ impl Follower {
             for event in &latest.events[self.position as usize..folded as usize] {
                 own.apply_json(&event.payload)
                     .map_err(|e| corrupt(self.game_id, e))?;
-                events.push(StreamEvent {
-                    game: game.clone(),
-                    event: envelope(latest.state.as_ref(), event, &self.principal)?,
-                    status: own.status(),
-                });
+                events.push(self.rendered(&latest, event, || own.status())?);
             }
             state = Some(own);
         }
         if folded < end {
             let newest = &latest.events[folded as usize];
-            events.push(StreamEvent {
-                game: game.clone(),
-                event: envelope(latest.state.as_ref(), newest, &self.principal)?,
-                status: latest.state.status(),
-            });
+            events.push(self.rendered(&latest, newest, || latest.state.status())?);
         }
         self.position = end;
         let (status, base) = match state {
@@ -459,6 +505,34 @@ impl Follower {
             status,
             head: version,
         })
+    }
+
+    /// `event` as this viewer sees it judged at `latest`, with the status
+    /// after it: rendered by the first of the game's streams of this viewer
+    /// to read it, and shared by the rest.
+    fn rendered(
+        &self,
+        latest: &Fold,
+        event: &RecordedEvent,
+        status_after: impl FnOnce() -> StatusJson,
+    ) -> Result<RenderedEvent, ServiceError> {
+        let judged_at = latest.head.version();
+        let seq = event.seq;
+        let renders = &self.subscription.renders;
+        if let Some(json) = locked(renders).get(judged_at, seq, &self.principal) {
+            return Ok(RenderedEvent { seq, json });
+        }
+        let shown = StreamEvent {
+            game: latest.record.game.clone(),
+            event: envelope(latest.state.as_ref(), event, &self.principal)?,
+            status: status_after(),
+        };
+        let json: Arc<str> = serde_json::to_string(&shown)
+            .map_err(|e| ServiceError::Internal(format!("rendering a stream event: {e}")))?
+            .into();
+        self.service.metrics.stream_renders.inc();
+        locked(renders).keep(judged_at, seq, &self.principal, &json);
+        Ok(RenderedEvent { seq, json })
     }
 
     /// The state after the events up to the position, folded from the start.

@@ -22,6 +22,9 @@ pub struct Metrics {
     /// Live streams (`live.rs`).
     pub streams_open: IntGauge,
     pub stream_events: IntCounter,
+    /// Events rendered for a viewer; fewer than pushed when streams of one
+    /// game share a viewer (spectators) and so share the rendering.
+    pub stream_renders: IntCounter,
     pub stream_catch_ups: IntCounter,
     pub stream_closes: IntCounterVec,
     pub streams_refused: IntCounter,
@@ -87,6 +90,12 @@ impl Metrics {
                 "Events written to live streams",
             )
             .expect("valid metric"),
+            stream_renders: IntCounter::new(
+                "umpire_stream_events_rendered_total",
+                "Events rendered for a stream's viewer; the streams of a game that share a \
+                 viewer share each rendering",
+            )
+            .expect("valid metric"),
             stream_catch_ups: IntCounter::new(
                 "umpire_stream_catch_ups_total",
                 "Reads of a stream from the log while it was more than a page behind \
@@ -129,6 +138,7 @@ impl Metrics {
             Box::new(self.pool_waiting.clone()),
             Box::new(self.streams_open.clone()),
             Box::new(self.stream_events.clone()),
+            Box::new(self.stream_renders.clone()),
             Box::new(self.stream_catch_ups.clone()),
             Box::new(self.stream_closes.clone()),
             Box::new(self.streams_refused.clone()),

@@ -5,3 +5,4 @@
 mod archive_support;
 mod archives;
 mod limits;
+mod streams;

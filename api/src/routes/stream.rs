@@ -15,7 +15,7 @@ use uuid::Uuid;
 
 use umpire_domain::erased::StatusJson;
 use umpire_service::model::{StreamEnd, StreamEvent};
-use umpire_service::{Follower, ServiceError, Woken};
+use umpire_service::{Follower, RenderedEvent, ServiceError, Woken};
 
 use crate::auth::principal;
 use crate::error::{ApiError, ErrorBody};
@@ -250,8 +250,7 @@ impl Sse {
 
 /// One SSE message: `id:` the version, `data:` the event as one line of
 /// JSON (serde_json never writes a raw newline inside a string).
-fn push_event(chunk: &mut String, event: &StreamEvent) {
+fn push_event(chunk: &mut String, event: &RenderedEvent) {
     use std::fmt::Write;
-    let data = serde_json::to_string(event).unwrap_or_else(|_| "{}".into());
-    let _ = write!(chunk, "id: {}\ndata: {data}\n\n", event.event.seq);
+    let _ = write!(chunk, "id: {}\ndata: {}\n\n", event.seq, event.json);
 }
