@@ -74,6 +74,13 @@ mod request_spans {
             .with_ansi(false)
             .with_writer(move || writer.clone())
             .finish();
+        // tracing caches each callsite's interest for the whole process, and
+        // the other tests of this binary run the request span's callsite on
+        // server threads that have no subscriber: if one of them registers it
+        // first, it is cached as "never" and this test sees no span. A global
+        // registry that records nothing makes every thread interested, so the
+        // cache no longer depends on which test gets there first.
+        let _ = tracing::subscriber::set_global_default(tracing_subscriber::registry());
         let _guard = tracing::subscriber::set_default(subscriber);
         let app = test::init_service(App::new().wrap(TracingLogger::<RequestSpan>::new()).route(
             "/games/{id}",
