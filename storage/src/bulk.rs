@@ -14,7 +14,7 @@ use std::pin::Pin;
 use chrono::{DateTime, Utc};
 use futures_util::{Stream, StreamExt};
 use serde_json::Value;
-use tokio_postgres::binary_copy::{BinaryCopyOutRow, BinaryCopyOutStream};
+use tokio_postgres::binary_copy::{BinaryCopyInWriter, BinaryCopyOutRow, BinaryCopyOutStream};
 use tokio_postgres::types::Type;
 use uuid::Uuid;
 
@@ -461,104 +461,106 @@ impl EventStore {
             )
             .await?;
 
-        let events: Vec<(Uuid, &RecordedEvent)> = stored
-            .iter()
-            .flat_map(|game| game.events.iter().map(|e| (game.record.game_id, e)))
-            .collect();
-        let event_games: Vec<Uuid> = events.iter().map(|(id, _)| *id).collect();
-        let seqs: Vec<i64> = events.iter().map(|(_, e)| e.seq as i64).collect();
-        let types: Vec<&str> = events.iter().map(|(_, e)| e.event_type.as_str()).collect();
-        let payloads: Vec<&Value> = events.iter().map(|(_, e)| &e.payload).collect();
-        let actors: Vec<&str> = events.iter().map(|(_, e)| e.actor.as_str()).collect();
-        let actions: Vec<Option<&Value>> = events
-            .iter()
-            .map(|(_, e)| (!e.action.is_null()).then_some(&e.action))
-            .collect();
-        let versions: Vec<i32> = events.iter().map(|(_, e)| e.rules_version as i32).collect();
-        let times = events
-            .iter()
-            .map(|(_, e)| parse_time(&e.recorded_at))
-            .collect::<Result<Vec<_>, _>>()?;
-        let prevs: Vec<&str> = events.iter().map(|(_, e)| e.prev_hash.as_str()).collect();
-        let event_hashes: Vec<&str> = events.iter().map(|(_, e)| e.hash.as_str()).collect();
-        let decided: Vec<i64> = events.iter().map(|(_, e)| e.decided_at as i64).collect();
-        transaction
-            .execute(
-                "INSERT INTO events (game_id, seq, event_type, payload, actor, action, rules_version,
-                                     recorded_at, prev_hash, hash, decided_at)
-                 SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::jsonb[],
-                                      $5::text[], $6::jsonb[], $7::int[], $8::timestamptz[],
-                                      $9::text[], $10::text[], $11::bigint[])",
-                &[
-                    &event_games,
-                    &seqs,
-                    &types,
-                    &payloads,
-                    &actors,
-                    &actions,
-                    &versions,
-                    &times,
-                    &prevs,
-                    &event_hashes,
-                    &decided,
-                ],
+        // Events and rejections go in by binary COPY: it streams rows in
+        // 4 KiB blocks, where an `unnest` of arrays would make the server
+        // build and hold every array of the batch before inserting a row.
+        // COPY fires the same triggers and checks the same constraints.
+        let events = transaction
+            .copy_in(
+                "COPY events (game_id, seq, event_type, payload, actor, action, rules_version,
+                              recorded_at, prev_hash, hash, decided_at)
+                 FROM STDIN (FORMAT binary)",
             )
             .await?;
+        let events = BinaryCopyInWriter::new(
+            events,
+            &[
+                Type::UUID,
+                Type::INT8,
+                Type::TEXT,
+                Type::JSONB,
+                Type::TEXT,
+                Type::JSONB,
+                Type::INT4,
+                Type::TIMESTAMPTZ,
+                Type::TEXT,
+                Type::TEXT,
+                Type::INT8,
+            ],
+        );
+        futures_util::pin_mut!(events);
+        for game in &stored {
+            for event in game.events {
+                let action = (!event.action.is_null()).then_some(&event.action);
+                events
+                    .as_mut()
+                    .write(&[
+                        &game.record.game_id,
+                        &(event.seq as i64),
+                        &event.event_type,
+                        &event.payload,
+                        &event.actor,
+                        &action,
+                        &(event.rules_version as i32),
+                        &parse_time(&event.recorded_at)?,
+                        &event.prev_hash,
+                        &event.hash,
+                        &(event.decided_at as i64),
+                    ])
+                    .await?;
+            }
+        }
+        events.finish().await?;
 
         // The caller has refused archives holding one refusal twice (the
         // unique index on a refusal's identity would refuse them here too).
-        let rejections: Vec<(Uuid, &RecordedRejection)> = stored
-            .iter()
-            .flat_map(|game| game.rejections.iter().map(|r| (game.record.game_id, r)))
-            .collect();
-        if !rejections.is_empty() {
-            let rejection_games: Vec<Uuid> = rejections.iter().map(|(id, _)| *id).collect();
-            let rejection_ids: Vec<Uuid> = rejections.iter().map(|_| Uuid::new_v4()).collect();
-            let at_versions: Vec<i64> = rejections
-                .iter()
-                .map(|(_, r)| r.at_version as i64)
-                .collect();
-            let actors: Vec<&str> = rejections.iter().map(|(_, r)| r.actor.as_str()).collect();
-            let actions: Vec<&Value> = rejections.iter().map(|(_, r)| &r.action).collect();
-            let codes: Vec<&str> = rejections.iter().map(|(_, r)| r.code.as_str()).collect();
-            let messages: Vec<&str> = rejections.iter().map(|(_, r)| r.message.as_str()).collect();
-            let rules: Vec<Option<&str>> =
-                rejections.iter().map(|(_, r)| r.rule.as_deref()).collect();
-            let rules_versions: Vec<i32> = rejections
-                .iter()
-                .map(|(_, r)| r.rules_version as i32)
-                .collect();
-            let times = rejections
-                .iter()
-                .map(|(_, r)| parse_time(&r.recorded_at))
-                .collect::<Result<Vec<_>, _>>()?;
-            let repeats: Vec<i64> = rejections
-                .iter()
-                .map(|(_, r)| i64::try_from(r.repeats).unwrap_or(i64::MAX))
-                .collect();
-            transaction
-                .execute(
-                    "INSERT INTO rejected_actions
+        if stored.iter().any(|game| !game.rejections.is_empty()) {
+            let rejections = transaction
+                .copy_in(
+                    "COPY rejected_actions
                        (game_id, rejection_id, at_version, actor, action, code, message, rule,
                         rules_version, recorded_at, repeats)
-                     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[],
-                                          $5::jsonb[], $6::text[], $7::text[], $8::text[],
-                                          $9::int[], $10::timestamptz[], $11::bigint[])",
-                    &[
-                        &rejection_games,
-                        &rejection_ids,
-                        &at_versions,
-                        &actors,
-                        &actions,
-                        &codes,
-                        &messages,
-                        &rules,
-                        &rules_versions,
-                        &times,
-                        &repeats,
-                    ],
+                     FROM STDIN (FORMAT binary)",
                 )
                 .await?;
+            let rejections = BinaryCopyInWriter::new(
+                rejections,
+                &[
+                    Type::UUID,
+                    Type::UUID,
+                    Type::INT8,
+                    Type::TEXT,
+                    Type::JSONB,
+                    Type::TEXT,
+                    Type::TEXT,
+                    Type::TEXT,
+                    Type::INT4,
+                    Type::TIMESTAMPTZ,
+                    Type::INT8,
+                ],
+            );
+            futures_util::pin_mut!(rejections);
+            for game in &stored {
+                for rejection in game.rejections {
+                    rejections
+                        .as_mut()
+                        .write(&[
+                            &game.record.game_id,
+                            &Uuid::new_v4(),
+                            &(rejection.at_version as i64),
+                            &rejection.actor,
+                            &rejection.action,
+                            &rejection.code,
+                            &rejection.message,
+                            &rejection.rule,
+                            &(rejection.rules_version as i32),
+                            &parse_time(&rejection.recorded_at)?,
+                            &i64::try_from(rejection.repeats).unwrap_or(i64::MAX),
+                        ])
+                        .await?;
+                }
+            }
+            rejections.finish().await?;
         }
         transaction.commit().await?;
         Ok(outcomes)
