@@ -21,6 +21,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 WORK=${WORK:-$(mktemp -d /tmp/umpire-bench.XXXXXX)}
 mkdir -p "$WORK"
+# Run as root, `umpire serve` starts PostgreSQL as the postgres user, which
+# must be able to reach the data directory inside the work directory.
+chmod 755 "$WORK"
 BIN=$CARGO_TARGET_DIR/release/umpire
 PARSE=$CARGO_TARGET_DIR/release/examples/parse_jsonl
 
