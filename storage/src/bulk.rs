@@ -1,6 +1,6 @@
 //! Bulk reads and writes: every game streamed out of the database in one pass
-//! (for bulk scoring and export), and a whole game imported with its stored
-//! hashes in one transaction.
+//! (for bulk scoring and export), and games imported whole with their stored
+//! hashes, a batch of them per transaction.
 //!
 //! Streaming uses `COPY (SELECT … ORDER BY game_id, seq) TO STDOUT` in the
 //! binary format on connections taken out of the pool (so the pool's
