@@ -33,7 +33,7 @@ pub struct ChainLink<'a> {
 impl ChainLink<'_> {
     /// The lowercase hex SHA-256 of the canonical encoding.
     pub fn hash(&self) -> String {
-        hex::encode(Sha256::digest(self.canonical_json()))
+        sha256_hex(&self.canonical_json())
     }
 
     /// The RFC 8785 (JCS) encoding of the link.
@@ -72,6 +72,18 @@ impl ChainLink<'_> {
         };
         encoded.expect("JSON of a chain link")
     }
+}
+
+/// The lowercase hex SHA-256 of `bytes`, as hashes are stored and compared.
+///
+/// Written into a fixed buffer: `hex::encode` collects its output a `char`
+/// at a time, which cost more than the digest itself on the action path
+/// (every appended event is hashed, and every request's token).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let mut text = [0u8; 64];
+    hex::encode_to_slice(Sha256::digest(bytes), &mut text)
+        .expect("a SHA-256 digest is 32 bytes, 64 hex digits");
+    String::from_utf8(text.to_vec()).expect("hex digits are ASCII")
 }
 
 /// The RFC 8785 (JCS) encoding of any JSON value: two values that mean the
@@ -146,6 +158,20 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::json;
+
+    #[test]
+    fn sha256_hex_is_the_lowercase_hex_digest() {
+        // FIPS 180-2's example, and the digest of nothing.
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(
+            sha256_hex(b""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+        assert_eq!(sha256_hex(b"abc"), hex::encode(Sha256::digest(b"abc")));
+    }
 
     fn link<'a>(payload: &'a Value, prev: &'a str) -> ChainLink<'a> {
         ChainLink {

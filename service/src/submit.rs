@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
 use umpire_domain::erased::event_type;
 use umpire_domain::record::actor_label;
 use umpire_domain::record::RecordedRejection;
@@ -118,11 +117,11 @@ fn storable(value: &Value) -> Value {
 /// The request is hashed in canonical form, so a retry that a client library
 /// serialised with its keys in another order is still the same request.
 fn request_hash(label: &str, request: &SubmitActionRequest) -> String {
-    hex::encode(Sha256::digest(umpire_domain::chain::canonical(&json!({
+    umpire_domain::chain::sha256_hex(&umpire_domain::chain::canonical(&json!({
         "actor": label,
         "action": request.action,
         "expected_version": request.expected_version,
-    }))))
+    })))
 }
 
 fn contended(game_id: Uuid) -> ServiceError {

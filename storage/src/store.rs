@@ -3,7 +3,6 @@
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use tokio_postgres::error::SqlState;
 use umpire_domain::record::format_recorded_at;
 use umpire_domain::record::RecordedRejection;
@@ -119,7 +118,7 @@ pub fn refusals_not_kept_message() -> String {
 
 /// SHA-256 of a token, hex: what is stored and looked up.
 pub fn hash_token(token: &str) -> String {
-    hex::encode(Sha256::digest(token.as_bytes()))
+    umpire_domain::chain::sha256_hex(token.as_bytes())
 }
 
 /// The columns of a rejection, then the columns of its place in audit order.
