@@ -5,6 +5,7 @@
 //! input can be regenerated instead of shipped.
 
 use std::io::Write;
+use std::sync::Arc;
 
 use chrono::{DateTime, Duration, Utc};
 use rand::seq::IndexedRandom;
@@ -61,6 +62,7 @@ impl LogBuilder {
     fn append(&mut self, actor: &str, action: &Value, payloads: Vec<Value>) {
         let decided_at = self.events.len() as u64;
         let recorded_at = self.now();
+        let action = Arc::new(action.clone());
         for payload in payloads {
             let prev_hash = self
                 .events
@@ -72,7 +74,7 @@ impl LogBuilder {
                 event_type: event_type(&payload).to_string(),
                 payload,
                 actor: actor.to_string(),
-                action: action.clone(),
+                action: Arc::clone(&action),
                 decided_at,
                 rules_version: self.rules_version,
                 recorded_at: recorded_at.clone(),

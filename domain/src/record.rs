@@ -4,6 +4,8 @@
 //! time. These are the tamper-evidence invariant: storage, archives and the
 //! service all use them, so none can drift from another.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -21,10 +23,11 @@ pub struct RecordedEvent {
     /// Who caused it: an [`ActorLabel`] as text (`system`, `umpire`,
     /// `seat:<name>`), kept as recorded because the hash covers the text.
     pub actor: String,
-    /// The action that caused the event; `null` for setup events.
+    /// The action that caused the event; `null` for setup events. Shared,
+    /// not copied, by the events one action makes.
     #[serde(default)]
     #[schema(schema_with = crate::schema_names::action_as_sent)]
-    pub action: Value,
+    pub action: Arc<Value>,
     /// The version the causing action was decided against; shared by every
     /// event of one action (0 for setup events).
     pub decided_at: u64,
@@ -44,7 +47,7 @@ impl RecordedEvent {
             event_type: &self.event_type,
             payload: &self.payload,
             actor: &self.actor,
-            action: &self.action,
+            action: self.action.as_ref(),
             decided_at: self.decided_at,
             rules_version: self.rules_version,
             recorded_at: &self.recorded_at,
@@ -252,7 +255,7 @@ mod tests {
                 event_type: "noted".into(),
                 payload: json!({"type": "noted", "n": seq}),
                 actor: SYSTEM_LABEL.into(),
-                action: Value::Null,
+                action: Value::Null.into(),
                 decided_at: 0,
                 rules_version: 1,
                 recorded_at: "2026-01-01T00:00:00.000000Z".into(),

@@ -169,7 +169,7 @@ impl GameService {
                 event_type: event_type(&payload).to_string(),
                 payload,
                 actor: SYSTEM_LABEL.into(),
-                action: Value::Null,
+                action: Arc::new(Value::Null),
                 rules_version: game.rules_version(),
             })
             .collect();

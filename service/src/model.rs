@@ -2,6 +2,7 @@
 //! receives, described for the OpenAPI document.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -86,7 +87,7 @@ pub struct EventEnvelope {
     /// that sent it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<AnyAction>)]
-    pub action: Option<Value>,
+    pub action: Option<Arc<Value>>,
     /// Hash chain links, umpire only: a hash over a hidden payload could be
     /// matched against guesses.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -34,8 +34,9 @@ struct Submission<'a> {
     /// The actor's label, as events and refusals record it.
     label: String,
     request: &'a SubmitActionRequest,
-    /// The action as it can be stored (see [`storable`]).
-    action: Value,
+    /// The action as it can be stored (see [`storable`]), shared by the
+    /// events it makes.
+    action: Arc<Value>,
     idempotency: Option<Idempotency<'a>>,
 }
 
@@ -168,7 +169,7 @@ impl GameService {
             actor,
             label,
             request,
-            action: storable(&request.action),
+            action: Arc::new(storable(&request.action)),
         };
         let deadline = Instant::now() + SUBMIT_DEADLINE;
         let _turn = self
@@ -274,7 +275,7 @@ impl GameService {
                 event_type: event_type(&payload).to_string(),
                 payload,
                 actor: submission.label.clone(),
-                action: submission.action.clone(),
+                action: Arc::clone(&submission.action),
                 rules_version: game.record.rules_version,
             })
             .collect();
@@ -368,7 +369,7 @@ impl GameService {
                 &RecordedRejection {
                     at_version: game.head.version(),
                     actor: submission.label.clone(),
-                    action: submission.action.clone(),
+                    action: Value::clone(&submission.action),
                     code: body.code,
                     message: body.message,
                     rule: body.rule,

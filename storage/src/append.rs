@@ -9,6 +9,8 @@
 //! harmless: the `(game_id, seq)` primary key refuses the append as a
 //! conflict.
 
+use std::sync::Arc;
+
 use chrono::{DateTime, SubsecRound, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -25,8 +27,9 @@ pub struct NewEvent {
     /// An [`umpire_domain::ActorLabel`] as text: `system`, `umpire` or
     /// `seat:<name>`.
     pub actor: String,
-    /// The action that caused it; `Value::Null` for setup events.
-    pub action: Value,
+    /// The action that caused it; `Value::Null` for setup events. Shared
+    /// by the events of one action.
+    pub action: Arc<Value>,
     pub rules_version: u32,
 }
 

@@ -10,6 +10,7 @@
 //! game is ever held in memory.
 
 use std::pin::Pin;
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use futures_util::{Stream, StreamExt};
@@ -318,7 +319,7 @@ impl EventStore {
                                 event_type: row.try_get(2)?,
                                 payload: row.try_get(3)?,
                                 actor: row.try_get(4)?,
-                                action: action.unwrap_or(Value::Null),
+                                action: Arc::new(action.unwrap_or(Value::Null)),
                                 rules_version: u32::try_from(row.try_get::<i32>(6)?).unwrap_or(0),
                                 recorded_at: format_recorded_at(&row.try_get(7)?),
                                 prev_hash: row.try_get(8)?,
@@ -491,7 +492,7 @@ impl EventStore {
         futures_util::pin_mut!(events);
         for game in &stored {
             for event in game.events {
-                let action = (!event.action.is_null()).then_some(&event.action);
+                let action = (!event.action.is_null()).then_some(event.action.as_ref());
                 events
                     .as_mut()
                     .write(&[

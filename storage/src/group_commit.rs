@@ -296,7 +296,7 @@ pub(crate) async fn insert_appends(
     let payloads: Vec<&serde_json::Value> = rows().map(|(_, e)| &e.payload).collect();
     let actors: Vec<&str> = rows().map(|(_, e)| e.actor.as_str()).collect();
     let actions: Vec<Option<&serde_json::Value>> = rows()
-        .map(|(_, e)| (!e.action.is_null()).then_some(&e.action))
+        .map(|(_, e)| (!e.action.is_null()).then_some(e.action.as_ref()))
         .collect();
     let rules_versions: Vec<i32> = rows().map(|(_, e)| e.rules_version as i32).collect();
     let recorded_ats: Vec<DateTime<Utc>> = rows().map(|(a, _)| a.recorded_at).collect();

@@ -1,6 +1,8 @@
 //! The event store API the service calls: create a game, append with an
 //! expected version, read a stream, tokens, idempotency and rejections.
 
+use std::sync::Arc;
+
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use tokio_postgres::error::SqlState;
@@ -162,7 +164,7 @@ fn event_from_row(row: &tokio_postgres::Row) -> RecordedEvent {
         event_type: row.get(1),
         payload: row.get(2),
         actor: row.get(3),
-        action: action.unwrap_or(Value::Null),
+        action: Arc::new(action.unwrap_or(Value::Null)),
         decided_at: version_of(row.get(9)),
         rules_version: u32::try_from(row.get::<_, i32>(5)).unwrap_or(0),
         recorded_at: format_recorded_at(&recorded_at),

@@ -97,7 +97,7 @@ fn a_rejection_todays_rules_would_accept_is_counted_as_disputed() {
         .push(umpire_domain::record::RecordedRejection {
             at_version: first.decided_at,
             actor: first.actor.clone(),
-            action: first.action.clone(),
+            action: serde_json::Value::clone(&first.action),
             code: "treeblox.not_your_turn".into(),
             message: "made up".into(),
             rule: None,

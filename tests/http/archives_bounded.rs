@@ -39,7 +39,7 @@ fn with_refusals(mut archive: Archive, count: usize) -> Option<Archive> {
     let actions: Vec<Value> = archive
         .events
         .iter()
-        .map(|e| e.action.clone())
+        .map(|e| Value::clone(&e.action))
         .chain(archive.rejections.iter().map(|r| r.action.clone()))
         .filter(|a| !a.is_null())
         .fold(Vec::new(), |mut distinct, action| {

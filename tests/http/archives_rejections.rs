@@ -144,7 +144,7 @@ async fn events_with_a_nul_or_an_unreadable_time_are_a_4xx_not_a_500() {
     let app = TestApp::spawn().await;
     let mut archive = simulated("arboretum", 1);
     let seq = first_action_seq(&archive);
-    archive.events[seq - 1].action["note"] = json!("a\u{0}b");
+    std::sync::Arc::make_mut(&mut archive.events[seq - 1].action)["note"] = json!("a\u{0}b");
     rechain(&mut archive);
     let (status, body) = app.import(&archive).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");

@@ -28,7 +28,7 @@ fn event(n: u32) -> NewEvent {
         event_type: "thing_happened".into(),
         payload: json!({"type": "thing_happened", "n": n}),
         actor: "seat:red".into(),
-        action: json!({"type": "do", "n": n}),
+        action: json!({"type": "do", "n": n}).into(),
         rules_version: 1,
     }
 }
@@ -43,7 +43,7 @@ async fn new_game(store: &EventStore) -> Uuid {
             seed: 42,
             rules_version: 1,
             setup_events: vec![NewEvent {
-                action: serde_json::Value::Null,
+                action: serde_json::Value::Null.into(),
                 actor: "system".into(),
                 ..event(0)
             }],
