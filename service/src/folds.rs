@@ -20,6 +20,14 @@ use crate::error::ServiceError;
 /// How many games' folded states an instance keeps in memory.
 const CACHED_GAMES: usize = 2048;
 
+/// How many events the cached folds hold between them, at most: a fold
+/// keeps its game's whole log, so a count of games alone would let a few
+/// thousand long games hold gigabytes. At about 1.8 KB per cached event
+/// (its JSON, and its share of the state; `bench-streams.sh` measures the
+/// growth) this is about 240 MB. The least recently used folds go first;
+/// a single game longer than this is still cached, alone.
+const CACHED_EVENTS: usize = 131_072;
+
 /// A game folded up to its latest known event. Shared, read-only, between
 /// the requests that use it: a new event makes a new fold.
 pub(crate) struct Fold {
@@ -73,30 +81,79 @@ pub(crate) fn corrupt(game_id: Uuid, error: GameError) -> ServiceError {
 /// The latest fold of recently used games.
 #[derive(Clone)]
 pub(crate) struct Folds {
-    cache: Arc<Mutex<LruCache<Uuid, Arc<Fold>>>>,
+    cache: Arc<Mutex<Cache<Arc<Fold>>>>,
+}
+
+/// The folds, least recently used first out, within [`CACHED_GAMES`] games
+/// and [`CACHED_EVENTS`] events.
+struct Cache<F> {
+    folds: LruCache<Uuid, F>,
+    /// How many events a fold holds.
+    events_of: fn(&F) -> usize,
+    /// The events of every fold in `folds`.
+    events: usize,
+    max_events: usize,
+}
+
+impl<F: Clone> Cache<F> {
+    fn new(max_games: usize, max_events: usize, events_of: fn(&F) -> usize) -> Cache<F> {
+        Cache {
+            folds: LruCache::new(NonZeroUsize::new(max_games.max(1)).expect("non-zero")),
+            events_of,
+            events: 0,
+            max_events,
+        }
+    }
+
+    fn get(&mut self, game_id: &Uuid) -> Option<F> {
+        self.folds.get(game_id).cloned()
+    }
+
+    fn peek(&self, game_id: &Uuid) -> Option<&F> {
+        self.folds.peek(game_id)
+    }
+
+    /// Keeps `fold`, replacing the game's older one, then lets the least
+    /// recently used folds go until the events fit (always keeping this one).
+    /// Nothing in it can panic: the counts only ever subtract what they added.
+    fn put(&mut self, game_id: Uuid, fold: F) {
+        self.events += (self.events_of)(&fold);
+        // `push` hands back the entry it replaced or the one it evicted.
+        if let Some((_, gone)) = self.folds.push(game_id, fold) {
+            self.events -= (self.events_of)(&gone);
+        }
+        while self.events > self.max_events && self.folds.len() > 1 {
+            match self.folds.pop_lru() {
+                Some((_, gone)) => self.events -= (self.events_of)(&gone),
+                None => break,
+            }
+        }
+    }
 }
 
 impl Default for Folds {
     fn default() -> Self {
         Folds {
-            cache: Arc::new(Mutex::new(LruCache::new(
-                NonZeroUsize::new(CACHED_GAMES).expect("non-zero"),
+            cache: Arc::new(Mutex::new(Cache::new(
+                CACHED_GAMES,
+                CACHED_EVENTS,
+                |fold: &Arc<Fold>| fold.events.len(),
             ))),
         }
     }
 }
 
 impl Folds {
-    /// The cache, even after a panic elsewhere while it was held: each of
-    /// its operations is one `LruCache` call that leaves it whole, so a
+    /// The cache, even after a panic elsewhere while it was held: none of
+    /// its operations can panic half way, so a
     /// poisoned lock holds nothing half done, and turning the cache off for
     /// the life of the process would be the worse failure.
-    fn lock(&self) -> MutexGuard<'_, LruCache<Uuid, Arc<Fold>>> {
+    fn lock(&self) -> MutexGuard<'_, Cache<Arc<Fold>>> {
         self.cache.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     pub fn cached(&self, game_id: Uuid) -> Option<Arc<Fold>> {
-        self.lock().get(&game_id).cloned()
+        self.lock().get(&game_id)
     }
 
     /// Keeps `fold` as the game's latest, unless a fresher one written by a
@@ -175,5 +232,59 @@ impl LoadedGame {
     /// The state after every stored event.
     pub fn latest_state(&self) -> &dyn DynMatch {
         self.latest.state.as_ref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cache of folds that are just their event counts.
+    fn cache(max_games: usize, max_events: usize) -> Cache<usize> {
+        Cache::new(max_games, max_events, |events| *events)
+    }
+
+    fn game(n: u128) -> Uuid {
+        Uuid::from_u128(n)
+    }
+
+    #[test]
+    fn folds_fit_in_both_the_games_and_the_events_allowed() {
+        let mut folds = cache(3, 100);
+        folds.put(game(1), 40);
+        folds.put(game(2), 40);
+        assert_eq!(folds.events, 80);
+        // Game 1 is used, so game 2 is the least recently used.
+        assert_eq!(folds.get(&game(1)), Some(40));
+        folds.put(game(3), 30);
+        assert_eq!(folds.get(&game(2)), None, "over 100 events: game 2 goes");
+        assert_eq!(folds.events, 70);
+        folds.put(game(4), 1);
+        folds.put(game(5), 1);
+        assert_eq!(folds.folds.len(), 3, "at most three games");
+        assert_eq!(folds.get(&game(1)), None);
+        assert_eq!(folds.events, 32);
+    }
+
+    #[test]
+    fn a_newer_fold_of_a_game_replaces_its_count() {
+        let mut folds = cache(3, 100);
+        folds.put(game(1), 40);
+        folds.put(game(1), 60);
+        assert_eq!(folds.events, 60);
+        assert_eq!(folds.get(&game(1)), Some(60));
+        folds.put(game(2), 50);
+        assert_eq!(folds.get(&game(1)), None, "110 events: the older game goes");
+        assert_eq!(folds.events, 50);
+    }
+
+    #[test]
+    fn a_game_longer_than_the_allowance_is_still_cached_alone() {
+        let mut folds = cache(3, 100);
+        folds.put(game(1), 10);
+        folds.put(game(2), 500);
+        assert_eq!(folds.get(&game(2)), Some(500));
+        assert_eq!(folds.get(&game(1)), None);
+        assert_eq!(folds.events, 500);
     }
 }
