@@ -27,6 +27,41 @@ use umpire_domain::record::RecordedRejection;
 use crate::store::{GameRecord, Grant, NewToken};
 use crate::{EventStore, StoreError};
 
+/// An event row's columns as archives and import move them by binary
+/// `COPY`, and their types, in the same order.
+const EVENT_COLUMNS: &str = "game_id, seq, event_type, payload, actor, action, rules_version, \
+     recorded_at, prev_hash, hash, decided_at";
+const EVENT_TYPES: [Type; 11] = [
+    Type::UUID,
+    Type::INT8,
+    Type::TEXT,
+    Type::JSONB,
+    Type::TEXT,
+    Type::JSONB,
+    Type::INT4,
+    Type::TIMESTAMPTZ,
+    Type::TEXT,
+    Type::TEXT,
+    Type::INT8,
+];
+
+/// A rejection row's columns as archives carry them (import adds a fresh
+/// `rejection_id`), and their types, in the same order.
+const REJECTION_COLUMNS: &str = "game_id, at_version, actor, action, code, message, rule, \
+     rules_version, recorded_at, repeats";
+const REJECTION_TYPES: [Type; 10] = [
+    Type::UUID,
+    Type::INT8,
+    Type::TEXT,
+    Type::JSONB,
+    Type::TEXT,
+    Type::TEXT,
+    Type::TEXT,
+    Type::INT4,
+    Type::TIMESTAMPTZ,
+    Type::INT8,
+];
+
 /// One game as bulk scoring needs it: the options and the event payloads as
 /// JSON text, in order.
 #[derive(Debug, Clone, PartialEq)]
@@ -249,41 +284,17 @@ impl EventStore {
         .await?;
         let events = copy_out(
             &events_connection,
-            "SELECT game_id, seq, event_type, payload, actor, action, rules_version,
-                    recorded_at, prev_hash, hash, decided_at
-             FROM events ORDER BY game_id, seq",
-            &[
-                Type::UUID,
-                Type::INT8,
-                Type::TEXT,
-                Type::JSONB,
-                Type::TEXT,
-                Type::JSONB,
-                Type::INT4,
-                Type::TIMESTAMPTZ,
-                Type::TEXT,
-                Type::TEXT,
-                Type::INT8,
-            ],
+            &format!("SELECT {EVENT_COLUMNS} FROM events ORDER BY game_id, seq"),
+            &EVENT_TYPES,
         )
         .await?;
         let rejections = copy_out(
             &rejections_connection,
-            "SELECT game_id, at_version, actor, action, code, message, rule, rules_version,
-                    recorded_at, repeats
-             FROM rejected_actions ORDER BY game_id, at_version, recorded_at",
-            &[
-                Type::UUID,
-                Type::INT8,
-                Type::TEXT,
-                Type::JSONB,
-                Type::TEXT,
-                Type::TEXT,
-                Type::TEXT,
-                Type::INT4,
-                Type::TIMESTAMPTZ,
-                Type::INT8,
-            ],
+            &format!(
+                "SELECT {REJECTION_COLUMNS} FROM rejected_actions
+                 ORDER BY game_id, at_version, recorded_at"
+            ),
+            &REJECTION_TYPES,
         )
         .await?;
         let merge = ArchiveMerge {
@@ -467,28 +478,11 @@ impl EventStore {
         // build and hold every array of the batch before inserting a row.
         // COPY fires the same triggers and checks the same constraints.
         let events = transaction
-            .copy_in(
-                "COPY events (game_id, seq, event_type, payload, actor, action, rules_version,
-                              recorded_at, prev_hash, hash, decided_at)
-                 FROM STDIN (FORMAT binary)",
-            )
+            .copy_in(&format!(
+                "COPY events ({EVENT_COLUMNS}) FROM STDIN (FORMAT binary)"
+            ))
             .await?;
-        let events = BinaryCopyInWriter::new(
-            events,
-            &[
-                Type::UUID,
-                Type::INT8,
-                Type::TEXT,
-                Type::JSONB,
-                Type::TEXT,
-                Type::JSONB,
-                Type::INT4,
-                Type::TIMESTAMPTZ,
-                Type::TEXT,
-                Type::TEXT,
-                Type::INT8,
-            ],
-        );
+        let events = BinaryCopyInWriter::new(events, &EVENT_TYPES);
         futures_util::pin_mut!(events);
         for game in &stored {
             for event in game.events {
@@ -517,29 +511,13 @@ impl EventStore {
         // unique index on a refusal's identity would refuse them here too).
         if stored.iter().any(|game| !game.rejections.is_empty()) {
             let rejections = transaction
-                .copy_in(
-                    "COPY rejected_actions
-                       (game_id, rejection_id, at_version, actor, action, code, message, rule,
-                        rules_version, recorded_at, repeats)
-                     FROM STDIN (FORMAT binary)",
-                )
+                .copy_in(&format!(
+                    "COPY rejected_actions ({REJECTION_COLUMNS}, rejection_id)
+                     FROM STDIN (FORMAT binary)"
+                ))
                 .await?;
-            let rejections = BinaryCopyInWriter::new(
-                rejections,
-                &[
-                    Type::UUID,
-                    Type::UUID,
-                    Type::INT8,
-                    Type::TEXT,
-                    Type::JSONB,
-                    Type::TEXT,
-                    Type::TEXT,
-                    Type::TEXT,
-                    Type::INT4,
-                    Type::TIMESTAMPTZ,
-                    Type::INT8,
-                ],
-            );
+            let types = [REJECTION_TYPES.as_slice(), &[Type::UUID]].concat();
+            let rejections = BinaryCopyInWriter::new(rejections, &types);
             futures_util::pin_mut!(rejections);
             for game in &stored {
                 for rejection in game.rejections {
@@ -547,7 +525,6 @@ impl EventStore {
                         .as_mut()
                         .write(&[
                             &game.record.game_id,
-                            &Uuid::new_v4(),
                             &(rejection.at_version as i64),
                             &rejection.actor,
                             &rejection.action,
@@ -557,6 +534,7 @@ impl EventStore {
                             &(rejection.rules_version as i32),
                             &parse_time(&rejection.recorded_at)?,
                             &i64::try_from(rejection.repeats).unwrap_or(i64::MAX),
+                            &Uuid::new_v4(),
                         ])
                         .await?;
                 }
