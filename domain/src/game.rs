@@ -95,6 +95,19 @@ pub trait Game: Send + Sync + 'static {
     /// The event as `viewer` may see it at the moment described by `now`
     /// (the latest state the viewer is looking at, so that everything can
     /// become public once a game ends). `None` hides the event entirely.
+    ///
+    /// The umpire sees every event whole: for `Viewer::Umpire` this must be
+    /// `Some(event.clone())`, and so must it be for every viewer and every
+    /// `now` when the event's `type` is one of [`Game::PUBLIC_EVENTS`]. The
+    /// service relies on both and shows such a stored event as it is,
+    /// without calling this (a decode and an encode saved per event and
+    /// viewer, on every read of the log and every live stream);
+    /// `testing::assert_unredacted_events_are_whole` holds a game to it.
+    /// The `type` tags of the events every viewer sees whole at every
+    /// moment (see [`Game::redact_event`]). Only an optimisation: an event
+    /// left out is redacted as usual.
+    const PUBLIC_EVENTS: &'static [&'static str] = &[];
+
     fn redact_event(
         now: &Self::State,
         event: &Self::Event,

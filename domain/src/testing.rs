@@ -277,3 +277,52 @@ pub fn other_orders<T: Clone>(hidden: &[T]) -> [Vec<T>; 2] {
     reversed.reverse();
     [rotated, reversed]
 }
+
+/// `Game::redact_event`'s contract for what the service shows without
+/// redacting: every event of `game`, judged at every state the game passed
+/// through and at its end, is shown to the umpire whole, and so is every
+/// event of a type in `Game::PUBLIC_EVENTS` to every viewer. Every listed
+/// type must be one of the game's event types.
+pub fn assert_unredacted_events_are_whole<G: Game>(game: &RandomGame<G>) {
+    let schemas = G::schemas();
+    let event_schema = schemas
+        .components
+        .iter()
+        .find(|(name, _)| *name == schemas.event)
+        .map(|(_, schema)| serde_json::to_string(schema).expect("schema serialises"))
+        .expect("the event type's schema");
+    for tag in G::PUBLIC_EVENTS {
+        assert!(
+            event_schema.contains(&format!("\"{tag}\"")),
+            "`{tag}` in PUBLIC_EVENTS is not an event type of {}",
+            G::ID
+        );
+    }
+    let mut everyone = vec![Viewer::Umpire, Viewer::Spectator];
+    everyone.extend(G::seats(&game.options).into_iter().map(Viewer::Seat));
+    let mut state = G::initial_state(&game.options);
+    for (index, event) in game.events.iter().enumerate() {
+        G::apply(&mut state, event);
+        let whole = serde_json::to_value(event).expect("event serialises");
+        let public = whole
+            .get("type")
+            .and_then(serde_json::Value::as_str)
+            .is_some_and(|tag| G::PUBLIC_EVENTS.contains(&tag));
+        let viewers = if public {
+            &everyone[..]
+        } else {
+            &everyone[..1]
+        };
+        for now in [&state, &game.state] {
+            for viewer in viewers {
+                let shown = G::redact_event(now, event, *viewer)
+                    .map(|shown| serde_json::to_value(shown).expect("event serialises"));
+                assert_eq!(
+                    shown.as_ref(),
+                    Some(&whole),
+                    "event {index} is not shown whole to {viewer:?}"
+                );
+            }
+        }
+    }
+}

@@ -126,6 +126,23 @@ impl Game for Arboretum {
         view::view(state, viewer)
     }
 
+    /// All but the deck's order and a bid's groups (see `view::redact_event`).
+    const PUBLIC_EVENTS: &'static [&'static str] = &[
+        "starting_player_chosen",
+        "round_started",
+        "cards_dealt",
+        "bid_timed_out",
+        "bids_revealed",
+        "card_planted",
+        "card_dug",
+        "card_taken",
+        "parrot_hired",
+        "start_taken",
+        "turn_skipped",
+        "round_ended",
+        "game_ended",
+    ];
+
     fn redact_event(
         _now: &ArboretumState,
         event: &ArboretumEvent,

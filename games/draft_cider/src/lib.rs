@@ -124,6 +124,10 @@ impl Game for DraftCider {
         view::view(state, viewer)
     }
 
+    /// All but the deck's order (see `view::redact_event`).
+    const PUBLIC_EVENTS: &'static [&'static str] =
+        &["game_set_up", "round_dealt", "card_picked", "game_finished"];
+
     fn redact_event(
         now: &DraftCiderState,
         event: &DraftCiderEvent,

@@ -569,3 +569,18 @@ fn the_refusal_check_catches_a_message_saying_a_card_is_still_in_the_deck() {
     });
     assert!(caught.is_err(), "\"still in the deck\" went unnoticed");
 }
+
+/// The umpire is shown every event whole, and every viewer the events of
+/// `PUBLIC_EVENTS`, judged at any version (`Game::redact_event`'s contract,
+/// on which the service relies instead of redacting them).
+#[test]
+fn the_umpire_sees_every_event_and_everyone_the_public_ones_whole() {
+    for seed in 0..6 {
+        let options = DraftCiderOptions {
+            players: 1 + (seed % 6) as u8,
+            ..DraftCiderOptions::default()
+        };
+        let game = play(options, seed);
+        umpire_domain::testing::assert_unredacted_events_are_whole(&game);
+    }
+}

@@ -158,6 +158,18 @@ impl Game for FlowerFields {
         view::view(state, viewer)
     }
 
+    /// The table's own events; a seat's or a field's are shown by §8 (see
+    /// `view::redact_event`).
+    const PUBLIC_EVENTS: &'static [&'static str] = &[
+        "game_set_up",
+        "round_started",
+        "ruling_set",
+        "round_resolved",
+        "game_ended",
+        "result_declared",
+        "candidate_chosen",
+    ];
+
     fn redact_event(now: &State, event: &Event, viewer: Viewer<SeatIndex>) -> Option<Event> {
         view::redact_event(now, event, viewer)
     }

@@ -678,3 +678,14 @@ fn mixed_games_exercise_every_kind_of_event() {
         assert!(kinds.contains(expected), "no {expected} in {kinds:?}");
     }
 }
+
+/// The umpire is shown every event whole, and every viewer the events of
+/// `PUBLIC_EVENTS`, judged at any version (`Game::redact_event`'s contract,
+/// on which the service relies instead of redacting them).
+#[test]
+fn the_umpire_sees_every_event_and_everyone_the_public_ones_whole() {
+    for seed in 0..6 {
+        let game = play_random::<FlowerFields>(Options::default(), seed, 2000);
+        umpire_domain::testing::assert_unredacted_events_are_whole(&game);
+    }
+}

@@ -141,6 +141,15 @@ impl Game for Treeblox {
         view::view(state)
     }
 
+    /// Treeblox has no secrets.
+    const PUBLIC_EVENTS: &'static [&'static str] = &[
+        "game_set_up",
+        "cube_placed",
+        "turn_passed",
+        "turn_started",
+        "game_ended",
+    ];
+
     fn redact_event(
         _now: &TreebloxState,
         event: &TreebloxEvent,

@@ -296,3 +296,14 @@ fn uniform_random_games_mostly_end_by_running_out_of_cubes() {
         "only {exhausted} of 20 games ended by exhaustion"
     );
 }
+
+/// The umpire is shown every event whole, and every viewer the events of
+/// `PUBLIC_EVENTS`, judged at any version (`Game::redact_event`'s contract,
+/// on which the service relies instead of redacting them).
+#[test]
+fn the_umpire_sees_every_event_and_everyone_the_public_ones_whole() {
+    for seed in 0..6 {
+        let game = play_random::<Treeblox>(TreebloxOptions::default(), seed, MAX_ACTIONS);
+        umpire_domain::testing::assert_unredacted_events_are_whole(&game);
+    }
+}
