@@ -81,13 +81,46 @@ struct Followed {
 /// and read at the same version, share one rendering: a game with many
 /// spectators renders each event once for them all. Only the newest
 /// version's renderings are kept, and at most [`RENDERS_KEPT`].
+///
+/// It also keeps the game's status after each of its latest events, which
+/// no viewer changes and no later event changes: a stream that reaches the
+/// head several events at once needs the status after each, and only the
+/// first of the game's streams to read them folds them for it.
 #[derive(Default)]
 struct Renders {
     judged_at: u64,
     kept: Vec<(u64, Principal, Arc<str>)>,
+    /// (seq, the status after it), oldest first, at most [`RENDERS_KEPT`].
+    statuses: Vec<(u64, StatusJson)>,
 }
 
 impl Renders {
+    /// The statuses after each of the events `first..=last`, when all are kept.
+    fn statuses(&self, first: u64, last: u64) -> Option<Vec<StatusJson>> {
+        let start = self.statuses.iter().position(|(seq, _)| *seq == first)?;
+        let wanted = (last + 1).checked_sub(first)? as usize;
+        let run = self.statuses.get(start..start + wanted)?;
+        // Kept in order without gaps, so the run's last is `last`.
+        (run.last()?.0 == last).then(|| run.iter().map(|(_, status)| status.clone()).collect())
+    }
+
+    /// Keeps the status after event `seq`, events being kept in order.
+    fn keep_status(&mut self, seq: u64, status: &StatusJson) {
+        if let Some((newest, _)) = self.statuses.last() {
+            if seq <= *newest {
+                return;
+            }
+            if seq != newest + 1 {
+                // A gap: what is kept must run without one.
+                self.statuses.clear();
+            }
+        }
+        if self.statuses.len() >= RENDERS_KEPT {
+            self.statuses.remove(0);
+        }
+        self.statuses.push((seq, status.clone()));
+    }
+
     fn get(&self, judged_at: u64, seq: u64, viewer: &Principal) -> Option<Arc<str>> {
         if judged_at != self.judged_at {
             return None;
@@ -470,7 +503,17 @@ impl Follower {
         // before it, when several arrive at once, need a state of their own.
         let folded = if end == version { end - 1 } else { end };
         let mut state = None;
-        if folded > self.position {
+        // Reaching the head with several events: the game's other streams
+        // may have folded them already.
+        let shared = (folded > self.position && end == version)
+            .then(|| locked(&self.subscription.renders).statuses(self.position + 1, folded))
+            .flatten();
+        if let Some(statuses) = shared {
+            let page = &latest.events[self.position as usize..folded as usize];
+            for (event, status) in page.iter().zip(statuses) {
+                events.push(self.rendered(&latest, event, || status)?);
+            }
+        } else if folded > self.position {
             let mut own = match self.base.take() {
                 Some(Base::Head(fold)) if fold.head.version() == self.position => {
                     fold.state.clone()
@@ -481,7 +524,11 @@ impl Follower {
             for event in &latest.events[self.position as usize..folded as usize] {
                 own.apply_json(&event.payload)
                     .map_err(|e| corrupt(self.game_id, e))?;
-                events.push(self.rendered(&latest, event, || own.status())?);
+                let status = own.status();
+                if end == version {
+                    locked(&self.subscription.renders).keep_status(event.seq, &status);
+                }
+                events.push(self.rendered(&latest, event, || status)?);
             }
             state = Some(own);
         }
@@ -621,6 +668,42 @@ mod tests {
         assert_eq!(*subscription.changes.borrow_and_update(), 5);
         drop(own);
         assert!(!subscription.changes.has_changed().unwrap());
+    }
+
+    fn status(phase: &str) -> StatusJson {
+        StatusJson {
+            phase: phase.to_string(),
+            finished: false,
+            to_act: vec!["red".to_string()],
+        }
+    }
+
+    /// Given statuses kept after events 3..=5, a run inside them is shared;
+    /// a run reaching past them, or a gap, is not; and a gap starts over.
+    #[test]
+    fn the_statuses_after_the_latest_events_are_shared_only_as_a_whole_run() {
+        let mut renders = Renders::default();
+        for seq in 3..=5 {
+            renders.keep_status(seq, &status(&format!("after {seq}")));
+        }
+        renders.keep_status(4, &status("kept already"));
+        assert_eq!(
+            renders.statuses(4, 5),
+            Some(vec![status("after 4"), status("after 5")])
+        );
+        assert_eq!(renders.statuses(3, 3), Some(vec![status("after 3")]));
+        assert_eq!(renders.statuses(2, 4), None);
+        assert_eq!(renders.statuses(4, 6), None);
+
+        renders.keep_status(9, &status("after 9"));
+        assert_eq!(renders.statuses(3, 3), None);
+        assert_eq!(renders.statuses(9, 9), Some(vec![status("after 9")]));
+
+        for seq in 10..10 + RENDERS_KEPT as u64 {
+            renders.keep_status(seq, &status("later"));
+        }
+        assert_eq!(renders.statuses.len(), RENDERS_KEPT);
+        assert_eq!(renders.statuses(9, 9), None);
     }
 
     /// An append to a game nobody follows is not counted, and a guard
