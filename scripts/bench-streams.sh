@@ -11,6 +11,9 @@ set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 
 binary="$(umpire_binary release)"
+log "building the stream readers (api/examples/stream_readers.rs)"
+(cd "$REPO_ROOT" && cargo build --release -p umpire-api --example stream_readers >&2)
+readers="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/release/examples/stream_readers"
 make_work_dir
 trap cleanup_work_dir EXIT
 # One file descriptor per stream, and then some.
@@ -19,4 +22,5 @@ start_server "$binary" "$WORK_DIR/data" --max-streams "$((${STREAMS:-1000} + 100
 log "load average before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
 python3 "$REPO_ROOT/scripts/load/streams.py" "$BASE_URL" "$SERVER_PID" \
     --games "${GAMES:-200}" --streams "${STREAMS:-1000}" \
-    --seconds "${SECONDS_PER_PHASE:-3}" --clients "${CLIENTS:-8}" --rounds "${ROUNDS:-3}"
+    --seconds "${SECONDS_PER_PHASE:-3}" --clients "${CLIENTS:-8}" --rounds "${ROUNDS:-3}" \
+    --readers "$readers"

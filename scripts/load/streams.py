@@ -2,7 +2,7 @@
 """Live streams under load, for scripts/bench-streams.sh (standard library only).
 
     streams.py BASE_URL SERVER_PID [--games 200] [--streams 1000] [--seconds 3] [--clients 8]
-               [--rounds 3]
+               [--rounds 3] --readers target/release/examples/stream_readers
 
 1. Records whole games of every kind (seeds 1-3) and creates (2 x ROUNDS + 1)
    x GAMES fresh games with the same deals, so that every phase has moves to
@@ -11,9 +11,9 @@
    SECONDS (each takes the next game in turn and submits its next move);
    accepted actions/s.
 3. Opens STREAMS streams on the other GAMES games (seats, the umpire and
-   spectators, STREAMS / GAMES per game), read by a process of their own
-   (one epoll loop over raw sockets, so that 1,000 readers neither delay
-   the submitters' event loop nor cost much CPU on the machine the service
+   spectators, STREAMS / GAMES per game), read by a compiled process of
+   their own (READERS, one epoll loop: 1,000 readers neither delay the
+   submitters' event loop nor cost much CPU on the machine the service
    shares with them), waits until each has read the
    setup events and is idle, and reads the server's RSS before and after:
    memory per idle stream.
@@ -34,15 +34,12 @@ import argparse
 import asyncio
 import itertools
 import json
-import multiprocessing
 import os
 import re
-import selectors
-import socket
+import subprocess
 import statistics
 import sys
 import time
-from multiprocessing.connection import Connection as PipeEnd
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 sys.path.insert(0, os.path.dirname(__file__))
@@ -169,61 +166,36 @@ async def submit_for(seconds: float, games: list[Game], clients: int, host: str,
     return accepted, deadline - started
 
 
-STREAM_ID = re.compile(rb"\nid: (\d+)\n")
+def start_readers(readers: str, host: str, port: int,
+                  follows: list[tuple[str, str | None, int]]) -> subprocess.Popen:
+    """The readers, a compiled process of their own (`api/examples/
+    stream_readers.rs`: one thread, one epoll loop), so that reading 1,000
+    streams neither delays the submitters' event loop nor costs the machine
+    the service shares with them more than a reader must: each message's
+    arrival is noted when its `id:` line comes in (CLOCK_MONOTONIC, which
+    `time.monotonic` reads too)."""
+    process = subprocess.Popen([readers, host, str(port)], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True)
+    assert process.stdin is not None
+    process.stdin.write("".join(f"{game_id} {token or '-'} {setup}\n" for game_id, token, setup in follows))
+    process.stdin.write("\n")
+    process.stdin.flush()
+    return process
 
 
-def read_streams(host: str, port: int, follows: list[tuple[str, str | None, int]],
-                 control: PipeEnd) -> None:
-    """The readers, in a process of their own so that reading 1,000 streams
-    never delays the submitters' answers in their event loop: one epoll loop
-    over raw sockets that finds each message's `id:` line and notes when it
-    came (CLOCK_MONOTONIC, which the parent's clock shares). Tells the parent
-    `ready` once every stream has read its game's setup; on `stop`, sends
-    back its arrivals and the share of a core it used since `go`."""
-    selector = selectors.DefaultSelector()
-    pending = 0
-    for game_id, token, setup in follows:
-        sock = socket.create_connection((host, port))
-        auth = f"Authorization: Bearer {token}\r\n" if token else ""
-        sock.sendall(f"GET /v1/games/{game_id}/stream HTTP/1.1\r\nHost: {host}\r\n{auth}\r\n".encode())
-        sock.setblocking(False)
-        selector.register(sock, selectors.EVENT_READ, [game_id, setup, b"\n"])
-        pending += 1
-    selector.register(control, selectors.EVENT_READ, None)
-    arrivals: list[tuple[str, int, float]] = []
-    started, began = 0.0, time.monotonic()
-    while True:
-        for key, _ in selector.select():
-            if key.data is None:
-                command = control.recv()
-                times = os.times()
-                if command == "go":
-                    arrivals.clear()
-                    started, began = times.user + times.system, time.monotonic()
-                elif command == "stop":
-                    control.send((arrivals, (times.user + times.system - started) / (time.monotonic() - began)))
-                    return
-                continue
-            sock = key.fileobj
-            data = sock.recv(65536)  # type: ignore[union-attr]
-            if not data:
-                selector.unregister(sock)
-                continue
-            now = time.monotonic()
-            state = key.data
-            buffered = state[2] + data
-            complete = buffered.rfind(b"\n")
-            for match in STREAM_ID.finditer(buffered, 0, complete + 1):
-                seen = int(match.group(1))
-                arrivals.append((state[0], seen, now))
-                if state[1] is not None and seen >= state[1]:
-                    state[1] = None
-                    pending -= 1
-                    if pending == 0:
-                        control.send("ready")
-            # Keep the unfinished line, with the newline before it, for the
-            # next read.
-            state[2] = buffered[complete:]
+def stop_readers(process: subprocess.Popen) -> list[tuple[str, int, float]]:
+    """Every arrival since `go`, and the readers gone."""
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("stop\n")
+    process.stdin.flush()
+    arrivals = []
+    for line in process.stdout:
+        if line.strip() == "end":
+            break
+        game_id, version, at = line.split()
+        arrivals.append((game_id, int(version), float(at)))
+    process.wait(timeout=30)
+    return arrivals
 
 
 async def streams_closed(api: Api) -> None:
@@ -287,23 +259,24 @@ async def main_async(args: argparse.Namespace) -> None:
             viewers = [None, *game.tokens.values()]
             token = viewers[(index // args.games) % len(viewers)]
             follows.append((game.id, token, setups[game.id]))
-        control, child_end = multiprocessing.Pipe()
-        readers = multiprocessing.Process(target=read_streams, args=(host, port, follows, child_end), daemon=True)
-        readers.start()
-        if not control.poll(120) or control.recv() != "ready":
-            raise RuntimeError("the streams did not all read their setup within 120 s")
+        readers = start_readers(args.readers, host, port, follows)
+        assert readers.stdout is not None and readers.stdin is not None
+        ready = await asyncio.wait_for(asyncio.to_thread(readers.stdout.readline), 120)
+        if ready.strip() != "ready":
+            raise RuntimeError(f"the streams did not all read their setup: {ready!r}")
         await asyncio.sleep(2)
         after = rss_kib(args.server_pid)
         print(f"round={round_} streams_open={args.streams} ({max(1, args.streams // args.games)} per game) "
               f"rss_before_kib={before} rss_with_idle_streams_kib={after} "
               f"kib_per_idle_stream={(after - before) / args.streams:.1f}")
         committed: dict[tuple[str, int], float] = {}
-        control.send("go")
+        readers.stdin.write("go\n")
+        readers.stdin.flush()
+        readers_cpu, began = cpu_seconds(readers.pid), time.monotonic()
         rate = await phase("with_streams", streamed, committed)
         await asyncio.sleep(1)
-        control.send("stop")
-        arrivals, readers_cpu_share = control.recv()
-        readers.join()
+        readers_cpu_share = (cpu_seconds(readers.pid) - readers_cpu) / (time.monotonic() - began)
+        arrivals = stop_readers(readers)
         print(f"readers_cpu_share={readers_cpu_share:.2f}")
         await asyncio.sleep(1)
         return rate, arrivals, committed
@@ -341,6 +314,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--readers", required=True,
+                        help="the stream_readers binary (cargo build --release -p umpire-api --example stream_readers)")
     args = parser.parse_args()
     asyncio.run(main_async(args))
     return 0
