@@ -17,10 +17,10 @@
 //! this one costs a few.
 
 use std::cell::RefCell;
-use std::io::Write as _;
+use std::io::{BufRead as _, Write as _};
 use std::rc::Rc;
 
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
@@ -57,10 +57,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     local.block_on(&runtime, run(host, port))
 }
 
+/// The control lines of standard input, read on a thread of their own.
+fn control_lines() -> mpsc::UnboundedReceiver<std::io::Result<String>> {
+    let (sender, receiver) = mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            if sender.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    receiver
+}
+
 async fn run(host: String, port: u16) -> Result<(), Box<dyn std::error::Error>> {
-    let mut control = BufReader::new(tokio::io::stdin()).lines();
+    let mut control = control_lines();
     let mut follows = Vec::new();
-    while let Some(line) = control.next_line().await? {
+    while let Some(line) = control.recv().await {
+        let line = line?;
         if line.is_empty() {
             break;
         }
@@ -114,8 +128,8 @@ async fn run(host: String, port: u16) -> Result<(), Box<dyn std::error::Error>> 
     writeln!(out, "ready")?;
     out.flush()?;
     drop(out);
-    while let Some(line) = control.next_line().await? {
-        match line.trim() {
+    while let Some(line) = control.recv().await {
+        match line?.trim() {
             "go" => shared.borrow_mut().arrivals.clear(),
             "stop" => {
                 let shared = shared.borrow();
