@@ -146,6 +146,9 @@ pub trait DynMatch: Send + Sync {
     ) -> Result<Decision, GameError>;
     fn status(&self) -> StatusJson;
     fn view(&self, viewer: &Viewer<String>) -> Result<Value, GameError>;
+    /// Whether every viewer sees `event` whole at every moment: its type is
+    /// one of the game's [`crate::Game::PUBLIC_EVENTS`].
+    fn is_public_event(&self, event: &Value) -> bool;
     /// The event as the viewer may see it now; `None` when it is hidden.
     fn redact_event(
         &self,
@@ -353,19 +356,19 @@ impl<G: Game> DynMatch for Match<G> {
     fn view(&self, viewer: &Viewer<String>) -> Result<Value, GameError> {
         Ok(to_json(&G::view(&self.state, parse_viewer::<G>(viewer)?)))
     }
+    fn is_public_event(&self, event: &Value) -> bool {
+        event
+            .get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|tag| G::PUBLIC_EVENTS.contains(&tag))
+    }
     fn redact_event(
         &self,
         event: &Value,
         viewer: &Viewer<String>,
     ) -> Result<Option<Value>, GameError> {
         let viewer = parse_viewer::<G>(viewer)?;
-        let public = || {
-            event
-                .get("type")
-                .and_then(Value::as_str)
-                .is_some_and(|tag| G::PUBLIC_EVENTS.contains(&tag))
-        };
-        if matches!(viewer, Viewer::Umpire) || public() {
+        if matches!(viewer, Viewer::Umpire) || self.is_public_event(event) {
             // `Game::redact_event`'s contract: shown whole, as stored.
             return Ok(Some(event.clone()));
         }

@@ -36,7 +36,7 @@ use crate::games::GameService;
 use crate::metrics::Metrics;
 use crate::model::StreamEvent;
 use crate::principal::Principal;
-use crate::reads::envelope;
+use crate::reads::{acted, envelope};
 
 /// Events a stream reads at once: what it holds in memory beyond its
 /// position, and what it hands its connection at once. Small, so that a
@@ -47,6 +47,11 @@ pub const STREAM_PAGE: u64 = 16;
 /// Renderings a followed game keeps for its streams to share (see
 /// [`Renders`]): enough for a page for each of a few viewers.
 const RENDERS_KEPT: usize = 64;
+
+/// Statuses a followed game keeps for its streams to share (see
+/// [`Renders`]): more than the events of the longest single action (a
+/// Flower Fields deal), so that streams catching up after one share them.
+const STATUSES_KEPT: usize = 256;
 
 /// Streams an instance holds open at once unless configured otherwise.
 pub const DEFAULT_MAX_STREAMS: usize = 2048;
@@ -77,20 +82,20 @@ struct Followed {
 /// A followed game's latest events as rendered for each viewer. What a
 /// viewer is shown of an event depends on the event, the viewer and the
 /// version it is judged at (the newest when read: a later event can make an
-/// earlier one public), so the streams of one game that share a viewer,
-/// and read at the same version, share one rendering: a game with many
-/// spectators renders each event once for them all. Only the newest
+/// earlier one public), so the streams of one game that share a viewer (or
+/// an [`Audience`]), and read at the same version, share one rendering: a
+/// game with many spectators renders each event once for them all. Only the newest
 /// version's renderings are kept, and at most [`RENDERS_KEPT`].
 ///
 /// It also keeps the game's status after each of its latest events, which
-/// no viewer changes and no later event changes: a stream that reaches the
-/// head several events at once needs the status after each, and only the
-/// first of the game's streams to read them folds them for it.
+/// no viewer changes and no later event changes: a stream that receives
+/// several events at once needs the status after each, and only the first
+/// of the game's streams to read them folds them for it.
 #[derive(Default)]
 struct Renders {
     judged_at: u64,
-    kept: Vec<(u64, Principal, Arc<str>)>,
-    /// (seq, the status after it), oldest first, at most [`RENDERS_KEPT`].
+    kept: Vec<(u64, Audience, Arc<str>)>,
+    /// (seq, the status after it), oldest first, at most [`STATUSES_KEPT`].
     statuses: Vec<(u64, StatusJson)>,
 }
 
@@ -115,13 +120,13 @@ impl Renders {
                 self.statuses.clear();
             }
         }
-        if self.statuses.len() >= RENDERS_KEPT {
+        if self.statuses.len() >= STATUSES_KEPT {
             self.statuses.remove(0);
         }
         self.statuses.push((seq, status.clone()));
     }
 
-    fn get(&self, judged_at: u64, seq: u64, viewer: &Principal) -> Option<Arc<str>> {
+    fn get(&self, judged_at: u64, seq: u64, viewer: &Audience) -> Option<Arc<str>> {
         if judged_at != self.judged_at {
             return None;
         }
@@ -131,13 +136,33 @@ impl Renders {
             .map(|(_, _, json)| json.clone())
     }
 
-    fn keep(&mut self, judged_at: u64, seq: u64, viewer: &Principal, json: &Arc<str>) {
+    fn keep(&mut self, judged_at: u64, seq: u64, viewer: &Audience, json: &Arc<str>) {
         if judged_at > self.judged_at {
             self.kept.clear();
             self.judged_at = judged_at;
         }
         if judged_at == self.judged_at && self.kept.len() < RENDERS_KEPT {
             self.kept.push((seq, viewer.clone(), json.clone()));
+        }
+    }
+}
+
+/// Who is shown an event one way. A public event (`Game::PUBLIC_EVENTS`)
+/// is shown alike to every viewer but the umpire, who also sees its hash
+/// links, and its actor, who also sees the action: all others share one
+/// rendering of it, spectators and seats alike.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Audience {
+    Public,
+    Viewer(Principal),
+}
+
+impl Audience {
+    fn of(now: &dyn DynMatch, event: &RecordedEvent, viewer: &Principal) -> Audience {
+        if !viewer.is_umpire() && !acted(viewer, event) && now.is_public_event(&event.payload) {
+            Audience::Public
+        } else {
+            Audience::Viewer(viewer.clone())
         }
     }
 }
@@ -503,12 +528,15 @@ impl Follower {
         // before it, when several arrive at once, need a state of their own.
         let folded = if end == version { end - 1 } else { end };
         let mut state = None;
-        // Reaching the head with several events: the game's other streams
-        // may have folded them already.
-        let shared = (folded > self.position && end == version)
+        // The game's other streams may have folded these events already
+        // (statuses never change: shared whether a stream is at the head
+        // or catching up, as its streams all do after a long action).
+        let shared = (folded > self.position)
             .then(|| locked(&self.subscription.renders).statuses(self.position + 1, folded))
             .flatten();
+        let mut shared_after_page = None;
         if let Some(statuses) = shared {
+            shared_after_page = statuses.last().cloned();
             let page = &latest.events[self.position as usize..folded as usize];
             for (event, status) in page.iter().zip(statuses) {
                 events.push(self.rendered(&latest, event, || status)?);
@@ -518,16 +546,14 @@ impl Follower {
                 Some(Base::Head(fold)) if fold.head.version() == self.position => {
                     fold.state.clone()
                 }
-                Some(Base::Behind(state)) => state,
+                Some(Base::Behind(state)) if state.version() == self.position => state,
                 _ => self.replay_to_position(&latest)?,
             };
             for event in &latest.events[self.position as usize..folded as usize] {
                 own.apply_json(&event.payload)
                     .map_err(|e| corrupt(self.game_id, e))?;
                 let status = own.status();
-                if end == version {
-                    locked(&self.subscription.renders).keep_status(event.seq, &status);
-                }
+                locked(&self.subscription.renders).keep_status(event.seq, &status);
                 events.push(self.rendered(&latest, event, || status)?);
             }
             state = Some(own);
@@ -537,11 +563,15 @@ impl Follower {
             events.push(self.rendered(&latest, newest, || latest.state.status())?);
         }
         self.position = end;
-        let (status, base) = match state {
-            Some(own) if end < version => (own.status(), Base::Behind(own)),
-            _ => (latest.state.status(), Base::Head(latest)),
+        let (status, base) = match (state, shared_after_page) {
+            (Some(own), _) if end < version => (own.status(), Some(Base::Behind(own))),
+            // Behind, on statuses another stream folded: no state of its
+            // own at the position; a later page that finds none shared
+            // folds from the start.
+            (None, Some(status)) if end < version => (status, None),
+            _ => (latest.state.status(), Some(Base::Head(latest))),
         };
-        self.base = Some(base);
+        self.base = base;
         self.service
             .metrics
             .stream_events
@@ -555,8 +585,8 @@ impl Follower {
     }
 
     /// `event` as this viewer sees it judged at `latest`, with the status
-    /// after it: rendered by the first of the game's streams of this viewer
-    /// to read it, and shared by the rest.
+    /// after it: rendered by the first of the game's streams of this
+    /// viewer's [`Audience`] to read it, and shared by the rest.
     fn rendered(
         &self,
         latest: &Fold,
@@ -566,7 +596,8 @@ impl Follower {
         let judged_at = latest.head.version();
         let seq = event.seq;
         let renders = &self.subscription.renders;
-        if let Some(json) = locked(renders).get(judged_at, seq, &self.principal) {
+        let audience = Audience::of(latest.state.as_ref(), event, &self.principal);
+        if let Some(json) = locked(renders).get(judged_at, seq, &audience) {
             return Ok(RenderedEvent { seq, json });
         }
         let shown = StreamEvent {
@@ -578,7 +609,7 @@ impl Follower {
             .map_err(|e| ServiceError::Internal(format!("rendering a stream event: {e}")))?
             .into();
         self.service.metrics.stream_renders.inc();
-        locked(renders).keep(judged_at, seq, &self.principal, &json);
+        locked(renders).keep(judged_at, seq, &audience, &json);
         Ok(RenderedEvent { seq, json })
     }
 
@@ -699,10 +730,10 @@ mod tests {
         assert_eq!(renders.statuses(3, 3), None);
         assert_eq!(renders.statuses(9, 9), Some(vec![status("after 9")]));
 
-        for seq in 10..10 + RENDERS_KEPT as u64 {
+        for seq in 10..10 + STATUSES_KEPT as u64 {
             renders.keep_status(seq, &status("later"));
         }
-        assert_eq!(renders.statuses.len(), RENDERS_KEPT);
+        assert_eq!(renders.statuses.len(), STATUSES_KEPT);
         assert_eq!(renders.statuses(9, 9), None);
     }
 

@@ -49,10 +49,7 @@ pub(crate) fn envelope(
             hash: None,
         });
     };
-    let own_action = umpire
-        || principal
-            .label()
-            .is_some_and(|label| label.to_string() == event.actor);
+    let own_action = umpire || acted(principal, event);
     Ok(EventEnvelope {
         seq: event.seq,
         event_type: event_type(&payload).to_string(),
@@ -64,6 +61,14 @@ pub(crate) fn envelope(
         prev_hash: umpire.then(|| event.prev_hash.clone()),
         hash: umpire.then(|| event.hash.clone()),
     })
+}
+
+/// Whether `principal` is the seat (or the umpire) whose action `event`
+/// records: the action is shown to its actor.
+pub(crate) fn acted(principal: &Principal, event: &RecordedEvent) -> bool {
+    principal
+        .label()
+        .is_some_and(|label| label.to_string() == event.actor)
 }
 
 /// Several events as `principal` may see them.

@@ -216,6 +216,81 @@ async fn resuming_after_a_disconnect_at_every_version_gives_exactly_the_viewers_
     }
 }
 
+/// Every viewer of a game streaming it while it is played, two streams of
+/// each, all at once (the streams of a game share what they fold and
+/// render, and several events often arrive together): the two of a viewer
+/// receive the same; each receives its `/events` (where what a viewer may
+/// see never changes as the game goes on; in Flower Fields an event can
+/// become visible later, so there each entry is its `/events` entry or was
+/// still hidden), and the spectator the game's status after every event.
+#[tokio::test]
+async fn every_viewer_streaming_a_game_live_at_once_gets_exactly_its_events() {
+    let app = TestApp::spawn().await;
+    for (game, seed) in [
+        ("arboretum", 13),
+        ("treeblox", 14),
+        ("draft_cider", 15),
+        ("flower_fields", 16),
+    ] {
+        let created = app.create(game, json!({}), seed).await;
+        let mut streams = Vec::new();
+        for (viewer, token) in viewers(&created) {
+            // Two of each, so that viewers alike share too.
+            for _ in 0..2 {
+                let stream = Sse::open(&app, &created.id, token.as_deref(), None).await;
+                streams.push((viewer.clone(), token.clone(), stream));
+            }
+        }
+        app.play_to_the_end(&created, seed, 2000).await;
+        let version = app.stored_version(&created.id).await;
+        let mut seen: Vec<(String, Vec<Value>)> = Vec::new();
+        for (viewer, token, mut stream) in streams {
+            let mut received = Vec::new();
+            loop {
+                let message = stream.next_event(SOON).await.expect("a message");
+                if message.event.as_deref() == Some("end") {
+                    assert_eq!(message.json()["after"], version, "{game} as {viewer}");
+                    break;
+                }
+                let entry = message.json();
+                assert_eq!(message.id, entry["seq"].as_u64(), "{game} as {viewer}");
+                if token.is_none() {
+                    let at = entry["seq"].as_u64().unwrap();
+                    let state: Value = app
+                        .get(&format!("/v1/games/{}/state?at={at}", created.id), None)
+                        .await
+                        .json()
+                        .await
+                        .unwrap();
+                    assert_eq!(entry["status"], state["status"], "{game} after {at}");
+                }
+                received.push(as_events_entry(entry));
+            }
+            let expected = events_seen_by(&app, &created.id, token.as_deref()).await;
+            assert_eq!(received.len(), expected.len(), "{game} as {viewer}");
+            if game == "flower_fields" {
+                for (live, end) in received.iter().zip(&expected) {
+                    assert!(
+                        live == end || live["type"] == "hidden",
+                        "{game} as {viewer}: live {live} is neither {end} nor hidden"
+                    );
+                }
+            } else {
+                assert_eq!(
+                    received, expected,
+                    "{game} as {viewer}: the live stream is not /events"
+                );
+            }
+            match seen.iter().find(|(earlier, _)| *earlier == viewer) {
+                Some((_, first)) => {
+                    assert_eq!(&received, first, "{game}: two streams of {viewer} differ")
+                }
+                None => seen.push((viewer, received)),
+            }
+        }
+    }
+}
+
 /// A seat following a game on one instance sees, at once, an action taken
 /// through another instance on the same database: PostgreSQL tells the
 /// first one (no heartbeat comes in between: they are a minute apart).
