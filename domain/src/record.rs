@@ -193,6 +193,15 @@ impl ActorLabel {
         }
     }
 
+    /// Whether `label` is this one written out (without writing it).
+    pub fn is(&self, label: &str) -> bool {
+        match self {
+            ActorLabel::System => label == SYSTEM_LABEL,
+            ActorLabel::Umpire => label == UMPIRE_LABEL,
+            ActorLabel::Seat(seat) => label.strip_prefix(SEAT_PREFIX) == Some(seat.as_str()),
+        }
+    }
+
     /// The actor who acted, for anything but setup.
     pub fn actor(&self) -> Option<Actor<String>> {
         match self {
@@ -308,6 +317,35 @@ mod tests {
             assert_eq!(ActorLabel::parse(not_a_label), None, "{not_a_label:?}");
         }
         assert_eq!(actor_label(&Actor::Seat("0".into())), "seat:0");
+    }
+
+    /// `is` agrees with writing the label out and comparing.
+    #[test]
+    fn a_label_is_what_it_writes_and_nothing_else() {
+        let labels = [
+            ActorLabel::System,
+            ActorLabel::Umpire,
+            ActorLabel::Seat("red".into()),
+            ActorLabel::Seat("re".into()),
+        ];
+        let texts = [
+            "system",
+            "umpire",
+            "seat:red",
+            "seat:re",
+            "seat:",
+            "red",
+            "seat:redd",
+        ];
+        for label in &labels {
+            for text in texts {
+                assert_eq!(
+                    label.is(text),
+                    label.to_string() == text,
+                    "{label} vs {text}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -68,7 +68,7 @@ pub(crate) fn envelope(
 pub(crate) fn acted(principal: &Principal, event: &RecordedEvent) -> bool {
     principal
         .label()
-        .is_some_and(|label| label.to_string() == event.actor)
+        .is_some_and(|label| label.is(&event.actor))
 }
 
 /// Several events as `principal` may see them.
