@@ -136,6 +136,21 @@ async fn events_seen_by(app: &TestApp, id: &str, token: Option<&str>) -> Vec<Val
     }
 }
 
+/// The status a stream entry carries is the game's after that event.
+async fn assert_status_after(app: &TestApp, id: &str, entry: &Value, version: u64) {
+    let state: Value = app
+        .get(&format!("/v1/games/{id}/state?at={version}"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        entry["status"], state["status"],
+        "{} after {version}",
+        entry["game"]
+    );
+}
+
 /// A stream entry without what it adds to an `/events` entry.
 fn as_events_entry(mut streamed: Value) -> Value {
     let object = streamed.as_object_mut().unwrap();
@@ -195,14 +210,7 @@ async fn resuming_after_a_disconnect_at_every_version_gives_exactly_the_viewers_
                 let entry = message.json();
                 assert_eq!(entry["game"], game);
                 if token.is_none() {
-                    // The status after each event is the game's at that version.
-                    let state: Value = app
-                        .get(&format!("/v1/games/{}/state?at={id}", created.id), None)
-                        .await
-                        .json()
-                        .await
-                        .unwrap();
-                    assert_eq!(entry["status"], state["status"], "{game} after {id}");
+                    assert_status_after(&app, &created.id, &entry, id).await;
                 }
                 received.push(as_events_entry(entry));
                 last = Some(id);
@@ -256,13 +264,7 @@ async fn every_viewer_streaming_a_game_live_at_once_gets_exactly_its_events() {
                 assert_eq!(message.id, entry["seq"].as_u64(), "{game} as {viewer}");
                 if token.is_none() {
                     let at = entry["seq"].as_u64().unwrap();
-                    let state: Value = app
-                        .get(&format!("/v1/games/{}/state?at={at}", created.id), None)
-                        .await
-                        .json()
-                        .await
-                        .unwrap();
-                    assert_eq!(entry["status"], state["status"], "{game} after {at}");
+                    assert_status_after(&app, &created.id, &entry, at).await;
                 }
                 received.push(as_events_entry(entry));
             }
