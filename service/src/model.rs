@@ -99,7 +99,11 @@ pub struct EventEnvelope {
 /// One event of a live stream (`data:` of an SSE message whose `id:` is
 /// its `seq`): the entry `/events` gives this viewer, with the game's
 /// status after the event.
-#[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
+///
+/// Written by hand (`Serialize` below) as the fields of one object in this
+/// order: serde's `flatten` writes through a map serializer, a cost paid
+/// for every event of every live stream.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
 pub struct StreamEvent {
     /// The game's type (`arboretum`, `treeblox`, …): it tells a client which
     /// game's shapes the rest of this body has.
@@ -108,6 +112,57 @@ pub struct StreamEvent {
     pub event: EventEnvelope,
     /// Who must act, the phase and whether the game is over, after this event.
     pub status: StatusJson,
+}
+
+/// A [`StreamEvent`] as it is written: `game`, the envelope's fields, then
+/// `status`.
+#[derive(Serialize)]
+struct StreamEventFields<'a> {
+    game: &'a str,
+    seq: u64,
+    #[serde(rename = "type")]
+    event_type: &'a str,
+    actor: &'a str,
+    recorded_at: &'a str,
+    rules_version: u32,
+    payload: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    action: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prev_hash: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hash: Option<&'a str>,
+    status: &'a StatusJson,
+}
+
+impl Serialize for StreamEvent {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let EventEnvelope {
+            seq,
+            event_type,
+            actor,
+            recorded_at,
+            rules_version,
+            payload,
+            action,
+            prev_hash,
+            hash,
+        } = &self.event;
+        StreamEventFields {
+            game: &self.game,
+            seq: *seq,
+            event_type,
+            actor,
+            recorded_at,
+            rules_version: *rules_version,
+            payload,
+            action: action.as_deref(),
+            prev_hash: prev_hash.as_deref(),
+            hash: hash.as_deref(),
+            status: &self.status,
+        }
+        .serialize(serializer)
+    }
 }
 
 /// The last message of a live stream (SSE `event: end`): why the server
@@ -225,4 +280,60 @@ pub struct GameType {
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
 pub struct GameTypes {
     pub games: Vec<GameType>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// What serde's `flatten` would write, field for field: the entry of
+    /// `/events` between `game` and `status`.
+    fn flattened(event: &StreamEvent) -> String {
+        let mut object = serde_json::Map::new();
+        object.insert("game".into(), json!(event.game));
+        let envelope = serde_json::to_value(&event.event).unwrap();
+        object.extend(envelope.as_object().unwrap().clone());
+        object.insert(
+            "status".into(),
+            serde_json::to_value(&event.status).unwrap(),
+        );
+        serde_json::to_string(&object).unwrap()
+    }
+
+    /// Given a stream event with and without the umpire's and the actor's
+    /// fields, its JSON is the game, the `/events` entry's fields in their
+    /// order, and the status, and it reads back as itself.
+    #[test]
+    fn a_stream_event_is_written_as_the_game_its_events_entry_and_the_status() {
+        let whole = StreamEvent {
+            game: "treeblox".into(),
+            event: EventEnvelope {
+                seq: 7,
+                event_type: "cube_placed".into(),
+                actor: "seat:dark".into(),
+                recorded_at: "2026-11-25T03:06:07.500000Z".into(),
+                rules_version: 1,
+                payload: json!({"type": "cube_placed", "cell": "a1", "note": "quote \" here"}),
+                action: Some(Arc::new(json!({"type": "grow"}))),
+                prev_hash: Some("ab".repeat(32)),
+                hash: Some("cd".repeat(32)),
+            },
+            status: StatusJson {
+                phase: "growth".into(),
+                finished: false,
+                to_act: vec!["light".into()],
+            },
+        };
+        let mut spectators = whole.clone();
+        spectators.event.action = None;
+        spectators.event.prev_hash = None;
+        spectators.event.hash = None;
+        for event in [whole, spectators] {
+            let written = serde_json::to_string(&event).unwrap();
+            assert_eq!(written, flattened(&event));
+            let read: StreamEvent = serde_json::from_str(&written).unwrap();
+            assert_eq!(serde_json::to_string(&read).unwrap(), written);
+        }
+    }
 }
