@@ -99,10 +99,10 @@ pub struct EventEnvelope {
 /// One event of a live stream (`data:` of an SSE message whose `id:` is
 /// its `seq`): the entry `/events` gives this viewer, with the game's
 /// status after the event.
-///
-/// Written by hand (`Serialize` below) as the fields of one object in this
-/// order: serde's `flatten` writes through a map serializer, a cost paid
-/// for every event of every live stream.
+// Written by hand (`Serialize` below) as the fields of one object in this
+// order: serde's `flatten` writes through a map serializer, a cost paid for
+// every event of every live stream. (Not a doc comment: it would enter the
+// OpenAPI document.)
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 pub struct StreamEvent {
     /// The game's type (`arboretum`, `treeblox`, …): it tells a client which
