@@ -4,9 +4,10 @@
 //! game) and [`DynMatch`] (one game's state at one version). Both are
 //! implemented once, generically, for every [`Game`].
 
+use std::any::Any;
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -154,6 +155,18 @@ pub trait DynMatch: Send + Sync {
         &self,
         event: &Value,
         viewer: &Viewer<String>,
+    ) -> Result<Option<Value>, GameError> {
+        self.redact_decoded_event(event, &DecodedEvent::default(), viewer)
+    }
+    /// `redact_event` for an event shown to several viewers in turn: the
+    /// stored event is decoded into its game's type at most once, into
+    /// `decoded`, and later calls with the same `decoded` redact that.
+    /// `decoded` must only ever be given this one stored event.
+    fn redact_decoded_event(
+        &self,
+        event: &Value,
+        decoded: &DecodedEvent,
+        viewer: &Viewer<String>,
     ) -> Result<Option<Value>, GameError>;
     fn legal_actions(&self, actor: &Actor<String>) -> Result<Vec<Value>, GameError>;
     fn score(&self, viewer: &Viewer<String>) -> Result<Value, GameError>;
@@ -164,6 +177,29 @@ pub trait DynMatch: Send + Sync {
 impl Clone for Box<dyn DynMatch> {
     fn clone(&self) -> Self {
         self.clone_box()
+    }
+}
+
+/// One stored event decoded into its game's type, once, for all the
+/// viewers it is redacted for (see [`DynMatch::redact_decoded_event`]):
+/// empty until the first redaction that needs it. Cheap to clone; clones
+/// share the decoded event.
+#[derive(Clone, Default)]
+pub struct DecodedEvent(Arc<OnceLock<Box<dyn Any + Send + Sync>>>);
+
+impl DecodedEvent {
+    /// The decoded event, decoding `stored` if no one has yet.
+    fn get_or_decode<G: Game>(&self, stored: &Value) -> Result<&G::Event, GameError> {
+        if self.0.get().is_none() {
+            let event: G::Event = from_json::<G, _>(stored, Malformed::Event)?;
+            // Another viewer's redaction may have set it meanwhile: the same
+            // event, decoded from the same stored JSON.
+            let _ = self.0.set(Box::new(event));
+        }
+        self.0
+            .get()
+            .and_then(|event| event.downcast_ref::<G::Event>())
+            .ok_or_else(|| malformed::<G>(Malformed::Event, "decoded as another game's event"))
     }
 }
 
@@ -362,9 +398,10 @@ impl<G: Game> DynMatch for Match<G> {
             .and_then(Value::as_str)
             .is_some_and(|tag| G::PUBLIC_EVENTS.contains(&tag))
     }
-    fn redact_event(
+    fn redact_decoded_event(
         &self,
         event: &Value,
+        decoded: &DecodedEvent,
         viewer: &Viewer<String>,
     ) -> Result<Option<Value>, GameError> {
         let viewer = parse_viewer::<G>(viewer)?;
@@ -372,8 +409,8 @@ impl<G: Game> DynMatch for Match<G> {
             // `Game::redact_event`'s contract: shown whole, as stored.
             return Ok(Some(event.clone()));
         }
-        let event: G::Event = from_json::<G, _>(event, Malformed::Event)?;
-        Ok(G::redact_event(&self.state, &event, viewer).map(|e| to_json(&e)))
+        let event = decoded.get_or_decode::<G>(event)?;
+        Ok(G::redact_event(&self.state, event, viewer).map(|e| to_json(&e)))
     }
     fn legal_actions(&self, actor: &Actor<String>) -> Result<Vec<Value>, GameError> {
         let actor = parse_actor::<G>(actor)?;

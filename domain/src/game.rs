@@ -56,7 +56,7 @@ pub trait Game: Send + Sync + 'static {
     /// An action, tagged by `type` in snake_case.
     type Action: Serialize + DeserializeOwned + Clone + Send + Sync;
     /// An event, a past-tense fact tagged by `type` in snake_case.
-    type Event: Serialize + DeserializeOwned + Clone + Send + Sync;
+    type Event: Serialize + DeserializeOwned + Clone + Send + Sync + 'static;
     /// The state as one viewer may see it.
     type View: Serialize;
     /// The score sheet as one viewer may see it.
@@ -92,6 +92,11 @@ pub trait Game: Send + Sync + 'static {
 
     fn view(state: &Self::State, viewer: Viewer<Self::Seat>) -> Self::View;
 
+    /// The `type` tags of the events every viewer sees whole at every
+    /// moment (see [`Game::redact_event`]). Only an optimisation: an event
+    /// left out is redacted as usual.
+    const PUBLIC_EVENTS: &'static [&'static str] = &[];
+
     /// The event as `viewer` may see it at the moment described by `now`
     /// (the latest state the viewer is looking at, so that everything can
     /// become public once a game ends). `None` hides the event entirely.
@@ -103,11 +108,6 @@ pub trait Game: Send + Sync + 'static {
     /// without calling this (a decode and an encode saved per event and
     /// viewer, on every read of the log and every live stream);
     /// `testing::assert_unredacted_events_are_whole` holds a game to it.
-    /// The `type` tags of the events every viewer sees whole at every
-    /// moment (see [`Game::redact_event`]). Only an optimisation: an event
-    /// left out is redacted as usual.
-    const PUBLIC_EVENTS: &'static [&'static str] = &[];
-
     fn redact_event(
         now: &Self::State,
         event: &Self::Event,

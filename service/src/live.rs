@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
 use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
-use umpire_domain::erased::StatusJson;
+use umpire_domain::erased::{DecodedEvent, StatusJson};
 use umpire_domain::{DynMatch, RecordedEvent};
 use umpire_storage::{AppendListener, Appended};
 use uuid::Uuid;
@@ -36,7 +36,7 @@ use crate::games::GameService;
 use crate::metrics::Metrics;
 use crate::model::StreamEvent;
 use crate::principal::Principal;
-use crate::reads::{acted, envelope};
+use crate::reads::{acted, envelope_of};
 
 /// Events a stream reads at once: what it holds in memory beyond its
 /// position, and what it hands its connection at once. Small, so that a
@@ -47,6 +47,10 @@ pub const STREAM_PAGE: u64 = 16;
 /// Renderings a followed game keeps for its streams to share (see
 /// [`Renders`]): enough for a page for each of a few viewers.
 const RENDERS_KEPT: usize = 64;
+
+/// Decoded events a followed game keeps for its streams to share (see
+/// [`Renders`]): a page's worth.
+const DECODED_KEPT: usize = STREAM_PAGE as usize;
 
 /// Statuses a followed game keeps for its streams to share (see
 /// [`Renders`]): more than the events of the longest single action (a
@@ -87,6 +91,11 @@ struct Followed {
 /// game with many spectators renders each event once for them all. Only the newest
 /// version's renderings are kept, and at most [`RENDERS_KEPT`].
 ///
+/// Each viewer's redaction of an event that is not public is its own, but
+/// they all start from the stored event decoded into its game's type: the
+/// latest events are kept decoded ([`DECODED_KEPT`]), so a game with five
+/// seats decodes an event once rather than once per seat.
+///
 /// It also keeps the game's status after each of its latest events, which
 /// no viewer changes and no later event changes: a stream that receives
 /// several events at once needs the status after each, and only the first
@@ -95,6 +104,8 @@ struct Followed {
 struct Renders {
     judged_at: u64,
     kept: Vec<(u64, Audience, Arc<str>)>,
+    /// (seq, the event decoded), oldest first, at most [`DECODED_KEPT`].
+    decoded: Vec<(u64, DecodedEvent)>,
     /// (seq, the status after it), oldest first, at most [`STATUSES_KEPT`].
     statuses: Vec<(u64, StatusJson)>,
 }
@@ -126,6 +137,20 @@ impl Renders {
         self.statuses.push((seq, status.clone()));
     }
 
+    /// Event `seq` decoded, to be filled by the first redaction that
+    /// needs it.
+    fn decoded(&mut self, seq: u64) -> DecodedEvent {
+        if let Some((_, decoded)) = self.decoded.iter().find(|(kept, _)| *kept == seq) {
+            return decoded.clone();
+        }
+        if self.decoded.len() >= DECODED_KEPT {
+            self.decoded.remove(0);
+        }
+        let decoded = DecodedEvent::default();
+        self.decoded.push((seq, decoded.clone()));
+        decoded
+    }
+
     fn get(&self, judged_at: u64, seq: u64, viewer: &Audience) -> Option<Arc<str>> {
         if judged_at != self.judged_at {
             return None;
@@ -151,9 +176,14 @@ impl Renders {
 /// is shown alike to every viewer but the umpire, who also sees its hash
 /// links, and its actor, who also sees the action: all others share one
 /// rendering of it, spectators and seats alike.
+///
+/// An event hidden from a viewer is shown to them as a placeholder that is
+/// the same for everyone it is hidden from (`reads::envelope_of`): they
+/// share its rendering too.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Audience {
     Public,
+    Hidden,
     Viewer(Principal),
 }
 
@@ -600,9 +630,22 @@ impl Follower {
         if let Some(json) = locked(renders).get(judged_at, seq, &audience) {
             return Ok(RenderedEvent { seq, json });
         }
+        let decoded = locked(renders).decoded(seq);
+        let redacted = latest.state.redact_decoded_event(
+            &event.payload,
+            &decoded,
+            &self.principal.viewer(),
+        )?;
+        let audience = match redacted {
+            Some(_) => audience,
+            None => Audience::Hidden,
+        };
+        if let Some(json) = locked(renders).get(judged_at, seq, &audience) {
+            return Ok(RenderedEvent { seq, json });
+        }
         let shown = StreamEvent {
             game: latest.record.game.clone(),
-            event: envelope(latest.state.as_ref(), event, &self.principal)?,
+            event: envelope_of(event, redacted, &self.principal),
             status: status_after(),
         };
         let json: Arc<str> = serde_json::to_string(&shown)

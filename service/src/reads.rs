@@ -30,10 +30,22 @@ pub(crate) fn envelope(
     event: &RecordedEvent,
     principal: &Principal,
 ) -> Result<EventEnvelope, ServiceError> {
+    let redacted = now.redact_event(&event.payload, &principal.viewer())?;
+    Ok(envelope_of(event, redacted, principal))
+}
+
+/// The envelope of `event` as `principal` sees it, given its payload as
+/// redacted for them (`None`: hidden). A hidden event's envelope is the
+/// same for every viewer it is hidden from.
+pub(crate) fn envelope_of(
+    event: &RecordedEvent,
+    redacted: Option<Value>,
+    principal: &Principal,
+) -> EventEnvelope {
     let umpire = principal.is_umpire();
-    let Some(payload) = now.redact_event(&event.payload, &principal.viewer())? else {
+    let Some(payload) = redacted else {
         let payload = hidden_event();
-        return Ok(EventEnvelope {
+        return EventEnvelope {
             seq: event.seq,
             event_type: event_type(&payload).to_string(),
             actor: if event.actor == SYSTEM_LABEL {
@@ -47,10 +59,10 @@ pub(crate) fn envelope(
             action: None,
             prev_hash: None,
             hash: None,
-        });
+        };
     };
     let own_action = umpire || acted(principal, event);
-    Ok(EventEnvelope {
+    EventEnvelope {
         seq: event.seq,
         event_type: event_type(&payload).to_string(),
         actor: event.actor.clone(),
@@ -60,7 +72,7 @@ pub(crate) fn envelope(
         action: (own_action && !event.action.is_null()).then(|| event.action.clone()),
         prev_hash: umpire.then(|| event.prev_hash.clone()),
         hash: umpire.then(|| event.hash.clone()),
-    })
+    }
 }
 
 /// Whether `principal` is the seat (or the umpire) whose action `event`

@@ -70,12 +70,18 @@ fn mutate(action: &Value, replacement: Value, pick: usize) -> Value {
 
 /// A game advanced by `steps` random legal actions.
 fn position(game: &str, seed: u64, steps: usize) -> Box<dyn DynMatch> {
+    played(game, seed, steps).0
+}
+
+/// A game advanced by `steps` random legal actions, and its events.
+pub(crate) fn played(game: &str, seed: u64, steps: usize) -> (Box<dyn DynMatch>, Vec<Value>) {
     let registry = umpire_games::registry();
     let rules = registry.get(game).unwrap();
     let options = rules.validate_options(&Value::Null).unwrap();
     let mut state = rules.new_match(&options).unwrap();
-    for event in rules.setup(&options, seed).unwrap() {
-        state.apply_json(&event).unwrap();
+    let mut log = rules.setup(&options, seed).unwrap();
+    for event in &log {
+        state.apply_json(event).unwrap();
     }
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     for _ in 0..steps {
@@ -98,8 +104,9 @@ fn position(game: &str, seed: u64, steps: usize) -> Box<dyn DynMatch> {
         }
         assert_decided_as_folded(state.as_ref(), &actor, action, &events, folded.as_ref());
         state = folded;
+        log.extend(events);
     }
-    state
+    (state, log)
 }
 
 /// `decide_and_apply` gives the events `decide` gives, and a state that is
@@ -169,7 +176,7 @@ fn check(state: &dyn DynMatch, actor: &Actor<String>, action: &Value) {
     }
 }
 
-const GAMES: [&str; 4] = ["arboretum", "treeblox", "draft_cider", "flower_fields"];
+pub(crate) const GAMES: [&str; 4] = ["arboretum", "treeblox", "draft_cider", "flower_fields"];
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]

@@ -1,5 +1,7 @@
 //! The registry's tests, one binary: every game's `decide` under arbitrary
-//! JSON, and the rule reference that documents every refusal.
+//! JSON, the rule reference that documents every refusal, and redaction
+//! through the type-erased interface.
 
 mod decide_fuzz;
+mod redaction;
 mod rule_reference;
