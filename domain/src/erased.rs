@@ -156,18 +156,25 @@ pub trait DynMatch: Send + Sync {
         event: &Value,
         viewer: &Viewer<String>,
     ) -> Result<Option<Value>, GameError> {
-        self.redact_decoded_event(event, &DecodedEvent::default(), viewer)
+        Ok(
+            match self.show_event(event, &DecodedEvent::default(), viewer)? {
+                Shown::Whole => Some(event.clone()),
+                Shown::Redacted(redacted) => Some(redacted),
+                Shown::Hidden => None,
+            },
+        )
     }
-    /// `redact_event` for an event shown to several viewers in turn: the
-    /// stored event is decoded into its game's type at most once, into
-    /// `decoded`, and later calls with the same `decoded` redact that.
-    /// `decoded` must only ever be given this one stored event.
-    fn redact_decoded_event(
+    /// How the viewer may see the event now, without copying an event
+    /// shown whole; for an event shown to several viewers in turn (a live
+    /// stream's), the stored event is decoded into its game's type at most
+    /// once, into `decoded`, and later calls with the same `decoded` redact
+    /// that. `decoded` must only ever be given this one stored event.
+    fn show_event(
         &self,
         event: &Value,
         decoded: &DecodedEvent,
         viewer: &Viewer<String>,
-    ) -> Result<Option<Value>, GameError>;
+    ) -> Result<Shown, GameError>;
     fn legal_actions(&self, actor: &Actor<String>) -> Result<Vec<Value>, GameError>;
     fn score(&self, viewer: &Viewer<String>) -> Result<Value, GameError>;
     fn summary(&self) -> ScoreSummary;
@@ -180,8 +187,19 @@ impl Clone for Box<dyn DynMatch> {
     }
 }
 
+/// How one viewer is shown a stored event ([`DynMatch::show_event`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shown {
+    /// As stored: to the umpire, and a public event to everyone.
+    Whole,
+    /// Redacted for the viewer.
+    Redacted(Value),
+    /// Not at all: a placeholder ([`hidden_event`]) stands in its place.
+    Hidden,
+}
+
 /// One stored event decoded into its game's type, once, for all the
-/// viewers it is redacted for (see [`DynMatch::redact_decoded_event`]):
+/// viewers it is redacted for (see [`DynMatch::show_event`]):
 /// empty until the first redaction that needs it. Cheap to clone; clones
 /// share the decoded event.
 #[derive(Clone, Default)]
@@ -398,19 +416,22 @@ impl<G: Game> DynMatch for Match<G> {
             .and_then(Value::as_str)
             .is_some_and(|tag| G::PUBLIC_EVENTS.contains(&tag))
     }
-    fn redact_decoded_event(
+    fn show_event(
         &self,
         event: &Value,
         decoded: &DecodedEvent,
         viewer: &Viewer<String>,
-    ) -> Result<Option<Value>, GameError> {
+    ) -> Result<Shown, GameError> {
         let viewer = parse_viewer::<G>(viewer)?;
         if matches!(viewer, Viewer::Umpire) || self.is_public_event(event) {
             // `Game::redact_event`'s contract: shown whole, as stored.
-            return Ok(Some(event.clone()));
+            return Ok(Shown::Whole);
         }
         let event = decoded.get_or_decode::<G>(event)?;
-        Ok(G::redact_event(&self.state, event, viewer).map(|e| to_json(&e)))
+        Ok(match G::redact_event(&self.state, event, viewer) {
+            Some(redacted) => Shown::Redacted(to_json(&redacted)),
+            None => Shown::Hidden,
+        })
     }
     fn legal_actions(&self, actor: &Actor<String>) -> Result<Vec<Value>, GameError> {
         let actor = parse_actor::<G>(actor)?;

@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
 use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
-use umpire_domain::erased::{DecodedEvent, StatusJson};
+use umpire_domain::erased::{DecodedEvent, Shown, StatusJson};
 use umpire_domain::{DynMatch, RecordedEvent};
 use umpire_storage::{AppendListener, Appended};
 use uuid::Uuid;
@@ -34,9 +34,8 @@ use crate::error::ServiceError;
 use crate::folds::{corrupt, Fold};
 use crate::games::GameService;
 use crate::metrics::Metrics;
-use crate::model::StreamEvent;
 use crate::principal::Principal;
-use crate::reads::{acted, envelope_of};
+use crate::reads::{acted, shown_event};
 
 /// Events a stream reads at once: what it holds in memory beyond its
 /// position, and what it hands its connection at once. Small, so that a
@@ -631,26 +630,21 @@ impl Follower {
             return Ok(RenderedEvent { seq, json });
         }
         let decoded = locked(renders).decoded(seq);
-        let redacted = latest.state.redact_decoded_event(
-            &event.payload,
-            &decoded,
-            &self.principal.viewer(),
-        )?;
-        let audience = match redacted {
-            Some(_) => audience,
-            None => Audience::Hidden,
+        let shown = latest
+            .state
+            .show_event(&event.payload, &decoded, &self.principal.viewer())?;
+        let audience = match shown {
+            Shown::Hidden => Audience::Hidden,
+            _ => audience,
         };
         if let Some(json) = locked(renders).get(judged_at, seq, &audience) {
             return Ok(RenderedEvent { seq, json });
         }
-        let shown = StreamEvent {
-            game: latest.record.game.clone(),
-            event: envelope_of(event, redacted, &self.principal),
-            status: status_after(),
-        };
-        let json: Arc<str> = serde_json::to_string(&shown)
-            .map_err(|e| ServiceError::Internal(format!("rendering a stream event: {e}")))?
-            .into();
+        let shown = shown_event(event, shown, &self.principal);
+        let json: Arc<str> =
+            serde_json::to_string(&shown.streamed(&latest.record.game, &status_after()))
+                .map_err(|e| ServiceError::Internal(format!("rendering a stream event: {e}")))?
+                .into();
         self.service.metrics.stream_renders.inc();
         locked(renders).keep(judged_at, seq, &audience, &json);
         Ok(RenderedEvent { seq, json })

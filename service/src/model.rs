@@ -1,12 +1,13 @@
 //! What the service is asked and answers: the bodies the API sends and
 //! receives, described for the OpenAPI document.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use umpire_domain::erased::StatusJson;
+use umpire_domain::erased::{event_type, StatusJson};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -112,6 +113,53 @@ pub struct StreamEvent {
     pub event: EventEnvelope,
     /// Who must act, the phase and whether the game is over, after this event.
     pub status: StatusJson,
+}
+
+/// An [`EventEnvelope`] borrowed from the stored event it shows: what a
+/// live stream writes, without copying a payload shown whole.
+#[derive(Debug)]
+pub(crate) struct ShownEvent<'a> {
+    pub seq: u64,
+    pub actor: &'a str,
+    pub recorded_at: &'a str,
+    pub rules_version: u32,
+    pub payload: Cow<'a, Value>,
+    pub action: Option<&'a Arc<Value>>,
+    pub prev_hash: Option<&'a str>,
+    pub hash: Option<&'a str>,
+}
+
+impl ShownEvent<'_> {
+    pub fn into_envelope(self) -> EventEnvelope {
+        EventEnvelope {
+            seq: self.seq,
+            event_type: event_type(&self.payload).to_string(),
+            actor: self.actor.to_string(),
+            recorded_at: self.recorded_at.to_string(),
+            rules_version: self.rules_version,
+            action: self.action.cloned(),
+            prev_hash: self.prev_hash.map(str::to_string),
+            hash: self.hash.map(str::to_string),
+            payload: self.payload.into_owned(),
+        }
+    }
+
+    /// The [`StreamEvent`] of this event in `game`, as it is written.
+    pub fn streamed<'a>(&'a self, game: &'a str, status: &'a StatusJson) -> impl Serialize + 'a {
+        StreamEventFields {
+            game,
+            seq: self.seq,
+            event_type: event_type(&self.payload),
+            actor: self.actor,
+            recorded_at: self.recorded_at,
+            rules_version: self.rules_version,
+            payload: &self.payload,
+            action: self.action.map(Arc::as_ref),
+            prev_hash: self.prev_hash,
+            hash: self.hash,
+            status,
+        }
+    }
 }
 
 /// A [`StreamEvent`] as it is written: `game`, the envelope's fields, then
@@ -334,6 +382,47 @@ mod tests {
             assert_eq!(written, flattened(&event));
             let read: StreamEvent = serde_json::from_str(&written).unwrap();
             assert_eq!(serde_json::to_string(&read).unwrap(), written);
+        }
+    }
+
+    /// Given an event as a viewer is shown it, borrowed from the stored
+    /// event, a live stream writes exactly the stream event of its envelope.
+    #[test]
+    fn a_shown_event_is_streamed_as_the_stream_event_of_its_envelope() {
+        let action = Arc::new(json!({"type": "grow", "cells": ["a1", "b2"]}));
+        let payload = json!({"type": "cube_placed", "cell": "a1", "note": "quote \" here"});
+        let status = StatusJson {
+            phase: "growth".into(),
+            finished: true,
+            to_act: vec![],
+        };
+        let umpires = ShownEvent {
+            seq: 12,
+            actor: "seat:dark",
+            recorded_at: "2026-11-25T03:06:07.500000Z",
+            rules_version: 2,
+            payload: Cow::Borrowed(&payload),
+            action: Some(&action),
+            prev_hash: Some("ef"),
+            hash: Some("01"),
+        };
+        let hidden = ShownEvent {
+            payload: Cow::Owned(json!({"type": "hidden"})),
+            action: None,
+            prev_hash: None,
+            hash: None,
+            actor: "hidden",
+            ..umpires
+        };
+        for shown in [umpires, hidden] {
+            let streamed = serde_json::to_string(&shown.streamed("treeblox", &status)).unwrap();
+            let event = StreamEvent {
+                game: "treeblox".into(),
+                event: shown.into_envelope(),
+                status: status.clone(),
+            };
+            assert_eq!(streamed, serde_json::to_string(&event).unwrap());
+            assert!(streamed.contains(&format!("\"type\":\"{}\"", event.event.event_type)));
         }
     }
 }

@@ -3,7 +3,9 @@
 //! viewer.
 
 use serde_json::Value;
-use umpire_domain::erased::{event_type, hidden_event, HIDDEN_EVENT_TYPE};
+use std::borrow::Cow;
+
+use umpire_domain::erased::{hidden_event, DecodedEvent, Shown, HIDDEN_EVENT_TYPE};
 use umpire_domain::record::SYSTEM_LABEL;
 use umpire_domain::{DynMatch, GameError, RecordedEvent};
 use uuid::Uuid;
@@ -12,7 +14,7 @@ use crate::error::ServiceError;
 use crate::games::GameService;
 use crate::model::{
     ActionCheck, EventEnvelope, EventPage, GameType, GameTypes, LegalActions, ScoreResponse,
-    StateResponse,
+    ShownEvent, StateResponse,
 };
 use crate::principal::Principal;
 
@@ -30,48 +32,53 @@ pub(crate) fn envelope(
     event: &RecordedEvent,
     principal: &Principal,
 ) -> Result<EventEnvelope, ServiceError> {
-    let redacted = now.redact_event(&event.payload, &principal.viewer())?;
-    Ok(envelope_of(event, redacted, principal))
+    let shown = now.show_event(
+        &event.payload,
+        &DecodedEvent::default(),
+        &principal.viewer(),
+    )?;
+    Ok(shown_event(event, shown, principal).into_envelope())
 }
 
-/// The envelope of `event` as `principal` sees it, given its payload as
-/// redacted for them (`None`: hidden). A hidden event's envelope is the
-/// same for every viewer it is hidden from.
-pub(crate) fn envelope_of(
-    event: &RecordedEvent,
-    redacted: Option<Value>,
+/// `event` as `principal` is shown it, borrowed from the stored event. A
+/// hidden event's placeholder is the same for every viewer it is hidden
+/// from.
+pub(crate) fn shown_event<'a>(
+    event: &'a RecordedEvent,
+    shown: Shown,
     principal: &Principal,
-) -> EventEnvelope {
+) -> ShownEvent<'a> {
     let umpire = principal.is_umpire();
-    let Some(payload) = redacted else {
-        let payload = hidden_event();
-        return EventEnvelope {
-            seq: event.seq,
-            event_type: event_type(&payload).to_string(),
-            actor: if event.actor == SYSTEM_LABEL {
-                event.actor.clone()
-            } else {
-                HIDDEN_EVENT_TYPE.to_string()
-            },
-            recorded_at: event.recorded_at.clone(),
-            rules_version: event.rules_version,
-            payload,
-            action: None,
-            prev_hash: None,
-            hash: None,
-        };
+    let payload = match shown {
+        Shown::Whole => Cow::Borrowed(&event.payload),
+        Shown::Redacted(redacted) => Cow::Owned(redacted),
+        Shown::Hidden => {
+            return ShownEvent {
+                seq: event.seq,
+                actor: if event.actor == SYSTEM_LABEL {
+                    SYSTEM_LABEL
+                } else {
+                    HIDDEN_EVENT_TYPE
+                },
+                recorded_at: &event.recorded_at,
+                rules_version: event.rules_version,
+                payload: Cow::Owned(hidden_event()),
+                action: None,
+                prev_hash: None,
+                hash: None,
+            }
+        }
     };
     let own_action = umpire || acted(principal, event);
-    EventEnvelope {
+    ShownEvent {
         seq: event.seq,
-        event_type: event_type(&payload).to_string(),
-        actor: event.actor.clone(),
-        recorded_at: event.recorded_at.clone(),
+        actor: &event.actor,
+        recorded_at: &event.recorded_at,
         rules_version: event.rules_version,
         payload,
-        action: (own_action && !event.action.is_null()).then(|| event.action.clone()),
-        prev_hash: umpire.then(|| event.prev_hash.clone()),
-        hash: umpire.then(|| event.hash.clone()),
+        action: (own_action && !event.action.is_null()).then_some(&event.action),
+        prev_hash: umpire.then_some(event.prev_hash.as_str()),
+        hash: umpire.then_some(event.hash.as_str()),
     }
 }
 

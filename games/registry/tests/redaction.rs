@@ -3,7 +3,7 @@
 //! viewer alone shows.
 
 use serde_json::Value;
-use umpire_domain::erased::DecodedEvent;
+use umpire_domain::erased::{DecodedEvent, Shown};
 use umpire_domain::{DynMatch, Viewer};
 
 use crate::decide_fuzz::{played, GAMES};
@@ -30,7 +30,11 @@ fn an_event_decoded_once_is_redacted_for_each_viewer_as_alone() {
                     let decoded = DecodedEvent::default();
                     for viewer in &viewers {
                         let alone = now.redact_event(event, viewer).unwrap();
-                        let shared = now.redact_decoded_event(event, &decoded, viewer).unwrap();
+                        let shared = match now.show_event(event, &decoded, viewer).unwrap() {
+                            Shown::Whole => Some(event.clone()),
+                            Shown::Redacted(redacted) => Some(redacted),
+                            Shown::Hidden => None,
+                        };
                         assert_eq!(shared, alone, "{game} seed {seed}: {event} for {viewer:?}");
                         hidden += usize::from(alone.is_none());
                     }
@@ -61,14 +65,14 @@ fn an_event_decoded_for_another_game_is_refused_not_misread() {
     let arboretum_event = private(arboretum.as_ref(), &arboretum_events);
     let decoded = DecodedEvent::default();
     fields
-        .redact_decoded_event(&fields_event, &decoded, &Viewer::Spectator)
+        .show_event(&fields_event, &decoded, &Viewer::Spectator)
         .unwrap();
     // Filled with a Flower Fields event: Arboretum cannot read it as one of
     // its own, and says so rather than redacting something else.
-    let refused = arboretum.redact_decoded_event(&arboretum_event, &decoded, &seat);
+    let refused = arboretum.show_event(&arboretum_event, &decoded, &seat);
     assert!(refused.is_err(), "{refused:?}");
     // A fresh one redacts the same event.
     assert!(arboretum
-        .redact_decoded_event(&arboretum_event, &DecodedEvent::default(), &seat)
+        .show_event(&arboretum_event, &DecodedEvent::default(), &seat)
         .is_ok());
 }
