@@ -669,18 +669,18 @@ impl Follower {
 
     /// Waits until the game may have moved past what was last read (an
     /// announcement, or the listener connecting again), at most `timeout`.
+    ///
+    /// A woken stream reads at once. It used to yield to the thread's other
+    /// ready tasks first, but every poll of a streaming connection costs
+    /// actix's dispatcher about 3 k instructions, and that extra poll per
+    /// wake was 6 % of what the streams cost, with no gain measured.
     pub async fn wait(&mut self, timeout: Duration) -> Woken {
         let subscription = &mut self.subscription;
-        let woken = tokio::select! {
+        tokio::select! {
             _ = subscription.changes.changed() => Woken::Moved,
             _ = subscription.relisten.changed() => Woken::Moved,
             _ = tokio::time::sleep(timeout) => Woken::TimedOut,
-        };
-        // Let the thread's ready sockets be polled first: one action wakes
-        // every stream of its game at once, and the requests and database
-        // answers waiting behind them are what the players wait on.
-        tokio::task::yield_now().await;
-        woken
+        }
     }
 
     /// Counts a stream the server ended, by why.
