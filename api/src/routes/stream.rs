@@ -191,7 +191,13 @@ impl Sse {
             if !batch.events.is_empty() {
                 self.last_event = Instant::now();
                 self.at_head = position == batch.head;
-                let mut chunk = String::new();
+                let mut chunk = String::with_capacity(
+                    batch
+                        .events
+                        .iter()
+                        .map(|event| event.json.len() + MESSAGE_FRAMING)
+                        .sum(),
+                );
                 for event in &batch.events {
                     push_event(&mut chunk, event);
                 }
@@ -248,9 +254,18 @@ impl Sse {
     }
 }
 
+/// The bytes of an SSE message besides its JSON: `id: `, the longest
+/// version, `\ndata: ` and the blank line.
+const MESSAGE_FRAMING: usize = 4 + 20 + 7 + 2;
+
 /// One SSE message: `id:` the version, `data:` the event as one line of
-/// JSON (serde_json never writes a raw newline inside a string).
+/// JSON (serde_json never writes a raw newline inside a string). Pushed
+/// piece by piece: through `write!` and `core::fmt` it cost about 900
+/// instructions a message, a fourteenth of a delivery.
 fn push_event(chunk: &mut String, event: &RenderedEvent) {
-    use std::fmt::Write;
-    let _ = write!(chunk, "id: {}\ndata: {}\n\n", event.seq, event.json);
+    chunk.push_str("id: ");
+    chunk.push_str(itoa::Buffer::new().format(event.seq));
+    chunk.push_str("\ndata: ");
+    chunk.push_str(&event.json);
+    chunk.push_str("\n\n");
 }
