@@ -3,7 +3,8 @@
 # cluster: 1,000 streams on 200 games being played by 8 submitters.
 # Prints accepted actions/s without and with the streams open, the server's
 # memory per idle stream, and the time from each action's 201 answer to the
-# arrival of its events at every stream that follows the game (p50, p99).
+# arrival of its events at every stream that follows the game (p50, p99),
+# and the CPU each process on the machine spent per accepted action.
 # Figures: docs/benchmarks.md.
 #
 #   scripts/bench-streams.sh                  (STREAMS=1000 GAMES=200 SECONDS_PER_PHASE=3 CLIENTS=8 ROUNDS=3)

@@ -54,6 +54,14 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def system_cpu_seconds(pid: int) -> float:
+    """The part of `cpu_seconds` spent in the kernel: for the service with
+    streams open, mostly its loopback sends to the readers."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return int(fields[12]) / os.sysconf("SC_CLK_TCK")
+
+
 def postgres_cpu_seconds() -> float:
     """CPU time of every PostgreSQL process (the private cluster's, when it
     is the only one): what the database's side of a phase cost."""
@@ -236,17 +244,32 @@ async def main_async(args: argparse.Namespace) -> None:
           f"rounds={args.rounds}", file=sys.stderr)
     busy_times: list[float] = []
 
-    async def phase(name: str, games: list[Game], committed: dict[tuple[str, int], float] | None) -> float:
-        """Plays GAMES for SECONDS; prints and returns actions/s."""
+    async def phase(name: str, games: list[Game], committed: dict[tuple[str, int], float] | None,
+                    readers_pid: int | None = None) -> float:
+        """Plays GAMES for SECONDS; prints and returns actions/s. Also prints
+        the CPU every process on the machine spent per action (the service,
+        PostgreSQL, the submitters and, with streams, the readers): on a
+        saturated machine the ratio of two phases' rates is about the
+        inverse ratio of these."""
+        def readers_cpu() -> float:
+            return cpu_seconds(readers_pid) if readers_pid else 0.0
         server_cpu, driver_cpu, db_cpu = cpu_seconds(args.server_pid), own_cpu_seconds(), postgres_cpu_seconds()
+        server_sys, readers = system_cpu_seconds(args.server_pid), readers_cpu()
         accepted, busy = await submit_for(args.seconds, games, args.clients, host, port, committed)
         server_cpu, driver_cpu = cpu_seconds(args.server_pid) - server_cpu, own_cpu_seconds() - driver_cpu
         db_cpu = postgres_cpu_seconds() - db_cpu
+        server_sys, readers = system_cpu_seconds(args.server_pid) - server_sys, readers_cpu() - readers
         busy_times.append(busy)
+        per_action = 1e6 / max(accepted, 1)
         print(f"actions_per_s_{name}={accepted / busy:.0f} "
-              f"server_cpu_us_per_action={server_cpu / max(accepted, 1) * 1e6:.0f} "
+              f"server_cpu_us_per_action={server_cpu * per_action:.0f} "
+              f"(in the kernel {server_sys * per_action:.0f}) "
               f"server_cpu_share={server_cpu / busy:.2f} postgres_cpu_share={db_cpu / busy:.2f} "
               f"driver_cpu_share={driver_cpu / busy:.2f} seconds={busy:.2f}")
+        readers_part = f" readers {readers * per_action:.0f}" if readers_pid else ""
+        print(f"machine_cpu_us_per_action={(server_cpu + db_cpu + driver_cpu + readers) * per_action:.0f}: "
+              f"service {server_cpu * per_action:.0f} postgres {db_cpu * per_action:.0f} "
+              f"submitters {driver_cpu * per_action:.0f}{readers_part}")
         return accepted / busy
 
     async def with_streams(round_: int, streamed: list[Game]) -> tuple[float, list, float]:
@@ -273,11 +296,13 @@ async def main_async(args: argparse.Namespace) -> None:
         readers.stdin.write("go\n")
         readers.stdin.flush()
         readers_cpu, began = cpu_seconds(readers.pid), time.monotonic()
-        rate = await phase("with_streams", streamed, committed)
+        rate = await phase("with_streams", streamed, committed, readers.pid)
         await asyncio.sleep(1)
         readers_cpu_share = (cpu_seconds(readers.pid) - readers_cpu) / (time.monotonic() - began)
         arrivals = stop_readers(readers)
-        print(f"readers_cpu_share={readers_cpu_share:.2f}")
+        delivered = sum(1 for game, version, _ in arrivals if (game, version) in committed)
+        print(f"readers_cpu_share={readers_cpu_share:.2f} "
+              f"deliveries_per_action={delivered / max(1.0, rate * busy_times[-1]):.1f}")
         await asyncio.sleep(1)
         return rate, arrivals, committed
 
