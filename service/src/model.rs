@@ -100,11 +100,11 @@ pub struct EventEnvelope {
 /// One event of a live stream (`data:` of an SSE message whose `id:` is
 /// its `seq`): the entry `/events` gives this viewer, with the game's
 /// status after the event.
-// Written by hand (`Serialize` below) as the fields of one object in this
-// order: serde's `flatten` writes through a map serializer, a cost paid for
-// every event of every live stream. (Not a doc comment: it would enter the
-// OpenAPI document.)
-#[derive(Debug, Clone, Deserialize, ToSchema)]
+// Live streams write it through `ShownEvent::streamed`, field by field:
+// serde's `flatten` writes through a map serializer, a cost paid for every
+// event of every live stream. This derived form is the reference a test
+// holds that to. (Not a doc comment: it would enter the OpenAPI document.)
+#[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
 pub struct StreamEvent {
     /// The game's type (`arboretum`, `treeblox`, …): it tells a client which
     /// game's shapes the rest of this body has.
@@ -162,8 +162,8 @@ impl ShownEvent<'_> {
     }
 }
 
-/// A [`StreamEvent`] as it is written: `game`, the envelope's fields, then
-/// `status`.
+/// A [`StreamEvent`] as a live stream writes it: `game`, the envelope's
+/// fields, then `status`.
 #[derive(Serialize)]
 struct StreamEventFields<'a> {
     game: &'a str,
@@ -181,36 +181,6 @@ struct StreamEventFields<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     hash: Option<&'a str>,
     status: &'a StatusJson,
-}
-
-impl Serialize for StreamEvent {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let EventEnvelope {
-            seq,
-            event_type,
-            actor,
-            recorded_at,
-            rules_version,
-            payload,
-            action,
-            prev_hash,
-            hash,
-        } = &self.event;
-        StreamEventFields {
-            game: &self.game,
-            seq: *seq,
-            event_type,
-            actor,
-            recorded_at,
-            rules_version: *rules_version,
-            payload,
-            action: action.as_deref(),
-            prev_hash: prev_hash.as_deref(),
-            hash: hash.as_deref(),
-            status: &self.status,
-        }
-        .serialize(serializer)
-    }
 }
 
 /// The last message of a live stream (SSE `event: end`): why the server
