@@ -70,6 +70,14 @@ pub fn default_data_dir() -> PathBuf {
         .join("umpire")
 }
 
+/// A size such as `512MiB`, `2GiB` or a plain number of bytes.
+fn parse_bytes(text: &str) -> Result<u64, String> {
+    text.trim()
+        .parse::<bytesize::ByteSize>()
+        .map(|size| size.as_u64())
+        .map_err(|error| format!("{error} (a size such as 512MiB or 2GiB)"))
+}
+
 fn game_names() -> String {
     umpire_games::registry()
         .ids()
@@ -107,6 +115,16 @@ pub enum Command {
         /// open at once; beyond, a new one is answered 503 with Retry-After.
         #[arg(long, default_value_t = umpire_service::live::DEFAULT_MAX_STREAMS, env = "UMPIRE_MAX_STREAMS")]
         max_streams: usize,
+        /// Live streams one client holds open at once, counted by token, or
+        /// by address for spectators; beyond, 429 `too_many_streams`.
+        #[arg(long, default_value_t = umpire_service::live::DEFAULT_MAX_STREAMS_PER_CLIENT, env = "UMPIRE_MAX_STREAMS_PER_CLIENT")]
+        max_streams_per_client: usize,
+        /// Memory the process may use (e.g. 512MiB, 2GiB): what it holds at
+        /// start, plus the fold cache, live streams, archive bodies and
+        /// audits, each charged in bytes. Caches give way first; a request
+        /// that still does not fit is answered 503 `busy` with Retry-After.
+        #[arg(long, default_value = "512MiB", env = "UMPIRE_MEMORY_BUDGET", value_parser = parse_bytes)]
+        memory_budget: u64,
     },
     /// Apply pending database migrations and exit (serve does it too).
     #[command(after_help = "Example:\n  umpire migrate --data-dir /srv/umpire")]
@@ -294,6 +312,8 @@ async fn run(command: Command) -> Result<Done, String> {
             append_writers,
             admin_token,
             max_streams,
+            max_streams_per_client,
+            memory_budget,
         } => {
             let database = database::open(&data.path()).await?;
             let limits = GroupCommitLimits {
@@ -307,7 +327,12 @@ async fn run(command: Command) -> Result<Done, String> {
                 limits,
                 workers,
                 admin_token,
-                max_streams,
+                crate::routes::stream::StreamLimits {
+                    max_open: max_streams,
+                    max_per_client: max_streams_per_client,
+                    ..Default::default()
+                },
+                usize::try_from(memory_budget).unwrap_or(usize::MAX),
             )
             .await;
             if let Some(cluster) = database.cluster.as_ref().filter(|c| c.started_here) {
@@ -455,7 +480,8 @@ async fn serve(
     group_commit: GroupCommitLimits,
     workers: Option<usize>,
     admin_token: Option<String>,
-    max_streams: usize,
+    streams: crate::routes::stream::StreamLimits,
+    memory_budget: usize,
 ) -> Result<(), String> {
     if admin_token.as_deref().is_none_or(str::is_empty) {
         tracing::warn!("no admin token configured: anyone can create and import games (set UMPIRE_ADMIN_TOKEN to restrict)");
@@ -463,10 +489,9 @@ async fn serve(
     let options = crate::startup::ServiceOptions {
         admin_token,
         listen_url: Some(database.service_url.clone()),
-        streams: crate::routes::stream::StreamLimits {
-            max_open: max_streams,
-            ..Default::default()
-        },
+        streams,
+        memory_budget,
+        budget_includes_process: true,
     };
     umpire_storage::migrate(&database.owner_url)
         .await

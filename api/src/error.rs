@@ -91,7 +91,9 @@ impl ResponseError for ApiError {
             ServiceError::Violation(_) | ServiceError::Unprocessable { .. } => {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
-            ServiceError::TooManyRefusals { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ServiceError::TooManyRefusals { .. } | ServiceError::TooManyStreams { .. } => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
             ServiceError::Unavailable(_) | ServiceError::Busy { .. } => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
@@ -117,7 +119,8 @@ impl ResponseError for ApiError {
             ApiError::Service(
                 ServiceError::Unavailable(_)
                 | ServiceError::Contended { .. }
-                | ServiceError::Busy { .. },
+                | ServiceError::Busy { .. }
+                | ServiceError::TooManyStreams { .. },
             ) => {
                 response.insert_header((header::RETRY_AFTER, "1"));
             }

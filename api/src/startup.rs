@@ -33,7 +33,7 @@ pub struct AppState {
 }
 
 /// Deployment choices beyond the store and the address.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ServiceOptions {
     pub admin_token: Option<String>,
     /// The database to listen on for appends (by any instance), which wake
@@ -41,6 +41,25 @@ pub struct ServiceOptions {
     /// heartbeat and are woken at once by this instance's own appends.
     pub listen_url: Option<String>,
     pub streams: StreamLimits,
+    /// Bytes the process may hold in what grows with clients or stored
+    /// data (`umpire_service::budget`).
+    pub memory_budget: usize,
+    /// Whether the process's resident memory at start is charged to the
+    /// budget: so for `umpire serve`, which is the whole process; not for a
+    /// server inside another program (the tests), whose memory is not its.
+    pub budget_includes_process: bool,
+}
+
+impl Default for ServiceOptions {
+    fn default() -> Self {
+        ServiceOptions {
+            admin_token: None,
+            listen_url: None,
+            streams: StreamLimits::default(),
+            memory_budget: umpire_service::budget::DEFAULT_MEMORY_BUDGET,
+            budget_includes_process: false,
+        }
+    }
 }
 
 pub struct Application {
@@ -76,7 +95,20 @@ impl Application {
         let listener = TcpListener::bind(address)?;
         let port = listener.local_addr()?.port();
         let registry = Arc::new(umpire_games::registry());
-        let service = GameService::new(store, registry).with_max_streams(options.streams.max_open);
+        let limits = umpire_service::ServiceLimits {
+            memory_budget: options.memory_budget,
+            live: options.streams.live(),
+        };
+        let service = GameService::with_limits(store, registry, limits);
+        if options.budget_includes_process {
+            // What the process holds before serving anything is charged
+            // first, so that the budget bounds the process, not only what
+            // it adds.
+            service.budget.add(
+                umpire_service::Charge::Process,
+                umpire_service::budget::resident_bytes(),
+            );
+        }
         if let Some(url) = options.listen_url {
             service.listen_for_appends(url);
         }

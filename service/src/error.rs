@@ -87,6 +87,14 @@ pub enum ServiceError {
         "Too many refused actions from this token in this game; retry in {retry_after_seconds} s."
     )]
     TooManyRefusals { retry_after_seconds: u64 },
+    /// This client already holds as many live streams as one client may
+    /// (by token, or by address for spectators); it may open another once
+    /// one of its own ends.
+    #[error(
+        "This client already holds its limit of {limit} live streams on this instance; close one, \
+         or read /events meanwhile."
+    )]
+    TooManyStreams { limit: usize },
     /// This instance is doing as much of this as it may at once.
     #[error("{message}")]
     Busy { message: String },
@@ -145,6 +153,11 @@ impl ServiceError {
                 Some(serde_json::json!({"retry_after_seconds": retry_after_seconds})),
             ),
             ServiceError::Unavailable(_) => ("unavailable".to_string(), None, None),
+            ServiceError::TooManyStreams { limit } => (
+                "too_many_streams".to_string(),
+                None,
+                Some(serde_json::json!({"limit": limit})),
+            ),
             ServiceError::Busy { .. } => ("busy".to_string(), None, None),
             ServiceError::Internal(_) => ("internal".to_string(), None, None),
         };

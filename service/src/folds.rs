@@ -11,22 +11,19 @@ use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use lru::LruCache;
-use umpire_domain::{DynMatch, GameError, RecordedEvent, Registry};
+use umpire_domain::{DynMatch, GameError, RecordedEvent, Registry, Viewer};
 use umpire_storage::{EventStore, GameRecord, Head};
 use uuid::Uuid;
 
+use crate::budget::{allocation, events_bytes, value_heap_bytes, Charge, MemoryBudget};
 use crate::error::ServiceError;
 
-/// How many games' folded states an instance keeps in memory.
+/// How many games' folded states an instance keeps in memory, at most. In
+/// bytes, the cache holds what the memory budget leaves (`budget.rs`): a
+/// fold keeps its game's whole log, so a count of games alone would let a
+/// few thousand long games hold gigabytes. The least recently used folds go
+/// first; a single game larger than the room is still cached, alone.
 const CACHED_GAMES: usize = 2048;
-
-/// How many events the cached folds hold between them, at most: a fold
-/// keeps its game's whole log, so a count of games alone would let a few
-/// thousand long games hold gigabytes. At about 1.8 KB per cached event
-/// (its JSON, and its share of the state; `bench-streams.sh` measures the
-/// growth) this is about 240 MB. The least recently used folds go first;
-/// a single game longer than this is still cached, alone.
-const CACHED_EVENTS: usize = 131_072;
 
 /// A game folded up to its latest known event. Shared, read-only, between
 /// the requests that use it: a new event makes a new fold.
@@ -37,9 +34,37 @@ pub(crate) struct Fold {
     /// Where the log ended when these events were read or written: what the
     /// next append extends.
     pub head: Head,
+    /// What `events` hold in memory, measured ([`events_bytes`]).
+    events_bytes: usize,
+    /// What `state` holds, measured by its umpire's view when the game was
+    /// read from the store (the typed state is smaller than that JSON) and
+    /// carried on as it grows: a game's state barely changes in size.
+    state_bytes: usize,
 }
 
 impl Fold {
+    /// A game not folded yet: its record and its state before any event.
+    fn start(record: GameRecord, state: Box<dyn DynMatch>) -> Fold {
+        let game_id = record.game_id;
+        Fold {
+            record: Arc::new(record),
+            events: Vec::new(),
+            state,
+            head: Head::start(game_id),
+            events_bytes: 0,
+            state_bytes: 0,
+        }
+    }
+
+    /// What this fold holds in memory, measured: what the fold cache
+    /// charges the memory budget for it.
+    pub fn bytes(&self) -> usize {
+        allocation(16 + std::mem::size_of::<Fold>())
+            + allocation(self.events.capacity() * std::mem::size_of::<Arc<RecordedEvent>>())
+            + self.events_bytes
+            + self.state_bytes
+    }
+
     /// This fold with `events` (read after its head) applied.
     fn extended(&self, events: Vec<RecordedEvent>, head: Head) -> Result<Fold, ServiceError> {
         let mut state = self.state.clone();
@@ -48,7 +73,13 @@ impl Fold {
                 .apply_json(&event.payload)
                 .map_err(|e| corrupt(self.record.game_id, e))?;
         }
-        Ok(self.followed_by(events, state, head))
+        let measured =
+            (self.events.is_empty() || self.state_bytes == 0).then(|| state_bytes(state.as_ref()));
+        let mut fold = self.followed_by(events, state, head);
+        if let Some(bytes) = measured {
+            fold.state_bytes = bytes;
+        }
+        Ok(fold)
     }
 
     /// This fold followed by `events`, `state` being the state after them
@@ -59,6 +90,7 @@ impl Fold {
         state: Box<dyn DynMatch>,
         head: Head,
     ) -> Fold {
+        let added = events_bytes(&events, self.events.last().map(|event| event.as_ref()));
         let mut all = Vec::with_capacity(self.events.len() + events.len());
         all.extend(self.events.iter().cloned());
         all.extend(events.into_iter().map(Arc::new));
@@ -67,8 +99,18 @@ impl Fold {
             events: all,
             state,
             head,
+            events_bytes: self.events_bytes + added,
+            state_bytes: self.state_bytes,
         }
     }
+}
+
+/// What a state holds, measured by the JSON of the umpire's view of it.
+fn state_bytes(state: &dyn DynMatch) -> usize {
+    state
+        .view(&Viewer::Umpire)
+        .map(|view| value_heap_bytes(&view))
+        .unwrap_or(0)
 }
 
 /// The error for a stored log that no longer folds: ours, never the caller's.
@@ -85,23 +127,46 @@ pub(crate) struct Folds {
 }
 
 /// The folds, least recently used first out, within [`CACHED_GAMES`] games
-/// and [`CACHED_EVENTS`] events.
+/// and the room the memory budget leaves them.
 struct Cache<F> {
     folds: LruCache<Uuid, F>,
-    /// How many events a fold holds.
-    events_of: fn(&F) -> usize,
-    /// The events of every fold in `folds`.
-    events: usize,
-    max_events: usize,
+    /// What a fold holds in memory.
+    bytes_of: fn(&F) -> usize,
+    /// The bytes of every fold in `folds`, charged to the budget.
+    bytes: usize,
+    budget: MemoryBudget,
+}
+
+impl<F> Drop for Cache<F> {
+    fn drop(&mut self) {
+        self.budget.release(Charge::Folds, self.bytes);
+    }
 }
 
 impl<F: Clone> Cache<F> {
-    fn new(max_games: usize, max_events: usize, events_of: fn(&F) -> usize) -> Cache<F> {
+    fn new(max_games: usize, budget: MemoryBudget, bytes_of: fn(&F) -> usize) -> Cache<F> {
         Cache {
             folds: LruCache::new(NonZeroUsize::new(max_games.max(1)).expect("non-zero")),
-            events_of,
-            events: 0,
-            max_events,
+            bytes_of,
+            bytes: 0,
+            budget,
+        }
+    }
+
+    fn forget(&mut self, fold: &F) {
+        let bytes = (self.bytes_of)(fold);
+        self.bytes -= bytes;
+        self.budget.release(Charge::Folds, bytes);
+    }
+
+    /// Lets the least recently used folds go until the cache holds at most
+    /// `bytes` (keeping the newest `keep` folds).
+    fn shrink_to(&mut self, bytes: usize, keep: usize) {
+        while self.bytes > bytes && self.folds.len() > keep {
+            match self.folds.pop_lru() {
+                Some((_, gone)) => self.forget(&gone),
+                None => break,
+            }
         }
     }
 
@@ -114,36 +179,44 @@ impl<F: Clone> Cache<F> {
     }
 
     /// Keeps `fold`, replacing the game's older one, then lets the least
-    /// recently used folds go until the events fit (always keeping this one).
-    /// Nothing in it can panic: the counts only ever subtract what they added.
+    /// recently used folds go until the budget's room fits (always keeping
+    /// this one). Nothing in it can panic: the counts only ever subtract
+    /// what they added.
     fn put(&mut self, game_id: Uuid, fold: F) {
-        self.events += (self.events_of)(&fold);
+        let bytes = (self.bytes_of)(&fold);
+        self.bytes += bytes;
+        self.budget.add(Charge::Folds, bytes);
         // `push` hands back the entry it replaced or the one it evicted.
         if let Some((_, gone)) = self.folds.push(game_id, fold) {
-            self.events -= (self.events_of)(&gone);
+            self.forget(&gone);
         }
-        while self.events > self.max_events && self.folds.len() > 1 {
-            match self.folds.pop_lru() {
-                Some((_, gone)) => self.events -= (self.events_of)(&gone),
-                None => break,
-            }
-        }
-    }
-}
-
-impl Default for Folds {
-    fn default() -> Self {
-        Folds {
-            cache: Arc::new(Mutex::new(Cache::new(
-                CACHED_GAMES,
-                CACHED_EVENTS,
-                |fold: &Arc<Fold>| fold.events.len(),
-            ))),
-        }
+        let room = self.budget.room_for(Charge::Folds);
+        self.shrink_to(room, 1);
     }
 }
 
 impl Folds {
+    /// An empty cache charging `budget`.
+    pub fn new(budget: MemoryBudget) -> Folds {
+        Folds {
+            cache: Arc::new(Mutex::new(Cache::new(
+                CACHED_GAMES,
+                budget,
+                |fold: &Arc<Fold>| fold.bytes(),
+            ))),
+        }
+    }
+
+    /// Lets the least recently used folds go until `bytes` more fit in the
+    /// budget, or none is left: a reservation that did not fit asks this
+    /// first. Folds still in use by a request stay in memory until it ends.
+    pub fn make_room(&self, bytes: usize) {
+        let mut cache = self.lock();
+        let room = cache.budget.room_for(Charge::Folds);
+        let target = room.saturating_sub(bytes);
+        cache.shrink_to(target, 0);
+    }
+
     /// The cache, even after a panic elsewhere while it was held: none of
     /// its operations can panic half way, so a
     /// poisoned lock holds nothing half done, and turning the cache off for
@@ -186,12 +259,7 @@ impl Folds {
                     .map_err(|e| corrupt(game_id, e))?
                     .new_match(&record.options)
                     .map_err(|e| corrupt(game_id, e))?;
-                fresh_start = Fold {
-                    record: Arc::new(record),
-                    events: Vec::new(),
-                    state,
-                    head: Head::start(game_id),
-                };
+                fresh_start = Fold::start(record, state);
                 &fresh_start
             }
         };
@@ -204,6 +272,25 @@ impl Folds {
         let fold = Arc::new(base.extended(newer, head)?);
         self.remember(game_id, fold.clone());
         Ok(fold)
+    }
+}
+
+/// Whether a game's fold is still in memory, without keeping it there:
+/// for tests and diagnostics of what holds memory.
+pub struct FoldProbe(std::sync::Weak<Fold>);
+
+impl FoldProbe {
+    pub fn is_in_memory(&self) -> bool {
+        self.0.strong_count() > 0
+    }
+}
+
+impl Folds {
+    /// A probe of the game's cached fold, if one is cached.
+    pub fn probe(&self, game_id: Uuid) -> Option<FoldProbe> {
+        self.lock()
+            .peek(&game_id)
+            .map(|fold| FoldProbe(Arc::downgrade(fold)))
     }
 }
 
@@ -239,9 +326,16 @@ impl LoadedGame {
 mod tests {
     use super::*;
 
-    /// A cache of folds that are just their event counts.
-    fn cache(max_games: usize, max_events: usize) -> Cache<usize> {
-        Cache::new(max_games, max_events, |events| *events)
+    use crate::metrics::Metrics;
+
+    /// A cache of folds that are just their sizes, in a budget of
+    /// `max_bytes` that nothing else charges.
+    fn cache(max_games: usize, max_bytes: usize) -> Cache<usize> {
+        Cache::new(
+            max_games,
+            Metrics::unregistered().memory_budget(max_bytes),
+            |bytes| *bytes,
+        )
     }
 
     fn game(n: u128) -> Uuid {
@@ -253,17 +347,17 @@ mod tests {
         let mut folds = cache(3, 100);
         folds.put(game(1), 40);
         folds.put(game(2), 40);
-        assert_eq!(folds.events, 80);
+        assert_eq!(folds.bytes, 80);
         // Game 1 is used, so game 2 is the least recently used.
         assert_eq!(folds.get(&game(1)), Some(40));
         folds.put(game(3), 30);
         assert_eq!(folds.get(&game(2)), None, "over 100 events: game 2 goes");
-        assert_eq!(folds.events, 70);
+        assert_eq!(folds.bytes, 70);
         folds.put(game(4), 1);
         folds.put(game(5), 1);
         assert_eq!(folds.folds.len(), 3, "at most three games");
         assert_eq!(folds.get(&game(1)), None);
-        assert_eq!(folds.events, 32);
+        assert_eq!(folds.bytes, 32);
     }
 
     #[test]
@@ -271,20 +365,50 @@ mod tests {
         let mut folds = cache(3, 100);
         folds.put(game(1), 40);
         folds.put(game(1), 60);
-        assert_eq!(folds.events, 60);
+        assert_eq!(folds.bytes, 60);
         assert_eq!(folds.get(&game(1)), Some(60));
         folds.put(game(2), 50);
         assert_eq!(folds.get(&game(1)), None, "110 events: the older game goes");
-        assert_eq!(folds.events, 50);
+        assert_eq!(folds.bytes, 50);
     }
 
     #[test]
-    fn a_game_longer_than_the_allowance_is_still_cached_alone() {
+    fn a_game_larger_than_the_room_is_still_cached_alone() {
         let mut folds = cache(3, 100);
         folds.put(game(1), 10);
         folds.put(game(2), 500);
         assert_eq!(folds.get(&game(2)), Some(500));
         assert_eq!(folds.get(&game(1)), None);
-        assert_eq!(folds.events, 500);
+        assert_eq!(folds.bytes, 500);
+    }
+
+    /// Given folds filling the budget, a reservation elsewhere makes them
+    /// give way, the least recently used first, and the budget shows what
+    /// they hold.
+    #[test]
+    fn folds_give_way_to_reservations_and_are_charged_to_the_budget() {
+        let mut folds = cache(10, 100);
+        let budget = folds.budget.clone();
+        folds.put(game(1), 30);
+        folds.put(game(2), 30);
+        folds.put(game(3), 30);
+        assert_eq!(budget.charged(Charge::Folds), 90);
+        assert!(budget.try_reserve(Charge::Bodies, 50).is_none());
+        let room = budget.room_for(Charge::Folds);
+        folds.shrink_to(room.saturating_sub(50), 0);
+        assert_eq!(folds.get(&game(1)), None);
+        assert_eq!(folds.get(&game(2)), None);
+        assert_eq!(folds.get(&game(3)), Some(30));
+        let body = budget.try_reserve(Charge::Bodies, 50).expect("room made");
+        folds.put(game(4), 30);
+        assert_eq!(
+            folds.get(&game(3)),
+            None,
+            "the body leaves room for one fold"
+        );
+        assert_eq!(budget.total(), 80);
+        drop(body);
+        drop(folds);
+        assert_eq!(budget.total(), 0, "a cache dropped gives its charge back");
     }
 }

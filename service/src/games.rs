@@ -15,9 +15,10 @@ use umpire_domain::Registry;
 use umpire_storage::{EventStore, GameRecord, Grant, NewEvent, NewGame, NewToken};
 use uuid::Uuid;
 
+use crate::budget::{Charge, MemoryBudget, Reservation, DEFAULT_MEMORY_BUDGET};
 use crate::error::ServiceError;
 use crate::folds::{corrupt, Folds, LoadedGame};
-use crate::live::{Live, DEFAULT_MAX_STREAMS};
+use crate::live::{Live, LiveLimits};
 use crate::metrics::Metrics;
 use crate::model::{CreateGameRequest, CreatedGame, GameSummary};
 use crate::principal::{new_seed, new_token, Principal};
@@ -40,12 +41,41 @@ pub struct GameService {
     pub(crate) refusals: Arc<RefusalThrottle>,
     /// Live streams and what wakes them.
     pub(crate) live: Live,
+    /// The process's memory budget, which the fold cache, the streams and
+    /// every body or audit in flight charge (`budget.rs`).
+    pub budget: MemoryBudget,
     pub metrics: Metrics,
 }
 
+/// An instance's limits beyond the store.
+#[derive(Debug, Clone, Copy)]
+pub struct ServiceLimits {
+    /// Bytes the process may hold in what grows with clients or stored data.
+    pub memory_budget: usize,
+    pub live: LiveLimits,
+}
+
+impl Default for ServiceLimits {
+    fn default() -> Self {
+        ServiceLimits {
+            memory_budget: DEFAULT_MEMORY_BUDGET,
+            live: LiveLimits::default(),
+        }
+    }
+}
+
 impl GameService {
-    pub fn new(mut store: EventStore, registry: Arc<Registry>) -> Self {
+    pub fn new(store: EventStore, registry: Arc<Registry>) -> Self {
+        Self::with_limits(store, registry, ServiceLimits::default())
+    }
+
+    pub fn with_limits(
+        mut store: EventStore,
+        registry: Arc<Registry>,
+        limits: ServiceLimits,
+    ) -> Self {
         let metrics = Metrics::unregistered();
+        let budget = metrics.memory_budget(limits.memory_budget);
         let (sizes, seconds) = (
             metrics.append_batch_size.clone(),
             metrics.append_batch_seconds.clone(),
@@ -57,21 +87,60 @@ impl GameService {
         GameService {
             store,
             registry,
-            folds: Folds::default(),
+            folds: Folds::new(budget.clone()),
             grants: Arc::new(Mutex::new(LruCache::new(
                 NonZeroUsize::new(CACHED_TOKENS).expect("non-zero"),
             ))),
             turns: Turns::default(),
             refusals: Arc::default(),
-            live: Live::new(DEFAULT_MAX_STREAMS),
+            live: Live::new(limits.live, budget.clone(), metrics.clone()),
+            budget,
             metrics,
         }
     }
 
-    /// The same service holding at most `max_streams` live streams open.
-    pub fn with_max_streams(mut self, max_streams: usize) -> Self {
-        self.live = Live::new(max_streams);
-        self
+    /// Reserves `bytes` of the memory budget for `kind`, letting cached
+    /// folds go first if they do not fit; `Busy` when they still do not.
+    pub fn reserve_memory(&self, kind: Charge, bytes: usize) -> Result<Reservation, ServiceError> {
+        if let Some(reservation) = self.budget.try_reserve(kind, bytes) {
+            return Ok(reservation);
+        }
+        self.folds.make_room(bytes);
+        self.budget.try_reserve(kind, bytes).ok_or_else(|| {
+            self.budget.count_refusal(kind);
+            self.memory_busy()
+        })
+    }
+
+    /// Reserves `more` bytes besides on `reservation`, as
+    /// [`GameService::reserve_memory`] does.
+    pub fn grow_reservation(
+        &self,
+        reservation: &mut Reservation,
+        more: usize,
+    ) -> Result<(), ServiceError> {
+        if reservation.try_grow(more) {
+            return Ok(());
+        }
+        self.folds.make_room(more);
+        if reservation.try_grow(more) {
+            return Ok(());
+        }
+        self.budget.count_refusal(reservation.kind());
+        Err(self.memory_busy())
+    }
+
+    /// A probe of the game's cached fold (see [`FoldProbe`]).
+    pub fn probe_cached_fold(&self, game_id: Uuid) -> Option<crate::folds::FoldProbe> {
+        self.folds.probe(game_id)
+    }
+
+    fn memory_busy(&self) -> ServiceError {
+        ServiceError::Busy {
+            message: "The service is using its whole memory budget for other requests; \
+                      send it again shortly."
+                .into(),
+        }
     }
 
     pub fn registry(&self) -> &Arc<Registry> {

@@ -8,6 +8,7 @@
 //! a header or a route.
 
 pub mod archives;
+pub mod budget;
 pub mod codes;
 pub mod error;
 mod folds;
@@ -23,9 +24,10 @@ pub mod throttle;
 pub mod turns;
 
 pub use archives::PagedRejections;
+pub use budget::{Charge, MemoryBudget, Reservation};
 pub use error::{ErrorBody, ServiceError};
-pub use folds::LoadedGame;
-pub use games::GameService;
-pub use live::{Follower, RenderedEvent, StreamBatch, Woken};
+pub use folds::{FoldProbe, LoadedGame};
+pub use games::{GameService, ServiceLimits};
+pub use live::{Follower, LiveLimits, RenderedEvent, StreamBatch, StreamClient, Woken};
 pub use metrics::Metrics;
 pub use principal::Principal;

@@ -19,10 +19,21 @@
 //! at a time. If the listening connection drops, the instance listens again
 //! and wakes every stream to read the log; until then streams still read it
 //! whenever they send a heartbeat.
+//!
+//! An idle stream is cheap: at the head it holds its position and a weak
+//! reference to the fold it last read (which the fold cache may let go),
+//! never a game log or a state of its own, and its heartbeats come from one
+//! ticker per instance rather than a timer of its own. Slots are fair: an
+//! instance holds a limited number of streams, and one client (a token, or
+//! an address for spectators) a limited number of those; each stream is
+//! charged to the memory budget, and so are the renderings its game's
+//! streams share.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
-use std::time::Duration;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Once, PoisonError, Weak};
+use std::time::{Duration, Instant};
 
 use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
 use umpire_domain::erased::{DecodedEvent, Shown, StatusJson};
@@ -30,6 +41,7 @@ use umpire_domain::{DynMatch, RecordedEvent};
 use umpire_storage::{AppendListener, Appended};
 use uuid::Uuid;
 
+use crate::budget::{allocation, Charge, MemoryBudget, Reservation};
 use crate::error::ServiceError;
 use crate::folds::{corrupt, Fold};
 use crate::games::GameService;
@@ -58,6 +70,73 @@ const STATUSES_KEPT: usize = 256;
 
 /// Streams an instance holds open at once unless configured otherwise.
 pub const DEFAULT_MAX_STREAMS: usize = 2048;
+
+/// Streams one client holds open at once unless configured otherwise: a
+/// browser opens one per game it shows (and at most six per host over
+/// HTTP/1.1), so this leaves room for a page per game of a whole table.
+pub const DEFAULT_MAX_STREAMS_PER_CLIENT: usize = 16;
+
+/// How often an idle stream sends a heartbeat unless configured otherwise.
+pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(15);
+
+/// What one open stream is charged to the memory budget: its connection's
+/// buffers, its SSE state and its subscription, as measured on 1,000 idle
+/// streams (`scripts/idle-streams.sh`, docs/benchmarks.md), rounded up.
+pub const STREAM_BYTES: usize = 32 * 1024;
+
+/// Refusals of a stream are logged at most this often; the rest are counted
+/// in `/metrics` and in the next line logged.
+const REFUSAL_LOG_EVERY: Duration = Duration::from_secs(10);
+
+/// An instance's limits on live streams.
+#[derive(Debug, Clone, Copy)]
+pub struct LiveLimits {
+    /// Streams the instance holds open at once.
+    pub max_open: usize,
+    /// Streams one client holds open at once ([`StreamClient`]).
+    pub max_per_client: usize,
+    /// How often every stream is sent a heartbeat (one ticker for all).
+    pub heartbeat: Duration,
+}
+
+impl Default for LiveLimits {
+    fn default() -> Self {
+        LiveLimits {
+            max_open: DEFAULT_MAX_STREAMS,
+            max_per_client: DEFAULT_MAX_STREAMS_PER_CLIENT,
+            heartbeat: DEFAULT_HEARTBEAT,
+        }
+    }
+}
+
+/// Who a stream's slot is counted against: its token (a seat or the umpire
+/// of one game), or for a spectator the address it connects from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum StreamClient {
+    Token {
+        game_id: Uuid,
+        principal: Principal,
+    },
+    Address(IpAddr),
+    /// A spectator whose address is unknown (a unix socket): all such share
+    /// one client's slots.
+    Unknown,
+}
+
+impl StreamClient {
+    /// The client of a stream of `game_id` opened by `principal` from
+    /// `address`.
+    pub fn of(game_id: Uuid, principal: &Principal, address: Option<IpAddr>) -> StreamClient {
+        match (principal, address) {
+            (Principal::Spectator, Some(address)) => StreamClient::Address(address),
+            (Principal::Spectator, None) => StreamClient::Unknown,
+            (principal, _) => StreamClient::Token {
+                game_id,
+                principal: principal.clone(),
+            },
+        }
+    }
+}
 
 /// Waiting between attempts to listen again, doubling up to the maximum.
 const RELISTEN_FIRST: Duration = Duration::from_millis(100);
@@ -101,6 +180,9 @@ struct Followed {
 /// of the game's streams to read them folds them for it.
 #[derive(Default)]
 struct Renders {
+    /// What `kept` and `statuses` hold is charged here ([`Charge::Renders`]).
+    budget: Option<MemoryBudget>,
+    charged: usize,
     judged_at: u64,
     kept: Vec<(u64, Audience, Arc<str>)>,
     /// (seq, the event decoded), oldest first, at most [`DECODED_KEPT`].
@@ -109,7 +191,52 @@ struct Renders {
     statuses: Vec<(u64, StatusJson)>,
 }
 
+impl Drop for Renders {
+    fn drop(&mut self) {
+        if let Some(budget) = &self.budget {
+            budget.release(Charge::Renders, self.charged);
+        }
+    }
+}
+
+/// What one kept status holds, beyond the `Vec` slot.
+fn status_bytes(status: &StatusJson) -> usize {
+    allocation(status.phase.capacity())
+        + allocation(status.to_act.capacity() * std::mem::size_of::<String>())
+        + status
+            .to_act
+            .iter()
+            .map(|seat| allocation(seat.capacity()))
+            .sum::<usize>()
+}
+
 impl Renders {
+    fn charging(budget: MemoryBudget) -> Renders {
+        let mut renders = Renders::default();
+        renders.budget = Some(budget);
+        renders
+    }
+
+    /// Charges the budget for what is kept now: the renderings' JSON, the
+    /// statuses and the room for the decoded events (whose typed form is
+    /// the game's: counted as a fixed slot each).
+    fn recharge(&mut self) {
+        let Some(budget) = &self.budget else { return };
+        let bytes = self
+            .kept
+            .iter()
+            .map(|(_, _, json)| allocation(16 + json.len()) + 64)
+            .sum::<usize>()
+            + self
+                .statuses
+                .iter()
+                .map(|(_, status)| status_bytes(status) + 64)
+                .sum::<usize>()
+            + self.decoded.len() * 512;
+        budget.recharge(Charge::Renders, self.charged, bytes);
+        self.charged = bytes;
+    }
+
     /// The statuses after each of the events `first..=last`, when all are kept.
     fn statuses(&self, first: u64, last: u64) -> Option<Vec<StatusJson>> {
         let start = self.statuses.iter().position(|(seq, _)| *seq == first)?;
@@ -134,6 +261,7 @@ impl Renders {
             self.statuses.remove(0);
         }
         self.statuses.push((seq, status.clone()));
+        self.recharge();
     }
 
     /// Event `seq` decoded, to be filled by the first redaction that
@@ -147,6 +275,7 @@ impl Renders {
         }
         let decoded = DecodedEvent::default();
         self.decoded.push((seq, decoded.clone()));
+        self.recharge();
         decoded
     }
 
@@ -168,6 +297,7 @@ impl Renders {
         if judged_at == self.judged_at && self.kept.len() < RENDERS_KEPT {
             self.kept.push((seq, viewer.clone(), json.clone()));
         }
+        self.recharge();
     }
 }
 
@@ -219,8 +349,20 @@ struct Hub {
     /// Bumped whenever the listener (re)connects: announcements may have
     /// been missed meanwhile, so every stream reads the log.
     relisten: watch::Sender<u64>,
+    /// Whether the listening connection is up: while it is, announcements
+    /// reach every stream, and a heartbeat need not read the log.
+    listening: AtomicBool,
+    /// Ticks at every heartbeat: one timer for every stream.
+    heartbeat: watch::Sender<u64>,
+    ticking: Once,
     slots: Arc<Semaphore>,
-    max_streams: usize,
+    /// Streams open by each client that has one.
+    clients: Mutex<HashMap<StreamClient, usize>>,
+    limits: LiveLimits,
+    budget: MemoryBudget,
+    metrics: Metrics,
+    refusals_logged: Mutex<Option<Instant>>,
+    refusals_not_logged: AtomicU64,
 }
 
 impl Hub {
@@ -228,6 +370,84 @@ impl Hub {
         locked(&self.games)
     }
 
+    /// Starts the instance's one heartbeat ticker, once (from a task, so
+    /// that a runtime is there to run it); it ends with the hub.
+    fn start_ticking(self: &Arc<Self>) {
+        self.ticking.call_once(|| {
+            let hub = Arc::downgrade(self);
+            let period = self.limits.heartbeat;
+            tokio::spawn(async move {
+                let mut ticks =
+                    tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+                ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                loop {
+                    ticks.tick().await;
+                    let Some(hub) = hub.upgrade() else { return };
+                    hub.heartbeat.send_modify(|count| *count += 1);
+                }
+            });
+        });
+    }
+
+    /// A slot for one more stream of `client`, if it has fewer than its
+    /// limit open.
+    fn client_slot(self: &Arc<Self>, client: StreamClient) -> Option<ClientSlot> {
+        let mut clients = locked(&self.clients);
+        let open = clients.entry(client.clone()).or_insert(0);
+        if *open >= self.limits.max_per_client {
+            return None;
+        }
+        *open += 1;
+        Some(ClientSlot {
+            hub: self.clone(),
+            client,
+        })
+    }
+
+    /// Logs a refused stream at WARN, at most once every
+    /// [`REFUSAL_LOG_EVERY`]: a client hammering at its limit must not
+    /// flood the log (every refusal is counted in `/metrics`).
+    fn refused(&self, reason: &'static str) {
+        self.metrics
+            .streams_refused
+            .with_label_values(&[reason])
+            .inc();
+        let mut logged = locked(&self.refusals_logged);
+        let due = logged.is_none_or(|at| at.elapsed() >= REFUSAL_LOG_EVERY);
+        if due {
+            *logged = Some(Instant::now());
+            let since = self.refusals_not_logged.swap(0, Ordering::Relaxed);
+            tracing::warn!(
+                reason,
+                refused_since_last_logged = since,
+                "a live stream was refused (logged at most every {} s)",
+                REFUSAL_LOG_EVERY.as_secs()
+            );
+        } else {
+            self.refusals_not_logged.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// One client's hold on one of its stream slots, given back when dropped.
+struct ClientSlot {
+    hub: Arc<Hub>,
+    client: StreamClient,
+}
+
+impl Drop for ClientSlot {
+    fn drop(&mut self) {
+        let mut clients = locked(&self.hub.clients);
+        if let Some(open) = clients.get_mut(&self.client) {
+            *open = open.saturating_sub(1);
+            if *open == 0 {
+                clients.remove(&self.client);
+            }
+        }
+    }
+}
+
+impl Hub {
     fn announce(&self, appended: Appended, source: Source) {
         if let Some(followed) = self.games().get_mut(&appended.game_id) {
             if source == Source::Store && followed.own_appends > 0 {
@@ -281,13 +501,21 @@ impl Drop for OwnAppend {
 }
 
 impl Live {
-    pub fn new(max_streams: usize) -> Live {
+    pub fn new(limits: LiveLimits, budget: MemoryBudget, metrics: Metrics) -> Live {
         Live {
             hub: Arc::new(Hub {
                 games: Mutex::default(),
                 relisten: watch::Sender::new(0),
-                slots: Arc::new(Semaphore::new(max_streams)),
-                max_streams,
+                listening: AtomicBool::new(false),
+                heartbeat: watch::Sender::new(0),
+                ticking: Once::new(),
+                slots: Arc::new(Semaphore::new(limits.max_open)),
+                clients: Mutex::default(),
+                limits,
+                budget,
+                metrics,
+                refusals_logged: Mutex::new(None),
+                refusals_not_logged: AtomicU64::new(0),
             }),
         }
     }
@@ -325,7 +553,7 @@ impl Live {
             refresh: Arc::default(),
             own_appends: 0,
             held: 0,
-            renders: Arc::default(),
+            renders: Arc::new(Mutex::new(Renders::charging(self.hub.budget.clone()))),
         });
         Subscription {
             hub: self.hub.clone(),
@@ -334,6 +562,7 @@ impl Live {
             refresh: followed.refresh.clone(),
             renders: followed.renders.clone(),
             relisten: self.hub.relisten.subscribe(),
+            heartbeat: self.hub.heartbeat.subscribe(),
         }
     }
 
@@ -352,6 +581,7 @@ async fn listen(hub: Weak<Hub>, database_url: String, metrics: Metrics) {
             Ok(mut listener) => {
                 let Some(live) = hub.upgrade() else { return };
                 metrics.listener_reconnects.inc();
+                live.listening.store(true, Ordering::Relaxed);
                 live.relisten.send_modify(|count| *count += 1);
                 drop(live);
                 pause = RELISTEN_FIRST;
@@ -361,6 +591,7 @@ async fn listen(hub: Weak<Hub>, database_url: String, metrics: Metrics) {
                     match next {
                         Ok(appended) => live.announce(appended, Source::Store),
                         Err(error) => {
+                            live.listening.store(false, Ordering::Relaxed);
                             tracing::warn!(%error, "lost the connection listening for appends; listening again");
                             break;
                         }
@@ -387,6 +618,7 @@ struct Subscription {
     refresh: Arc<tokio::sync::Mutex<()>>,
     renders: Arc<Mutex<Renders>>,
     relisten: watch::Receiver<u64>,
+    heartbeat: watch::Receiver<u64>,
 }
 
 impl Drop for Subscription {
@@ -402,10 +634,15 @@ impl Drop for Subscription {
     }
 }
 
-/// The state at a stream's position: shared with the fold cache when the
-/// stream is at the head, its own while it catches up.
+/// The state at a stream's position: the fold it last read when the
+/// stream is at the head, its own while it catches up. At the head it is a
+/// weak reference: an idle stream must not keep a game's log in memory
+/// after the fold cache has let it go (the issue's thousand idle streams of
+/// long games held 455–830 KB each that way); when it is gone, the state
+/// at the position comes from the statuses the game's streams share, or
+/// from a replay.
 enum Base {
-    Head(Arc<Fold>),
+    Head(Weak<Fold>),
     Behind(Box<dyn DynMatch>),
 }
 
@@ -443,7 +680,10 @@ impl StreamBatch {
 pub enum Woken {
     /// The game may have moved: read.
     Moved,
-    TimedOut,
+    /// The instance's heartbeat ticked: send one. `read` says whether the
+    /// log should be read too (announcements may have been missed: no
+    /// listening connection is up).
+    Heartbeat { read: bool },
 }
 
 /// One viewer following one game: its position, a slot among the
@@ -456,6 +696,8 @@ pub struct Follower {
     base: Option<Base>,
     subscription: Subscription,
     _slot: OwnedSemaphorePermit,
+    _client_slot: ClientSlot,
+    _memory: Reservation,
 }
 
 impl Drop for Follower {
@@ -472,18 +714,30 @@ impl GameService {
         &self,
         game_id: Uuid,
         principal: Principal,
+        client: StreamClient,
         after: u64,
     ) -> Result<Follower, ServiceError> {
-        let Ok(slot) = self.live.hub.slots.clone().try_acquire_owned() else {
-            self.metrics.streams_refused.inc();
+        let hub = &self.live.hub;
+        let Some(client_slot) = hub.client_slot(client) else {
+            hub.refused("client");
+            return Err(ServiceError::TooManyStreams {
+                limit: hub.limits.max_per_client,
+            });
+        };
+        let Ok(slot) = hub.slots.clone().try_acquire_owned() else {
+            hub.refused("instance");
             return Err(ServiceError::Busy {
                 message: format!(
                     "This instance already serves its limit of {} live streams; retry shortly, \
                      or read /events meanwhile.",
-                    self.live.hub.max_streams
+                    hub.limits.max_open
                 ),
             });
         };
+        let memory = self
+            .reserve_memory(Charge::Streams, STREAM_BYTES)
+            .inspect_err(|_| hub.refused("memory"))?;
+        hub.start_ticking();
         // Subscribed before the first read, so that no append after it can
         // go unnoticed.
         let subscription = self.live.subscribe(game_id);
@@ -501,9 +755,11 @@ impl GameService {
             game_id,
             principal,
             position: after,
-            base: (after == version).then_some(Base::Head(latest)),
+            base: (after == version).then(|| Base::Head(Arc::downgrade(&latest))),
             subscription,
             _slot: slot,
+            _client_slot: client_slot,
+            _memory: memory,
         })
     }
 
@@ -572,9 +828,10 @@ impl Follower {
             }
         } else if folded > self.position {
             let mut own = match self.base.take() {
-                Some(Base::Head(fold)) if fold.head.version() == self.position => {
-                    fold.state.clone()
-                }
+                Some(Base::Head(fold)) => match fold.upgrade() {
+                    Some(fold) if fold.head.version() == self.position => fold.state.clone(),
+                    _ => self.replay_to_position(&latest)?,
+                },
                 Some(Base::Behind(state)) if state.version() == self.position => state,
                 _ => self.replay_to_position(&latest)?,
             };
@@ -598,7 +855,10 @@ impl Follower {
             // own at the position; a later page that finds none shared
             // folds from the start.
             (None, Some(status)) if end < version => (status, None),
-            _ => (latest.state.status(), Some(Base::Head(latest))),
+            _ => (
+                latest.state.status(),
+                Some(Base::Head(Arc::downgrade(&latest))),
+            ),
         };
         self.base = base;
         self.service
@@ -668,18 +928,22 @@ impl Follower {
     }
 
     /// Waits until the game may have moved past what was last read (an
-    /// announcement, or the listener connecting again), at most `timeout`.
+    /// announcement, or the listener connecting again), or the instance's
+    /// heartbeat ticks: one ticker for every stream, so an idle stream
+    /// costs no timer of its own.
     ///
     /// A woken stream reads at once. It used to yield to the thread's other
     /// ready tasks first, but every poll of a streaming connection costs
     /// actix's dispatcher about 3 k instructions, and that extra poll per
     /// wake was 6 % of what the streams cost, with no gain measured.
-    pub async fn wait(&mut self, timeout: Duration) -> Woken {
+    pub async fn wait(&mut self) -> Woken {
         let subscription = &mut self.subscription;
         tokio::select! {
             _ = subscription.changes.changed() => Woken::Moved,
             _ = subscription.relisten.changed() => Woken::Moved,
-            _ = tokio::time::sleep(timeout) => Woken::TimedOut,
+            _ = subscription.heartbeat.changed() => Woken::Heartbeat {
+                read: !subscription.hub.listening.load(Ordering::Relaxed),
+            },
         }
     }
 
@@ -697,6 +961,15 @@ impl Follower {
 mod tests {
     use super::*;
 
+    fn test_live() -> Live {
+        let metrics = Metrics::unregistered();
+        let limits = LiveLimits {
+            max_open: 4,
+            ..LiveLimits::default()
+        };
+        Live::new(limits, metrics.memory_budget(1 << 20), metrics)
+    }
+
     fn appended(game_id: Uuid, version: u64) -> Appended {
         Appended { game_id, version }
     }
@@ -706,7 +979,7 @@ mod tests {
     /// until the append is done; without one, they are woken at once.
     #[test]
     fn the_stores_announcements_wait_for_this_instances_append_under_way() {
-        let live = Live::new(4);
+        let live = test_live();
         let game = Uuid::from_u128(7);
         let mut subscription = live.subscribe(game);
 
@@ -726,7 +999,7 @@ mod tests {
     /// not newer.
     #[test]
     fn this_instances_announcement_wakes_at_once_and_the_held_one_adds_nothing() {
-        let live = Live::new(4);
+        let live = test_live();
         let game = Uuid::from_u128(8);
         let mut subscription = live.subscribe(game);
 
@@ -778,7 +1051,7 @@ mod tests {
     /// whose game came to be followed meanwhile leaves the count alone.
     #[test]
     fn appends_to_unfollowed_games_hold_nothing_back() {
-        let live = Live::new(4);
+        let live = test_live();
         let game = Uuid::from_u128(9);
         let own = live.appending(game);
         let mut subscription = live.subscribe(game);

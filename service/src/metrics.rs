@@ -3,7 +3,11 @@
 //! them at `/metrics` beside its per-endpoint request metrics.
 
 use prometheus::core::Collector;
-use prometheus::{Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, Opts};
+use prometheus::{
+    Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts,
+};
+
+use crate::budget::MemoryBudget;
 
 /// Counters the service layer updates.
 #[derive(Clone)]
@@ -27,8 +31,15 @@ pub struct Metrics {
     pub stream_renders: IntCounter,
     pub stream_catch_ups: IntCounter,
     pub stream_closes: IntCounterVec,
-    pub streams_refused: IntCounter,
+    /// Streams refused, by why: the instance's limit, the client's, or the
+    /// memory budget.
+    pub streams_refused: IntCounterVec,
     pub listener_reconnects: IntCounter,
+    /// The memory budget (`budget.rs`): its limit, what each kind of charge
+    /// holds, and reservations refused.
+    pub memory_budget_bytes: IntGauge,
+    pub memory_charged_bytes: IntGaugeVec,
+    pub memory_refusals: IntCounterVec,
 }
 
 impl Metrics {
@@ -111,9 +122,14 @@ impl Metrics {
                 &["reason"],
             )
             .expect("valid metric"),
-            streams_refused: IntCounter::new(
-                "umpire_streams_refused_total",
-                "Streams refused with 503 because the instance had its limit open",
+            streams_refused: IntCounterVec::new(
+                Opts::new(
+                    "umpire_streams_refused_total",
+                    "Streams refused with 503, by why: the instance had its limit open \
+                     (instance), the client had its own limit open (client), or the memory \
+                     budget was spent (memory)",
+                ),
+                &["reason"],
             )
             .expect("valid metric"),
             listener_reconnects: IntCounter::new(
@@ -121,7 +137,40 @@ impl Metrics {
                 "Times the instance (re)connected its one listening connection",
             )
             .expect("valid metric"),
+            memory_budget_bytes: IntGauge::new(
+                "umpire_memory_budget_bytes",
+                "The process's memory budget (--memory-budget)",
+            )
+            .expect("valid metric"),
+            memory_charged_bytes: IntGaugeVec::new(
+                Opts::new(
+                    "umpire_memory_charged_bytes",
+                    "Bytes charged to the memory budget, by charge: process (resident at \
+                     start), folds (the fold cache), streams, renders (shared by streams), \
+                     bodies (archive bodies), audits",
+                ),
+                &["charge"],
+            )
+            .expect("valid metric"),
+            memory_refusals: IntCounterVec::new(
+                Opts::new(
+                    "umpire_memory_refusals_total",
+                    "Requests refused 503 busy because the memory budget was spent, by charge",
+                ),
+                &["charge"],
+            )
+            .expect("valid metric"),
         }
+    }
+
+    /// A memory budget of `limit` bytes shown by these metrics.
+    pub fn memory_budget(&self, limit: usize) -> MemoryBudget {
+        MemoryBudget::new(
+            limit,
+            &self.memory_budget_bytes,
+            &self.memory_charged_bytes,
+            &self.memory_refusals,
+        )
     }
 
     /// Every metric here, to register wherever they are served.
@@ -143,6 +192,9 @@ impl Metrics {
             Box::new(self.stream_closes.clone()),
             Box::new(self.streams_refused.clone()),
             Box::new(self.listener_reconnects.clone()),
+            Box::new(self.memory_budget_bytes.clone()),
+            Box::new(self.memory_charged_bytes.clone()),
+            Box::new(self.memory_refusals.clone()),
         ]
     }
 

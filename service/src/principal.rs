@@ -10,7 +10,7 @@ use umpire_domain::{Actor, ActorLabel, Viewer};
 
 use crate::error::ServiceError;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Principal {
     Spectator,
     Seat(String),

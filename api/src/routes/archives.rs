@@ -17,7 +17,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use umpire_archive::{Archive, AuditReport, AuditStop, ScoreRow, WhatIfReport};
 use umpire_service::model::CreatedGame;
-use umpire_service::{PagedRejections, ServiceError};
+use umpire_service::{Charge, PagedRejections, ServiceError};
 use umpire_storage::StoreError;
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -57,28 +57,68 @@ pub const READER_STALL: std::time::Duration = std::time::Duration::from_secs(30)
 pub const ARCHIVE_BODIES_AT_ONCE: usize = 4;
 const ARCHIVE_BODY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// What handling an archive body holds besides its bytes, as a multiple of
+/// them, charged to the memory budget once the body is read. Measured with
+/// `scripts/rss.sh` (docs/benchmarks.md): a 32 MB JSON Lines import alone
+/// took the process from about 20 MB to 139 MB (the body, its archives
+/// parsed and replayed a batch at a time); a 30 MB scoring body about
+/// 41 MB (one archive at a time).
+const IMPORT_HANDLING: usize = 3;
+const SCORING_HANDLING: usize = 1;
+
+/// A turn to read and handle one archive body in this instance, and the
+/// memory it is charged: its bytes as they arrive, then its handling.
+struct BodyTurn {
+    _permit: tokio::sync::OwnedSemaphorePermit,
+    memory: umpire_service::Reservation,
+}
+
 /// A turn to read and handle one archive body in this instance.
-async fn archive_body_turn(
-    state: &AppState,
-) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
-    match tokio::time::timeout(
+async fn archive_body_turn(state: &AppState) -> Result<BodyTurn, ApiError> {
+    let permit = match tokio::time::timeout(
         ARCHIVE_BODY_WAIT,
         state.archive_bodies.clone().acquire_owned(),
     )
     .await
     {
-        Ok(Ok(permit)) => Ok(permit),
-        _ => Err(ServiceError::Busy {
-            message: format!(
-                "{ARCHIVE_BODIES_AT_ONCE} archive bodies are being handled already; send it again shortly."
-            ),
+        Ok(Ok(permit)) => permit,
+        _ => {
+            return Err(ServiceError::Busy {
+                message: format!(
+                    "{ARCHIVE_BODIES_AT_ONCE} archive bodies are being handled already; send it again shortly."
+                ),
+            }
+            .into())
         }
-        .into()),
-    }
+    };
+    let memory = state.service.reserve_memory(Charge::Bodies, 0)?;
+    Ok(BodyTurn {
+        _permit: permit,
+        memory,
+    })
 }
 
-async fn read_body(mut payload: web::Payload) -> Result<web::BytesMut, ApiError> {
-    let mut body = web::BytesMut::new();
+/// Reads an archive body whole, charging its bytes to the turn's memory as
+/// they arrive (all at once when the client says how many): past the
+/// budget, 503 `busy` before the rest is read. Then charges the handling,
+/// `handling` times the body.
+async fn read_body(
+    state: &AppState,
+    turn: &mut BodyTurn,
+    request: &HttpRequest,
+    mut payload: web::Payload,
+    handling: usize,
+) -> Result<web::BytesMut, ApiError> {
+    let announced = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok()?.parse::<usize>().ok())
+        .filter(|length| *length <= MAX_ARCHIVE_BYTES)
+        .unwrap_or(0);
+    state
+        .service
+        .grow_reservation(&mut turn.memory, announced)?;
+    let mut body = web::BytesMut::with_capacity(announced);
     while let Some(chunk) = payload.next().await {
         let chunk = chunk.map_err(|e| {
             if crate::body_deadline::timed_out(&e) {
@@ -96,7 +136,14 @@ async fn read_body(mut payload: web::Payload) -> Result<web::BytesMut, ApiError>
             )));
         }
         body.extend_from_slice(&chunk);
+        // Charged as the buffer grows (it doubles): what it holds, not
+        // only what it was sent.
+        let unpaid = body.capacity().saturating_sub(turn.memory.bytes());
+        state.service.grow_reservation(&mut turn.memory, unpaid)?;
     }
+    state
+        .service
+        .grow_reservation(&mut turn.memory, body.len() * handling)?;
     Ok(body)
 }
 
@@ -145,16 +192,38 @@ pub async fn get_game_audit(
     require_umpire(&state, game_id, &request).await?;
     // Everything that can fail is tried before the first byte: once the
     // answer has started it can no longer become an error status.
+    let mut memory = state
+        .service
+        .reserve_memory(Charge::Audits, AUDIT_FIRST_BYTES)?;
     let (log, opening) = state.service.audit_opening(game_id).await?;
+    charge_log(&state, &mut memory, &log)?;
     let registry = state.service.registry().clone();
     let rejections = state.service.rejections(game_id).await?;
     let (mut body, response) = streamed_json();
     actix_web::rt::task::spawn_blocking(move || {
+        let _memory = memory;
         if let Err(stop) = write_audit(&mut body, &registry, &log, &opening, rejections) {
             body.cut(game_id, "audit", &stop);
         }
     });
     Ok(response)
+}
+
+/// What an audit or export reserves before it reads the game's log; once
+/// read, the log is measured and the rest charged. So a crowd of audits is
+/// refused up front rather than each reading a log first.
+const AUDIT_FIRST_BYTES: usize = 1024 * 1024;
+
+/// Charges `memory` for what `log` measures (and the same again for the
+/// audit's replay and the answer being written), beyond what it holds.
+fn charge_log(
+    state: &AppState,
+    memory: &mut umpire_service::Reservation,
+    log: &umpire_archive::Archive,
+) -> Result<(), ApiError> {
+    let measured = 2 * umpire_service::budget::archive_bytes(log);
+    let more = measured.saturating_sub(memory.bytes());
+    Ok(state.service.grow_reservation(memory, more)?)
 }
 
 /// Writes the report's fields known before the entries, the entries as they
@@ -205,10 +274,15 @@ pub async fn export_game_archive(
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
     require_umpire(&state, game_id, &request).await?;
+    let mut memory = state
+        .service
+        .reserve_memory(Charge::Audits, AUDIT_FIRST_BYTES)?;
     let log = state.service.export_log(game_id).await?;
+    charge_log(&state, &mut memory, &log)?;
     let rejections = state.service.rejections(game_id).await?;
     let (mut body, response) = streamed_json();
     actix_web::rt::task::spawn_blocking(move || {
+        let _memory = memory;
         // `rejections` is the archive's last field: the log is written with
         // an empty list, which is then opened again for the pages.
         let written = serde_json::to_vec(&log)
@@ -274,8 +348,8 @@ pub async fn import_game(
 ) -> Result<HttpResponse, ApiError> {
     // Importing creates a game: the same admin token as create_game, if set.
     crate::auth::require_admin(state.admin_token.as_deref(), &request)?;
-    let turn = archive_body_turn(&state).await?;
-    let body = read_body(payload).await?;
+    let mut turn = archive_body_turn(&state).await?;
+    let body = read_body(&state, &mut turn, &request, payload, IMPORT_HANDLING).await?;
     if is_json_lines(&request) {
         return import_many(state, turn, body.freeze()).await;
     }
@@ -346,7 +420,7 @@ const IMPORT_BATCH: usize = 64;
 /// refused archive does not stop the others.
 async fn import_many(
     state: web::Data<AppState>,
-    turn: tokio::sync::OwnedSemaphorePermit,
+    turn: BodyTurn,
     body: Bytes,
 ) -> Result<HttpResponse, ApiError> {
     // Counted once before anything is stored: a malformed body or one with
@@ -484,10 +558,13 @@ fn write_import_line(
 #[post("/scores")]
 pub async fn score_archives(
     state: web::Data<AppState>,
+    request: HttpRequest,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let turn = archive_body_turn(&state).await?;
-    let body = read_body(payload).await?.freeze();
+    let mut turn = archive_body_turn(&state).await?;
+    let body = read_body(&state, &mut turn, &request, payload, SCORING_HANDLING)
+        .await?
+        .freeze();
     // The whole body is read once without scoring: a malformed body or one
     // with too many archives is refused before the answer starts.
     let games = counted_archives(&body, "scored").await?;

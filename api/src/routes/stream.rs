@@ -15,7 +15,7 @@ use uuid::Uuid;
 
 use umpire_domain::erased::StatusJson;
 use umpire_service::model::{StreamEnd, StreamEvent};
-use umpire_service::{Follower, RenderedEvent, ServiceError, Woken};
+use umpire_service::{Follower, RenderedEvent, ServiceError, StreamClient, Woken};
 
 use crate::auth::principal;
 use crate::error::{ApiError, ErrorBody};
@@ -24,8 +24,9 @@ use crate::AppState;
 /// How long streams may stay open and how often they prove they are alive.
 #[derive(Debug, Clone, Copy)]
 pub struct StreamLimits {
-    /// A comment line is sent when nothing else was for this long; the log
-    /// is read then too, so a stream keeps up even without announcements.
+    /// A comment line is sent to every stream this often (one ticker for
+    /// all); the log is read then too when the instance is not listening
+    /// for announcements, so a stream keeps up even without them.
     pub heartbeat: Duration,
     /// A stream that delivered no event for this long is ended (`idle`).
     pub idle: Duration,
@@ -33,15 +34,30 @@ pub struct StreamLimits {
     pub lifetime: Duration,
     /// Streams one instance holds open at once; beyond, 503.
     pub max_open: usize,
+    /// Streams one client (a token, or a spectator's address) holds open
+    /// at once; beyond, 429.
+    pub max_per_client: usize,
+}
+
+impl StreamLimits {
+    /// What the service layer enforces of these.
+    pub fn live(&self) -> umpire_service::LiveLimits {
+        umpire_service::LiveLimits {
+            max_open: self.max_open,
+            max_per_client: self.max_per_client,
+            heartbeat: self.heartbeat,
+        }
+    }
 }
 
 impl Default for StreamLimits {
     fn default() -> Self {
         StreamLimits {
-            heartbeat: Duration::from_secs(15),
+            heartbeat: umpire_service::live::DEFAULT_HEARTBEAT,
             idle: Duration::from_secs(30 * 60),
             lifetime: Duration::from_secs(2 * 60 * 60),
             max_open: umpire_service::live::DEFAULT_MAX_STREAMS,
+            max_per_client: umpire_service::live::DEFAULT_MAX_STREAMS_PER_CLIENT,
         }
     }
 }
@@ -65,13 +81,16 @@ pub struct StreamQuery {
 /// token, a seat, the umpire, redacted alike), with the game's status after
 /// it. Resume with `Last-Event-ID` (what `EventSource` sends by itself) or
 /// `?after=N`: every event after N comes exactly once, in order, then live
-/// ones. A comment line (`: heartbeat`) comes whenever nothing else did for
-/// 15 s; `retry:` is 2000 ms. The server ends a stream with one `event: end`
+/// ones. A comment line (`: heartbeat`) comes every 15 s; `retry:` is
+/// 2000 ms. The server ends a stream with one `event: end`
 /// message (`StreamEnd`): `finished` once every event of a finished game is
 /// sent (and at once when resuming at its end), `idle` after 30 minutes
 /// without an event, `lifetime` after 2 hours, `error` on a failure; all but
 /// `finished` may resume. An instance holds a limited number of streams
-/// open (2048 unless configured): beyond it, 503 with `Retry-After`.
+/// open (2048 unless configured): beyond it, 503 `busy` with `Retry-After`;
+/// so does one that the memory budget has no room for. One client holds at
+/// most 16 (unless configured) of them, counted by token, or by address for
+/// spectators: beyond, 429 `too_many_streams` with `Retry-After`.
 #[utoipa::path(
     operation_id = "stream_game_events",
     tag = "games",
@@ -86,7 +105,8 @@ pub struct StreamQuery {
         (status = 400, description = "Bad `after` or `Last-Event-ID`, or a version the game does not have yet", body = ErrorBody),
         (status = 401, description = "Invalid token", body = ErrorBody),
         (status = 404, description = "No such game", body = ErrorBody),
-        (status = 503, description = "Too many streams open on this instance, or the database is unavailable", body = ErrorBody),
+        (status = 429, description = "This client already holds its limit of streams (`too_many_streams`)", body = ErrorBody),
+        (status = 503, description = "Too many streams open on this instance, the memory budget spent (`busy`), or the database unavailable", body = ErrorBody),
     )
 )]
 #[get("/games/{id}/stream")]
@@ -111,10 +131,19 @@ pub async fn stream_game_events(
         None => query.after.unwrap_or(0),
     };
     let principal = principal(&state.service, game_id, &request).await?;
-    let follower = state.service.follow(game_id, principal, after).await?;
+    let client = StreamClient::of(
+        game_id,
+        &principal,
+        request.peer_addr().map(|address| address.ip()),
+    );
+    let follower = state
+        .service
+        .follow(game_id, principal, client, after)
+        .await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/event-stream"))
-        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        // The stream carries a seat's secrets, like every /v1 answer.
+        .insert_header((header::CACHE_CONTROL, "no-store"))
         // Proxies that buffer responses (nginx) would hold events back.
         .insert_header(("X-Accel-Buffering", "no"))
         .streaming(messages(follower, state.stream_limits)))
@@ -177,8 +206,8 @@ impl Sse {
                 // once, so waiting first loses nothing and spares a read
                 // after every delivery.
                 self.at_head = false;
-                if self.wait().await == Woken::TimedOut {
-                    return Bytes::from_static(b": heartbeat\n\n");
+                if let Some(heartbeat) = self.heartbeat_after_wait().await {
+                    return heartbeat;
                 }
                 continue;
             }
@@ -210,24 +239,30 @@ impl Sse {
             if finished {
                 return self.end("finished", Some(batch.status), None);
             }
-            if self.wait().await == Woken::TimedOut {
-                return Bytes::from_static(b": heartbeat\n\n");
+            if let Some(heartbeat) = self.heartbeat_after_wait().await {
+                return heartbeat;
             }
         }
     }
 
-    /// Waits for news until the next heartbeat is due, or less when a limit
-    /// comes first; `TimedOut` only when a heartbeat is due.
-    async fn wait(&mut self) -> Woken {
-        let until_limit = self
-            .limits
-            .idle
-            .saturating_sub(self.last_event.elapsed())
-            .min(self.limits.lifetime.saturating_sub(self.opened.elapsed()));
-        let wait = self.limits.heartbeat.min(until_limit);
-        match self.follower.wait(wait).await {
-            Woken::TimedOut if wait == self.limits.heartbeat => Woken::TimedOut,
-            _ => Woken::Moved,
+    /// Waits for news or the instance's next heartbeat: `None` when the
+    /// game may have moved (read it), else the heartbeat to send (or the
+    /// end, when a limit has passed; limits are checked at heartbeats, so
+    /// they hold to within one). At a heartbeat the log is read too only
+    /// when announcements may have been missed.
+    async fn heartbeat_after_wait(&mut self) -> Option<Bytes> {
+        match self.follower.wait().await {
+            Woken::Moved => None,
+            Woken::Heartbeat { read } => {
+                if self.opened.elapsed() >= self.limits.lifetime {
+                    return Some(self.end("lifetime", None, None));
+                }
+                if self.last_event.elapsed() >= self.limits.idle {
+                    return Some(self.end("idle", None, None));
+                }
+                self.at_head = !read;
+                Some(Bytes::from_static(b": heartbeat\n\n"))
+            }
         }
     }
 
