@@ -67,9 +67,10 @@ error_codes! {
     "archive_rejection_duplicate" => "422: a rejection is listed twice.";
     "archive_rejection_over_cap" => "422: more distinct rejections at one version than the store keeps.";
     "too_many_refusals" => "429: this token's refused actions in this game came too fast; retry after `Retry-After` seconds.";
+    "too_many_streams" => "429: this client (its token, or its address for a spectator) holds its limit of live streams open (`details.limit`); close one.";
     "internal" => "500: a fault of the service; the cause is in its log.";
     "unavailable" => "503: the database is unavailable; retry after `Retry-After`.";
-    "busy" => "503: the instance is handling as many archive bodies as it may; retry after `Retry-After`.";
+    "busy" => "503: the instance is handling as many archive bodies or live streams as it may, or its memory budget is spent; retry after `Retry-After`.";
 }
 
 /// Every code an error body may carry, with its meaning: the platform's,

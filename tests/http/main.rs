@@ -14,6 +14,7 @@ mod concurrency;
 mod documents;
 mod hidden_information;
 mod logging;
+mod memory_budget;
 mod playing;
 mod refusals;
 mod retries;

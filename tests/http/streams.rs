@@ -487,7 +487,56 @@ async fn streams_beyond_the_limit_are_refused_with_503_and_retry_after() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let metrics = app.get("/metrics", None).await.text().await.unwrap();
-    assert!(metric(&metrics, "umpire_streams_refused_total") >= 1.0);
+    assert!(
+        metric(
+            &metrics,
+            "umpire_streams_refused_total{reason=\"instance\"}"
+        ) >= 1.0
+    );
+}
+
+/// One client at its limit of streams cannot starve others: a spectator
+/// from another address, and a seat's token, still get one; the client
+/// itself is answered 429 `too_many_streams` with Retry-After, and its
+/// answers are `no-store` (a stream carries a seat's secrets).
+#[tokio::test]
+async fn one_client_at_its_stream_limit_leaves_slots_for_others() {
+    let app = TestApp::spawn_with(ServiceOptions {
+        streams: StreamLimits {
+            max_open: 10,
+            max_per_client: 2,
+            ..StreamLimits::default()
+        },
+        ..ServiceOptions::default()
+    })
+    .await;
+    let created = app.create("treeblox", json!({}), 1).await;
+    let first = Sse::open(&app, &created.id, None, None).await;
+    assert_eq!(first.response.headers()["cache-control"], "no-store");
+    let _second = Sse::open(&app, &created.id, None, None).await;
+    let refused = Sse::request(&app, &created.id, None, None).await;
+    assert_eq!(refused.headers()["retry-after"], "1");
+    let body = assert_error(refused, StatusCode::TOO_MANY_REQUESTS, "too_many_streams").await;
+    assert_eq!(body["details"]["limit"], 2);
+
+    // Another address on the loopback network is another spectator.
+    let elsewhere = reqwest::Client::builder()
+        .local_address("127.0.0.2".parse::<std::net::IpAddr>().unwrap())
+        .build()
+        .unwrap();
+    let response = elsewhere
+        .get(app.url(&format!("/v1/games/{}/stream", created.id)))
+        .send()
+        .await
+        .expect("stream request from 127.0.0.2");
+    assert_eq!(response.status(), StatusCode::OK, "another address");
+    let seat = Sse::open(&app, &created.id, Some(created.token("dark")), None).await;
+    assert_eq!(seat.response.status(), StatusCode::OK, "a seat's token");
+    let metrics = app.get("/metrics", None).await.text().await.unwrap();
+    assert_eq!(
+        metric(&metrics, "umpire_streams_refused_total{reason=\"client\"}"),
+        1.0
+    );
 }
 
 /// Heartbeats keep an idle stream alive; the idle limit ends it with a
