@@ -392,7 +392,10 @@ impl EventStore {
                         .idempotency
                         .as_ref()
                         .expect("only an idempotent append inserts a key");
-                    return match self.idempotent_response(game_id, &request.key).await? {
+                    return match self
+                        .idempotent_response(game_id, &request.actor, &request.key)
+                        .await?
+                    {
                         Some((hash, answer)) if hash == request.request_hash => {
                             Ok(AppendOutcome::Replayed(answer))
                         }
@@ -408,20 +411,25 @@ impl EventStore {
         }
     }
 
-    /// The stored request hash and answer for an idempotency key.
+    /// The stored request hash and answer for `actor`'s idempotency key (an
+    /// actor never sees another's keys, nor is refused for using one).
     pub async fn idempotent_response(
         &self,
         game_id: Uuid,
+        actor: &str,
         key: &str,
     ) -> Result<Option<(String, IdempotentAnswer)>, StoreError> {
         let client = self.pool.get().await?;
         let statement = client
             .prepare_cached(
                 "SELECT request_hash, response FROM idempotency_keys
-                 WHERE game_id = $1 AND idempotency_key = $2",
+                 WHERE game_id = $1 AND actor = $2 AND idempotency_key = $3",
             )
             .await?;
-        let Some(row) = client.query_opt(&statement, &[&game_id, &key]).await? else {
+        let Some(row) = client
+            .query_opt(&statement, &[&game_id, &actor, &key])
+            .await?
+        else {
             return Ok(None);
         };
         let answer: Value = row.get(1);

@@ -13,6 +13,7 @@ mod commands;
 mod concurrency;
 mod documents;
 mod hidden_information;
+mod idempotency_scope;
 mod logging;
 mod playing;
 mod refusals;
