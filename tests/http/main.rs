@@ -14,6 +14,7 @@ mod concurrency;
 mod documents;
 mod hidden_information;
 mod idempotency_scope;
+mod import_refusals;
 mod logging;
 mod playing;
 mod refusals;
