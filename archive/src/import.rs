@@ -3,15 +3,19 @@
 //! in text and jsonb), and its refused actions are ones this service could
 //! have recorded — a real actor of the game, a version within the log, a
 //! bounded size, and no more of them than the store keeps (`RejectionPolicy`).
+//! Its times must be ones a clock could have written: the log's never run
+//! backwards, and no time is later than the importer's clock (given by the
+//! caller, so this crate reads none) by more than [`MAX_CLOCK_SKEW`].
 //! An archive is checked whole, before anything is written.
 
 use std::collections::{HashMap, HashSet};
 
+use chrono::{DateTime, TimeDelta, Utc};
 use serde::Serialize;
 use serde_json::Value;
 use umpire_domain::Registry;
 
-use umpire_domain::record::{is_canonical_recorded_at, ActorLabel};
+use umpire_domain::record::{format_recorded_at, is_canonical_recorded_at, ActorLabel};
 
 use umpire_domain::record::RecordedRejection;
 
@@ -25,13 +29,20 @@ pub const MAX_REJECTION_CODE_BYTES: usize = 200;
 /// service's request body limit, which no recorded refusal can exceed.
 pub const MAX_REJECTION_TEXT_BYTES: usize = 64 * 1024;
 
+/// How far past the importer's clock a recorded time may be: clocks of
+/// the machines that recorded a game and of the one importing it disagree a
+/// little, but a game is not played in the future.
+pub const MAX_CLOCK_SKEW: TimeDelta = TimeDelta::minutes(5);
+
 /// How the store keeps refusals, which imported ones must respect: no two
-/// entries for one refusal (they are one entry with a count) and at most
+/// entries for one refusal (they are one entry with a count), at most
 /// `kept_per_version` distinct ones per (actor, version), plus one entry with
-/// code `not_kept_code` and a null action counting the rest.
+/// code `not_kept_code` and a null action counting the rest, and at most
+/// `kept_per_game` entries of any kind in one game (which bounds its audit).
 #[derive(Debug, Clone, Copy)]
 pub struct RejectionPolicy {
     pub kept_per_version: u64,
+    pub kept_per_game: u64,
     pub not_kept_code: &'static str,
 }
 
@@ -57,6 +68,10 @@ pub enum RejectionFault {
     Duplicate,
     /// More distinct refusals for one (actor, version) than the store keeps.
     OverCap,
+    /// More entries in the game than the store keeps for one game.
+    OverGameCap,
+    /// `recorded_at` is later than the importer's clock allows.
+    TimeInFuture,
 }
 
 /// The first rejection an import refuses, by its index in `rejections`.
@@ -81,14 +96,26 @@ impl From<Divergence> for ImportRefusal {
     }
 }
 
-/// Validates an archive for import: replay, what the store needs to keep the
-/// stored hashes valid (canonical timestamps, a non-empty log), strings it
-/// can store, and every rejection (see [`RejectionFault`]).
+/// Validates an archive for import: a real game id, replay, what the store
+/// needs to keep the stored hashes valid (canonical timestamps, a non-empty
+/// log), times a clock could have written (non-decreasing along the log, none
+/// past `now` by more than [`MAX_CLOCK_SKEW`]), strings it can store, and
+/// every rejection (see [`RejectionFault`]).
 pub fn validate_for_import(
     registry: &Registry,
     archive: &Archive,
     policy: &RejectionPolicy,
+    now: DateTime<Utc>,
 ) -> Result<Replayed, ImportRefusal> {
+    if archive.game_id.is_nil() {
+        return Err(Divergence::new(
+            0,
+            0,
+            Cause::NilGameId,
+            "the game id is the nil UUID, which no game has",
+        )
+        .into());
+    }
     let replayed = replay(registry, archive, |_| {})?;
     if let Some(first) = replayed.first_failure() {
         return Err(first.clone().into());
@@ -111,6 +138,8 @@ pub fn validate_for_import(
         )
         .into());
     }
+    let latest_allowed = now + MAX_CLOCK_SKEW;
+    let mut previous_time: Option<DateTime<Utc>> = None;
     for event in &archive.events {
         if !is_canonical_recorded_at(&event.recorded_at) {
             return Err(Divergence::new(
@@ -124,6 +153,44 @@ pub fn validate_for_import(
             )
             .into());
         }
+        let recorded_at = parse_time(&event.recorded_at).ok_or_else(|| {
+            Divergence::new(
+                event.seq,
+                event.decided_at,
+                Cause::HashMismatch,
+                format!(
+                    "recorded_at `{}` is not a time",
+                    event.recorded_at.escape_debug()
+                ),
+            )
+        })?;
+        if previous_time.is_some_and(|previous| recorded_at < previous) {
+            return Err(Divergence::new(
+                event.seq,
+                event.decided_at,
+                Cause::TimeRunsBackwards,
+                format!(
+                    "recorded_at {} is earlier than the event before it: a log is recorded in order",
+                    event.recorded_at
+                ),
+            )
+            .into());
+        }
+        if recorded_at > latest_allowed {
+            return Err(Divergence::new(
+                event.seq,
+                event.decided_at,
+                Cause::TimeInFuture,
+                format!(
+                    "recorded_at {} is more than {} minutes after this server's clock ({})",
+                    event.recorded_at,
+                    MAX_CLOCK_SKEW.num_minutes(),
+                    format_recorded_at(&now)
+                ),
+            )
+            .into());
+        }
+        previous_time = Some(recorded_at);
         let texts = [
             &event.event_type,
             &event.actor,
@@ -147,14 +214,23 @@ pub fn validate_for_import(
         .get(&archive.game)
         .and_then(|game| game.seats(&archive.options))
         .map_err(|error| Divergence::new(0, 0, Cause::InvalidOptions, error.to_string()))?;
-    validate_rejections(archive, &seats, policy).map_err(ImportRefusal::Rejection)?;
+    validate_rejections(archive, &seats, policy, latest_allowed)
+        .map_err(ImportRefusal::Rejection)?;
     Ok(replayed)
+}
+
+/// An RFC 3339 time, in UTC.
+fn parse_time(text: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(text)
+        .ok()
+        .map(|time| time.with_timezone(&Utc))
 }
 
 fn validate_rejections(
     archive: &Archive,
     seats: &[String],
     policy: &RejectionPolicy,
+    latest_allowed: DateTime<Utc>,
 ) -> Result<(), InvalidRejection> {
     let mut seen = HashSet::new();
     let mut kept_per_version: HashMap<(&str, u64), u64> = HashMap::new();
@@ -164,7 +240,20 @@ fn validate_rejections(
             fault,
             message,
         };
-        check_one(archive, seats, policy, rejection).map_err(|(fault, why)| refuse(fault, why))?;
+        // An audit writes every entry with the state before it as each
+        // viewer saw it, so the entries a game may hold are what bounds the
+        // size and time of its audit.
+        if index as u64 == policy.kept_per_game {
+            return Err(refuse(
+                RejectionFault::OverGameCap,
+                format!(
+                    "a game keeps at most {} rejections: further refusals are only counted",
+                    policy.kept_per_game
+                ),
+            ));
+        }
+        check_one(archive, seats, policy, rejection, latest_allowed)
+            .map_err(|(fault, why)| refuse(fault, why))?;
         let action_text = rejection.action.to_string();
         if !seen.insert((
             rejection.actor.as_str(),
@@ -202,6 +291,7 @@ fn check_one(
     seats: &[String],
     policy: &RejectionPolicy,
     rejection: &RecordedRejection,
+    latest_allowed: DateTime<Utc>,
 ) -> Result<(), (RejectionFault, String)> {
     let texts = [
         Some(&rejection.actor),
@@ -241,12 +331,25 @@ fn check_one(
             ),
         ));
     }
-    if chrono::DateTime::parse_from_rfc3339(&rejection.recorded_at).is_err() {
+    let Some(recorded_at) = parse_time(&rejection.recorded_at) else {
         return Err((
             RejectionFault::InvalidTime,
             format!(
                 "recorded_at `{}` is not an RFC 3339 time",
                 rejection.recorded_at.escape_debug()
+            ),
+        ));
+    };
+    // Refusals are not part of the log and are kept in audit order, not
+    // time order, so their times need not run forwards; but none was made
+    // in the future.
+    if recorded_at > latest_allowed {
+        return Err((
+            RejectionFault::TimeInFuture,
+            format!(
+                "recorded_at {} is more than {} minutes after this server's clock",
+                rejection.recorded_at.escape_debug(),
+                MAX_CLOCK_SKEW.num_minutes()
             ),
         ));
     }

@@ -45,6 +45,12 @@ pub enum Cause {
     MalformedAction,
     /// A string holds U+0000, which the store cannot keep.
     UnstorableText,
+    /// The game id is the nil UUID, which no game is created with.
+    NilGameId,
+    /// An event's `recorded_at` is earlier than the event before it.
+    TimeRunsBackwards,
+    /// An event's `recorded_at` is later than the importing clock allows.
+    TimeInFuture,
 }
 
 /// The first place where a log stops being what its actions explain.

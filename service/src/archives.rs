@@ -76,6 +76,9 @@ pub fn refused(divergence: &Divergence) -> ServiceError {
         Cause::ActionRefused => "archive_action_refused",
         Cause::MalformedAction => "archive_malformed_action",
         Cause::UnstorableText => "archive_nul_character",
+        Cause::NilGameId => "archive_nil_game_id",
+        Cause::TimeRunsBackwards => "archive_time_runs_backwards",
+        Cause::TimeInFuture => "archive_time_in_future",
     };
     ServiceError::Unprocessable {
         code,
@@ -103,6 +106,8 @@ fn refused_rejection(invalid: &InvalidRejection) -> ServiceError {
         RejectionFault::InvalidRepeats => "archive_rejection_invalid_repeats",
         RejectionFault::Duplicate => "archive_rejection_duplicate",
         RejectionFault::OverCap => "archive_rejection_over_cap",
+        RejectionFault::OverGameCap => "archive_rejection_over_game_cap",
+        RejectionFault::TimeInFuture => "archive_rejection_time_in_future",
     };
     ServiceError::Unprocessable {
         code,
@@ -134,9 +139,13 @@ pub fn prepare_import(
         .map_err(|e| ServiceError::unprocessable("unsupported_archive", e.to_string()))?;
     let policy = umpire_archive::RejectionPolicy {
         kept_per_version: umpire_storage::REFUSALS_KEPT_PER_VERSION,
+        kept_per_game: umpire_storage::REFUSALS_KEPT_PER_GAME,
         not_kept_code: umpire_storage::REFUSALS_NOT_KEPT_CODE,
     };
-    umpire_archive::validate_for_import(registry, &archive, &policy).map_err(|refusal| {
+    // The archive crate reads no clock: the times an archive may hold are
+    // judged against this server's.
+    let now = chrono::Utc::now();
+    umpire_archive::validate_for_import(registry, &archive, &policy, now).map_err(|refusal| {
         match refusal {
             ImportRefusal::Log(divergence) => refused(&divergence),
             ImportRefusal::Rejection(invalid) => refused_rejection(&invalid),

@@ -57,6 +57,9 @@ error_codes! {
     "archive_action_refused" => "422: today's rules refuse a recorded action.";
     "archive_malformed_action" => "422: a recorded action is not an action of the game.";
     "archive_nul_character" => "422: a string holds U+0000, which cannot be stored.";
+    "archive_nil_game_id" => "422: the archive's game id is the nil UUID.";
+    "archive_time_runs_backwards" => "422: an event's recorded_at is earlier than the event before it (`details.seq`).";
+    "archive_time_in_future" => "422: an event's recorded_at is more than 5 minutes past this server's clock.";
     "archive_rejection_unknown_actor" => "422: a rejection's actor is not the umpire or a seat (`details.rejection`).";
     "archive_rejection_version_out_of_range" => "422: a rejection's version is outside the log.";
     "archive_rejection_nul_character" => "422: a rejection holds U+0000.";
@@ -66,6 +69,8 @@ error_codes! {
     "archive_rejection_invalid_repeats" => "422: a rejection's repeat count is not positive.";
     "archive_rejection_duplicate" => "422: a rejection is listed twice.";
     "archive_rejection_over_cap" => "422: more distinct rejections at one version than the store keeps.";
+    "archive_rejection_over_game_cap" => "422: more rejections in one game than the store keeps (10,000).";
+    "archive_rejection_time_in_future" => "422: a rejection's recorded_at is more than 5 minutes past this server's clock.";
     "too_many_refusals" => "429: this token's refused actions in this game came too fast; retry after `Retry-After` seconds.";
     "too_many_streams" => "429: this client (its token, or its address for a spectator) holds its limit of live streams open (`details.limit`); close one.";
     "internal" => "500: a fault of the service; the cause is in its log.";

@@ -283,6 +283,7 @@ impl GameService {
             .idempotency
             .as_ref()
             .map(|idempotency| IdempotentRequest {
+                actor: submission.label.clone(),
                 key: idempotency.key.to_string(),
                 request_hash: idempotency.request_hash.clone(),
                 answer: IdempotentAnswer {
@@ -315,7 +316,8 @@ impl GameService {
     }
 
     /// The original answer to an idempotent request already applied, if it
-    /// was; a refusal when the key was used for another request.
+    /// was; a refusal when the key was used for another request. Keys are the
+    /// sender's own: another actor's use of the same key is not seen here.
     async fn replay_if_recorded(
         &self,
         submission: &Submission<'_>,
@@ -325,7 +327,7 @@ impl GameService {
         };
         let Some((stored_hash, answer)) = self
             .store
-            .idempotent_response(submission.game_id, idempotency.key)
+            .idempotent_response(submission.game_id, &submission.label, idempotency.key)
             .await?
         else {
             return Ok(None);

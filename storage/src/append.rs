@@ -34,9 +34,13 @@ pub struct NewEvent {
 }
 
 /// An `Idempotency-Key` with the hash of the request it came with and the
-/// answer to store for it.
+/// answer to store for it. Keys belong to the actor who sent them: the same
+/// key from two actors of a game names two requests.
 #[derive(Debug, Clone)]
 pub struct IdempotentRequest {
+    /// The sender's [`umpire_domain::ActorLabel`] as text: `umpire` or
+    /// `seat:<name>`.
+    pub actor: String,
     pub key: String,
     pub request_hash: String,
     pub answer: IdempotentAnswer,

@@ -249,21 +249,21 @@ async fn write_batch(pool: &Pool, batch: &[Waiting]) -> Result<(), BatchError> {
 /// half written.
 const INSERT_APPENDS: &str = "
     WITH every_game_exists AS (
-        -- $16 holds each game once; an index lookup per game, never a scan.
-        SELECT count(*) = cardinality($16::uuid[]) AS yes
-        FROM games WHERE game_id = ANY($16::uuid[])
+        -- $17 holds each game once; an index lookup per game, never a scan.
+        SELECT count(*) = cardinality($17::uuid[]) AS yes
+        FROM games WHERE game_id = ANY($17::uuid[])
     ), idempotency AS (
-        INSERT INTO idempotency_keys (game_id, idempotency_key, request_hash, response)
+        INSERT INTO idempotency_keys (game_id, actor, idempotency_key, request_hash, response)
         SELECT k.*
-        FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[])
-          AS k(game_id, idempotency_key, request_hash, response)
+        FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[])
+          AS k(game_id, actor, idempotency_key, request_hash, response)
         WHERE (SELECT yes FROM every_game_exists)
     )
     INSERT INTO events (game_id, seq, event_type, payload, actor, action, rules_version,
                         recorded_at, prev_hash, hash, decided_at)
     SELECT u.*
-    FROM unnest($5::uuid[], $6::bigint[], $7::text[], $8::jsonb[], $9::text[], $10::jsonb[],
-                $11::int[], $12::timestamptz[], $13::text[], $14::text[], $15::bigint[])
+    FROM unnest($6::uuid[], $7::bigint[], $8::text[], $9::jsonb[], $10::text[], $11::jsonb[],
+                $12::int[], $13::timestamptz[], $14::text[], $15::text[], $16::bigint[])
       AS u(game_id, seq, event_type, payload, actor, action, rules_version,
            recorded_at, prev_hash, hash, decided_at)
     WHERE (SELECT yes FROM every_game_exists)";
@@ -279,6 +279,7 @@ pub(crate) async fn insert_appends(
             .filter_map(|a| Some((a, a.idempotency.as_ref()?)))
     };
     let key_games: Vec<Uuid> = keyed().map(|(a, _)| a.game_id).collect();
+    let key_actors: Vec<&str> = keyed().map(|(_, i)| i.actor.as_str()).collect();
     let keys: Vec<&str> = keyed().map(|(_, i)| i.key.as_str()).collect();
     let request_hashes: Vec<&str> = keyed().map(|(_, i)| i.request_hash.as_str()).collect();
     let answers: Vec<serde_json::Value> = keyed()
@@ -313,6 +314,7 @@ pub(crate) async fn insert_appends(
             &statement,
             &[
                 &key_games,
+                &key_actors,
                 &keys,
                 &request_hashes,
                 &answers,

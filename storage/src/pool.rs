@@ -81,6 +81,24 @@ pub async fn logs_in_as_superuser(database_url: &str) -> Result<bool, StoreError
     Ok(superuser)
 }
 
+/// Applies the migrations up to `version` and no further, as the owner:
+/// how a test makes a database as an older build left it, to watch a newer
+/// migration bring its rows forward.
+#[cfg(feature = "testing")]
+pub(crate) async fn migrate_up_to(database_url: &str, version: i32) -> Result<(), StoreError> {
+    let (mut client, connection) = tokio_postgres::connect(database_url, NoTls).await?;
+    let connection = tokio::spawn(connection);
+    let outcome = embedded::migrations::runner()
+        .set_target(refinery::Target::Version(version))
+        .run_async(&mut client)
+        .await
+        .map(|_| ())
+        .map_err(|e| StoreError::Migration(e.to_string()));
+    drop(client);
+    let _ = connection.await;
+    outcome
+}
+
 /// Applies the SQL migrations in `migrations/` that are not yet applied.
 /// Runs on its own connection as the connecting user: the owner (the private
 /// cluster's [`owner_url`](crate::PrivateCluster::owner_url)), never the

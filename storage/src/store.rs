@@ -105,6 +105,16 @@ pub struct RejectionPage {
 /// bounded by its version × (seats + umpire) × (this + 1 overflow row).
 pub const REFUSALS_KEPT_PER_VERSION: u64 = 32;
 
+/// At most this many refusal rows (kept ones and overflow rows alike) are
+/// stored per game, and an import may bring no more. An audit writes every
+/// row with the state before it as each viewer saw it, so this is what bounds
+/// an audit's size and time: at most this many entries, each a refusal of at
+/// most 64 KiB of action and 64 KiB of message plus the views of one state.
+/// Once a game holds this many, a refusal raises the count of its identical
+/// row, or else of its (actor, version) overflow row, and is otherwise not
+/// stored (its sender is still answered, and the metrics count it).
+pub const REFUSALS_KEPT_PER_GAME: u64 = 10_000;
+
 /// The code of the one row per (game, actor, version) that counts the
 /// distinct refusals made beyond [`REFUSALS_KEPT_PER_VERSION`]; its action is
 /// `null` and its `repeats` is how many were not kept.
@@ -392,7 +402,10 @@ impl EventStore {
                         .idempotency
                         .as_ref()
                         .expect("only an idempotent append inserts a key");
-                    return match self.idempotent_response(game_id, &request.key).await? {
+                    return match self
+                        .idempotent_response(game_id, &request.actor, &request.key)
+                        .await?
+                    {
                         Some((hash, answer)) if hash == request.request_hash => {
                             Ok(AppendOutcome::Replayed(answer))
                         }
@@ -408,20 +421,25 @@ impl EventStore {
         }
     }
 
-    /// The stored request hash and answer for an idempotency key.
+    /// The stored request hash and answer for `actor`'s idempotency key (an
+    /// actor never sees another's keys, nor is refused for using one).
     pub async fn idempotent_response(
         &self,
         game_id: Uuid,
+        actor: &str,
         key: &str,
     ) -> Result<Option<(String, IdempotentAnswer)>, StoreError> {
         let client = self.pool.get().await?;
         let statement = client
             .prepare_cached(
                 "SELECT request_hash, response FROM idempotency_keys
-                 WHERE game_id = $1 AND idempotency_key = $2",
+                 WHERE game_id = $1 AND actor = $2 AND idempotency_key = $3",
             )
             .await?;
-        let Some(row) = client.query_opt(&statement, &[&game_id, &key]).await? else {
+        let Some(row) = client
+            .query_opt(&statement, &[&game_id, &actor, &key])
+            .await?
+        else {
             return Ok(None);
         };
         let answer: Value = row.get(1);
@@ -463,9 +481,12 @@ impl EventStore {
     /// one already kept (game, actor, version, action, code) raises that
     /// row's `repeats`; a new distinct one is stored while fewer than
     /// [`REFUSALS_KEPT_PER_VERSION`] are kept for its (game, actor, version),
-    /// and is otherwise only counted on the overflow row. One statement; two
-    /// distinct refusals racing at the cap may both be kept, so the cap can be
-    /// passed by at most the number of concurrent refusals.
+    /// and is otherwise only counted on the overflow row. No row is added to
+    /// a game that holds [`REFUSALS_KEPT_PER_GAME`]: its refusals raise an
+    /// existing row's count or are not kept. One statement; two refusals
+    /// racing at a cap may both be kept, so a cap can be passed by at most
+    /// the number of concurrent refusals (submissions to one game take turns
+    /// within an instance, so only other instances can race).
     pub async fn record_rejection(
         &self,
         game_id: Uuid,
@@ -474,11 +495,27 @@ impl EventStore {
         let client = self.pool.get().await?;
         let statement = client
             .prepare_cached(
-                "WITH kept AS (
+                "WITH game AS (
+                   -- Counted no further than the cap: bounded work per refusal.
+                   SELECT count(*) >= $13 AS is_full
+                   FROM (SELECT 1 FROM rejected_actions WHERE game_id = $1 LIMIT $13) AS kept_rows
+                 ), kept AS (
                    SELECT count(*) FILTER (WHERE code <> $11) < $10
                           OR bool_or(code = $6 AND refusal_action_digest(action) = refusal_action_digest($5))
                           AS room
                    FROM rejected_actions WHERE game_id = $1 AND actor = $4 AND at_version = $3
+                 ), counted_in_full_game AS (
+                   -- The identical row if kept, else the overflow row of
+                   -- this (actor, version), if there is one.
+                   UPDATE rejected_actions SET repeats = repeats + 1
+                   WHERE (SELECT is_full FROM game) AND game_id = $1 AND rejection_id = (
+                     SELECT rejection_id FROM rejected_actions
+                     WHERE game_id = $1 AND actor = $4 AND at_version = $3
+                       AND (code = $11 OR code = $6
+                            AND refusal_action_digest(action) = refusal_action_digest($5))
+                     ORDER BY code = $11
+                     LIMIT 1
+                   )
                  )
                  INSERT INTO rejected_actions
                    (game_id, rejection_id, at_version, actor, action, code, message, rule,
@@ -489,7 +526,8 @@ impl EventStore {
                         CASE WHEN kept.room THEN $7 ELSE $12 END,
                         CASE WHEN kept.room THEN $8 END,
                         $9, 1
-                 FROM kept
+                 FROM kept, game
+                 WHERE NOT game.is_full
                  ON CONFLICT (game_id, actor, at_version, code, refusal_action_digest(action))
                  DO UPDATE SET repeats = rejected_actions.repeats + 1",
             )
@@ -512,6 +550,7 @@ impl EventStore {
                     &(REFUSALS_KEPT_PER_VERSION as i64),
                     &REFUSALS_NOT_KEPT_CODE,
                     &refusals_not_kept_message(),
+                    &(REFUSALS_KEPT_PER_GAME as i64),
                 ],
             )
             .await?;

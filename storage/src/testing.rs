@@ -103,3 +103,24 @@ pub async fn fresh_database() -> TestDatabase {
 pub async fn fresh_database_url() -> String {
     fresh_database().await.service_url
 }
+
+/// A new database migrated only up to `version`, as a build of that time
+/// left it (for tests of a later migration; `crate::migrate` finishes it).
+pub async fn database_migrated_up_to(version: i32) -> TestDatabase {
+    let server = SERVER
+        .get_or_init(start_server)
+        .as_ref()
+        .unwrap_or_else(|e| panic!("could not start test PostgreSQL: {e}"));
+    let name = format!("umpire_test_{}", uuid::Uuid::new_v4().simple());
+    ensure_database(&server.owner_url, &name, None)
+        .await
+        .unwrap_or_else(|e| panic!("could not create test database {name}: {e:?}"));
+    let database = TestDatabase {
+        owner_url: with_database(&server.owner_url, &name).expect("connection string"),
+        service_url: with_database(&server.service_url, &name).expect("connection string"),
+    };
+    crate::pool::migrate_up_to(&database.owner_url, version)
+        .await
+        .unwrap_or_else(|e| panic!("could not migrate {name} to V{version}: {e}"));
+    database
+}

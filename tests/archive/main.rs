@@ -4,6 +4,7 @@
 //! (`tests/http/archives*.rs`).
 
 mod audit;
+mod import;
 mod replay;
 mod scoring;
 mod support;

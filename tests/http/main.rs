@@ -13,6 +13,8 @@ mod commands;
 mod concurrency;
 mod documents;
 mod hidden_information;
+mod idempotency_scope;
+mod import_refusals;
 mod logging;
 mod memory_budget;
 mod playing;

@@ -83,6 +83,7 @@ async fn when_sent_together(store: &EventStore, games: &[Uuid], wave: Vec<Given>
             Target::Unknown => Head::start(Uuid::new_v4()),
         };
         let idempotency = given.idempotency.map(|(key, hash)| IdempotentRequest {
+            actor: "seat:red".into(),
             key: key.into(),
             request_hash: hash.into(),
             answer: IdempotentAnswer {

@@ -13,6 +13,7 @@ use uuid::Uuid;
 
 mod cluster;
 mod group_commit;
+mod migrations;
 mod refusals;
 
 /// A store on a fresh database, its pool logged in as the service role; and
@@ -264,6 +265,7 @@ async fn events_cannot_be_appended_to_a_game_that_does_not_exist() {
     for idempotency in [
         None,
         Some(IdempotentRequest {
+            actor: "seat:red".into(),
             key: "k".into(),
             request_hash: "h".into(),
             answer: IdempotentAnswer {
@@ -336,6 +338,7 @@ async fn an_idempotency_key_returns_the_first_response_and_refuses_a_different_b
     let (store, _) = fresh_store().await;
     let game_id = new_game(&store).await;
     let request = IdempotentRequest {
+        actor: "seat:red".into(),
         key: "k1".into(),
         request_hash: "hash-a".into(),
         answer: IdempotentAnswer {
@@ -367,6 +370,51 @@ async fn an_idempotency_key_returns_the_first_response_and_refuses_a_different_b
         "{error:?}"
     );
     assert_eq!(store.version(game_id).await.unwrap(), 2);
+}
+
+#[tokio::test]
+async fn an_idempotency_key_belongs_to_its_actor_and_is_not_shared_with_another() {
+    let (store, _) = fresh_store().await;
+    let game_id = new_game(&store).await;
+    let keyed = |actor: &str, hash: &str, seq: u64| IdempotentRequest {
+        actor: actor.into(),
+        key: "bid-round-1".into(),
+        request_hash: hash.into(),
+        answer: IdempotentAnswer {
+            first_seq: seq,
+            version: seq,
+        },
+    };
+    let blue = keyed("seat:blue", "blue's bid", 2);
+    let red = keyed("seat:red", "red's bid", 3);
+    appended(
+        append_now(&store, game_id, vec![event(1)], Some(&blue))
+            .await
+            .unwrap(),
+    );
+    // Red's request under blue's key is red's own: appended, not refused.
+    appended(
+        append_now(&store, game_id, vec![event(2)], Some(&red))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(store.version(game_id).await.unwrap(), 3);
+    for (request, hash) in [(&blue, "blue's bid"), (&red, "red's bid")] {
+        let (stored_hash, answer) = store
+            .idempotent_response(game_id, &request.actor, &request.key)
+            .await
+            .unwrap()
+            .expect("stored under its actor");
+        assert_eq!((stored_hash.as_str(), answer), (hash, request.answer));
+    }
+    assert_eq!(
+        store
+            .idempotent_response(game_id, "umpire", "bid-round-1")
+            .await
+            .unwrap(),
+        None,
+        "a third actor sees no key"
+    );
 }
 
 #[tokio::test]
