@@ -326,13 +326,17 @@ async fn run(command: Command) -> Result<Done, String> {
                 pool_size,
                 limits,
                 workers,
-                admin_token,
-                crate::routes::stream::StreamLimits {
-                    max_open: max_streams,
-                    max_per_client: max_streams_per_client,
-                    ..Default::default()
+                crate::startup::ServiceOptions {
+                    admin_token,
+                    listen_url: Some(database.service_url.clone()),
+                    streams: crate::routes::stream::StreamLimits {
+                        max_open: max_streams,
+                        max_per_client: max_streams_per_client,
+                        ..Default::default()
+                    },
+                    memory_budget: usize::try_from(memory_budget).unwrap_or(usize::MAX),
+                    budget_includes_process: true,
                 },
-                usize::try_from(memory_budget).unwrap_or(usize::MAX),
             )
             .await;
             if let Some(cluster) = database.cluster.as_ref().filter(|c| c.started_here) {
@@ -479,20 +483,11 @@ async fn serve(
     pool_size: usize,
     group_commit: GroupCommitLimits,
     workers: Option<usize>,
-    admin_token: Option<String>,
-    streams: crate::routes::stream::StreamLimits,
-    memory_budget: usize,
+    options: crate::startup::ServiceOptions,
 ) -> Result<(), String> {
-    if admin_token.as_deref().is_none_or(str::is_empty) {
+    if options.admin_token.as_deref().is_none_or(str::is_empty) {
         tracing::warn!("no admin token configured: anyone can create and import games (set UMPIRE_ADMIN_TOKEN to restrict)");
     }
-    let options = crate::startup::ServiceOptions {
-        admin_token,
-        listen_url: Some(database.service_url.clone()),
-        streams,
-        memory_budget,
-        budget_includes_process: true,
-    };
     umpire_storage::migrate(&database.owner_url)
         .await
         .map_err(|e| format!("migrations failed: {e}"))?;

@@ -19,6 +19,7 @@ use crate::budget::{Charge, MemoryBudget, Reservation, DEFAULT_MEMORY_BUDGET};
 use crate::error::ServiceError;
 use crate::folds::{corrupt, Folds, LoadedGame};
 use crate::live::{Live, LiveLimits};
+use crate::log_every::LogEvery;
 use crate::metrics::Metrics;
 use crate::model::{CreateGameRequest, CreatedGame, GameSummary};
 use crate::principal::{new_seed, new_token, Principal};
@@ -106,10 +107,9 @@ impl GameService {
             return Ok(reservation);
         }
         self.folds.make_room(bytes);
-        self.budget.try_reserve(kind, bytes).ok_or_else(|| {
-            self.budget.count_refusal(kind);
-            self.memory_busy()
-        })
+        self.budget
+            .try_reserve(kind, bytes)
+            .ok_or_else(|| self.memory_busy(kind))
     }
 
     /// Reserves `more` bytes besides on `reservation`, as
@@ -126,8 +126,7 @@ impl GameService {
         if reservation.try_grow(more) {
             return Ok(());
         }
-        self.budget.count_refusal(reservation.kind());
-        Err(self.memory_busy())
+        Err(self.memory_busy(reservation.kind()))
     }
 
     /// A probe of the game's cached fold (see [`FoldProbe`]).
@@ -135,7 +134,20 @@ impl GameService {
         self.folds.probe(game_id)
     }
 
-    fn memory_busy(&self) -> ServiceError {
+    /// Counts and (at most every 10 s) logs a request the budget had no
+    /// room for, and says so.
+    fn memory_busy(&self, kind: Charge) -> ServiceError {
+        static LOGGED: LogEvery = LogEvery::new(std::time::Duration::from_secs(10));
+        self.budget.count_refusal(kind);
+        if let Some(unlogged) = LOGGED.due() {
+            tracing::warn!(
+                charge = kind.label(),
+                budget = self.budget.limit(),
+                charged = self.budget.total(),
+                refused_since_last_logged = unlogged,
+                "a request was refused busy: the memory budget is spent (logged at most every 10 s)"
+            );
+        }
         ServiceError::Busy {
             message: "The service is using its whole memory budget for other requests; \
                       send it again shortly."

@@ -14,6 +14,7 @@ pub mod error;
 mod folds;
 pub mod games;
 pub mod live;
+pub mod log_every;
 pub mod metrics;
 pub mod model;
 pub mod principal;

@@ -31,9 +31,9 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Once, PoisonError, Weak};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
 use umpire_domain::erased::{DecodedEvent, Shown, StatusJson};
@@ -45,6 +45,7 @@ use crate::budget::{allocation, Charge, MemoryBudget, Reservation};
 use crate::error::ServiceError;
 use crate::folds::{corrupt, Fold};
 use crate::games::GameService;
+use crate::log_every::LogEvery;
 use crate::metrics::Metrics;
 use crate::principal::Principal;
 use crate::reads::{acted, shown_event};
@@ -361,8 +362,7 @@ struct Hub {
     limits: LiveLimits,
     budget: MemoryBudget,
     metrics: Metrics,
-    refusals_logged: Mutex<Option<Instant>>,
-    refusals_not_logged: AtomicU64,
+    refusals_logged: LogEvery,
 }
 
 impl Hub {
@@ -412,19 +412,13 @@ impl Hub {
             .streams_refused
             .with_label_values(&[reason])
             .inc();
-        let mut logged = locked(&self.refusals_logged);
-        let due = logged.is_none_or(|at| at.elapsed() >= REFUSAL_LOG_EVERY);
-        if due {
-            *logged = Some(Instant::now());
-            let since = self.refusals_not_logged.swap(0, Ordering::Relaxed);
+        if let Some(unlogged) = self.refusals_logged.due() {
             tracing::warn!(
                 reason,
-                refused_since_last_logged = since,
+                refused_since_last_logged = unlogged,
                 "a live stream was refused (logged at most every {} s)",
                 REFUSAL_LOG_EVERY.as_secs()
             );
-        } else {
-            self.refusals_not_logged.fetch_add(1, Ordering::Relaxed);
         }
     }
 }
@@ -514,8 +508,7 @@ impl Live {
                 limits,
                 budget,
                 metrics,
-                refusals_logged: Mutex::new(None),
-                refusals_not_logged: AtomicU64::new(0),
+                refusals_logged: LogEvery::new(REFUSAL_LOG_EVERY),
             }),
         }
     }
