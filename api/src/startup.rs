@@ -12,6 +12,7 @@ use utoipa_swagger_ui::SwaggerUi;
 
 use crate::body_deadline;
 use crate::error::{json_error, path_error, query_error, ApiError};
+use crate::metrics::RequestMetrics;
 use crate::openapi;
 use crate::request_span::RequestSpan;
 use crate::routes::health;
@@ -80,7 +81,7 @@ impl Application {
         if let Some(url) = options.listen_url {
             service.listen_for_appends(url);
         }
-        let prometheus = crate::metrics::middleware(&service.metrics);
+        let request_metrics = RequestMetrics::new(&service.metrics);
         let state = web::Data::new(AppState {
             service,
             admin_token: options.admin_token.filter(|token| !token.is_empty()),
@@ -102,13 +103,15 @@ impl Application {
                 )
                 .app_data(web::QueryConfig::default().error_handler(query_error))
                 .app_data(web::PathConfig::default().error_handler(path_error))
+                .app_data(web::Data::from(request_metrics.clone()))
                 .map(|app| {
+                    let request_metrics = request_metrics.clone();
                     app.wrap_fn(|mut request, service| {
                         body_deadline::limit_body(&mut request);
                         service.call(request)
                     })
                     .wrap(TracingLogger::<RequestSpan>::new())
-                    .wrap(prometheus.clone())
+                    .wrap_fn(move |request, service| request_metrics.measure(request, service))
                 })
                 // Answers carry tokens, per-seat secrets and states that
                 // change: no cache, shared or private, may keep them.
@@ -124,6 +127,7 @@ impl Application {
                 .service(health::readyz)
                 .split_for_parts();
             app.service(crate::routes::home::home)
+                .route("/metrics", web::get().to(crate::metrics::serve))
                 .service(crate::routes::viewer::open_game)
                 .service(crate::routes::viewer::game_page)
                 .service(crate::routes::viewer::asset)

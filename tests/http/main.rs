@@ -14,6 +14,7 @@ mod concurrency;
 mod documents;
 mod hidden_information;
 mod logging;
+mod metrics_bounds;
 mod playing;
 mod refusals;
 mod retries;
