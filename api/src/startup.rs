@@ -17,6 +17,7 @@ use crate::openapi;
 use crate::request_span::RequestSpan;
 use crate::routes::health;
 use crate::routes::stream::StreamLimits;
+use crate::security_headers;
 use umpire_service::GameService;
 
 /// Largest accepted JSON body. Actions are small; this bounds memory per request.
@@ -111,6 +112,14 @@ impl Application {
                         service.call(request)
                     })
                     .wrap(TracingLogger::<RequestSpan>::new())
+                    .wrap_fn(|request, service| {
+                        let answer = service.call(request);
+                        async move {
+                            let mut response = answer.await?;
+                            security_headers::add(&mut response);
+                            Ok(response)
+                        }
+                    })
                     .wrap_fn(move |request, service| request_metrics.measure(request, service))
                 })
                 // Answers carry tokens, per-seat secrets and states that

@@ -15,6 +15,7 @@ mod documents;
 mod hidden_information;
 mod logging;
 mod metrics_bounds;
+mod page_headers;
 mod playing;
 mod refusals;
 mod retries;

@@ -114,7 +114,7 @@ pub async fn stream_game_events(
     let follower = state.service.follow(game_id, principal, after).await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/event-stream"))
-        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
         // Proxies that buffer responses (nginx) would hold events back.
         .insert_header(("X-Accel-Buffering", "no"))
         .streaming(messages(follower, state.stream_limits)))
