@@ -17,6 +17,7 @@ pub mod openapi;
 pub mod params;
 pub mod request_span;
 pub mod routes;
+pub mod security_headers;
 pub mod startup;
 
 pub use startup::{AppState, Application, ServiceOptions};

@@ -8,12 +8,27 @@
 //! request id (on every line logged inside the request), the method, the
 //! route template (never the path itself, which holds game ids) and, at the
 //! end, the status and the error's message.
+//!
+//! What a client chose is kept short: a method outside the standard set is
+//! logged as `OTHER` (a method may be kilobytes long), and an error's message
+//! is cut to [`LOGGED_ERROR_CHARS`]. A refused request (4xx, or a 503 the
+//! service chose: busy, full, database away, each logged where it is chosen)
+//! logs one line at DEBUG: it is the client's mistake or the load's, and a
+//! line at WARN per request would let any client fill the operator's disk.
+//! Any other 5xx logs one line at ERROR. (tracing-actix-web's own line per
+//! error, a WARN for every 4xx, is turned off in the workspace manifest.)
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::StatusCode;
 use actix_web::{Error, HttpMessage};
 use tracing::Span;
 use tracing_actix_web::{RequestId, RootSpanBuilder};
+
+use crate::metrics::method_label;
+
+/// The longest error message a log line carries, in characters.
+pub const LOGGED_ERROR_CHARS: usize = 240;
 
 pub struct RequestSpan;
 
@@ -25,7 +40,7 @@ impl RootSpanBuilder for RequestSpan {
         tracing::info_span!(
             "request",
             request_id = request_id.map(tracing::field::display),
-            method = %request.method(),
+            method = %method_label(request.method()),
             route = request.match_pattern().as_deref().unwrap_or("default"),
             status = tracing::field::Empty,
             error = tracing::field::Empty,
@@ -33,17 +48,30 @@ impl RootSpanBuilder for RequestSpan {
     }
 
     fn on_request_end<B: MessageBody>(span: Span, outcome: &Result<ServiceResponse<B>, Error>) {
-        match outcome {
-            Ok(response) => {
-                span.record("status", response.status().as_u16());
-                if let Some(error) = response.response().error() {
-                    span.record("error", tracing::field::display(error));
-                }
-            }
-            Err(error) => {
-                span.record("status", error.as_response_error().status_code().as_u16());
-                span.record("error", tracing::field::display(error));
-            }
+        let (status, error) = match outcome {
+            Ok(response) => (response.status(), response.response().error()),
+            Err(error) => (error.as_response_error().status_code(), Some(error)),
+        };
+        span.record("status", status.as_u16());
+        let Some(error) = error else { return };
+        span.record(
+            "error",
+            tracing::field::display(shortened(error.to_string())),
+        );
+        let _in_request = span.enter();
+        if status.is_server_error() && status != StatusCode::SERVICE_UNAVAILABLE {
+            tracing::error!("request failed");
+        } else {
+            tracing::debug!("request refused");
         }
     }
+}
+
+/// `message` cut to [`LOGGED_ERROR_CHARS`] characters, marked where it was cut.
+fn shortened(mut message: String) -> String {
+    if let Some((cut, _)) = message.char_indices().nth(LOGGED_ERROR_CHARS) {
+        message.truncate(cut);
+        message.push('…');
+    }
+    message
 }

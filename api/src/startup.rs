@@ -12,10 +12,12 @@ use utoipa_swagger_ui::SwaggerUi;
 
 use crate::body_deadline;
 use crate::error::{json_error, path_error, query_error, ApiError};
+use crate::metrics::RequestMetrics;
 use crate::openapi;
 use crate::request_span::RequestSpan;
 use crate::routes::health;
 use crate::routes::stream::StreamLimits;
+use crate::security_headers;
 use umpire_service::GameService;
 
 /// Largest accepted JSON body. Actions are small; this bounds memory per request.
@@ -112,7 +114,7 @@ impl Application {
         if let Some(url) = options.listen_url {
             service.listen_for_appends(url);
         }
-        let prometheus = crate::metrics::middleware(&service.metrics);
+        let request_metrics = RequestMetrics::new(&service.metrics);
         let state = web::Data::new(AppState {
             service,
             admin_token: options.admin_token.filter(|token| !token.is_empty()),
@@ -134,13 +136,23 @@ impl Application {
                 )
                 .app_data(web::QueryConfig::default().error_handler(query_error))
                 .app_data(web::PathConfig::default().error_handler(path_error))
+                .app_data(web::Data::from(request_metrics.clone()))
                 .map(|app| {
+                    let request_metrics = request_metrics.clone();
                     app.wrap_fn(|mut request, service| {
                         body_deadline::limit_body(&mut request);
                         service.call(request)
                     })
                     .wrap(TracingLogger::<RequestSpan>::new())
-                    .wrap(prometheus.clone())
+                    .wrap_fn(|request, service| {
+                        let answer = service.call(request);
+                        async move {
+                            let mut response = answer.await?;
+                            security_headers::add(&mut response);
+                            Ok(response)
+                        }
+                    })
+                    .wrap_fn(move |request, service| request_metrics.measure(request, service))
                 })
                 // Answers carry tokens, per-seat secrets and states that
                 // change: no cache, shared or private, may keep them.
@@ -156,6 +168,7 @@ impl Application {
                 .service(health::readyz)
                 .split_for_parts();
             app.service(crate::routes::home::home)
+                .route("/metrics", web::get().to(crate::metrics::serve))
                 .service(crate::routes::viewer::open_game)
                 .service(crate::routes::viewer::game_page)
                 .service(crate::routes::viewer::asset)

@@ -17,6 +17,8 @@ mod idempotency_scope;
 mod import_refusals;
 mod logging;
 mod memory_budget;
+mod metrics_bounds;
+mod page_headers;
 mod playing;
 mod refusals;
 mod retries;

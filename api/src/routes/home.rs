@@ -2,8 +2,8 @@
 //! browser goes next. Not part of the versioned API (and so not in its
 //! document).
 
-use actix_web::http::header::ContentType;
-use actix_web::{get, HttpResponse};
+use actix_web::http::header::{self, ContentType};
+use actix_web::{route, HttpResponse};
 
 const PAGE: &str = r#"<!doctype html>
 <html lang="en">
@@ -36,9 +36,16 @@ code { background: #f2f2f2; padding: 0 .25rem; }
 </html>
 "#;
 
-#[get("/")]
+/// The page runs no script and loads nothing: its one style sheet is inline,
+/// and its form opens a game's page on this origin. No one may frame it.
+const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; \
+    base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/// `HEAD /` too: what a monitor or a link checker asks first.
+#[route("/", method = "GET", method = "HEAD")]
 pub async fn home() -> HttpResponse {
     HttpResponse::Ok()
+        .insert_header((header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY))
         .content_type(ContentType::html())
         .body(PAGE)
 }
