@@ -18,5 +18,6 @@ pub mod params;
 pub mod request_span;
 pub mod routes;
 pub mod startup;
+pub mod stop_signal;
 
 pub use startup::{AppState, Application, ServiceOptions};
