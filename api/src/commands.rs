@@ -61,15 +61,19 @@ fn expand(inputs: &[String]) -> Result<Vec<Input>, String> {
     Ok(expanded.files)
 }
 
+/// How many archives a file holds, as far as is known when each is handed
+/// over: all of a file read whole, none of one read a line at a time.
+type ArchivesInFile = Option<usize>;
+
 /// The archives of one file for `audit` and `what-if`: one JSON document
 /// (pretty-printed or not), or JSON Lines of them, each handed to `each`
-/// with whether the file holds several. A file of at most one archive's
+/// with how many the file holds. A file of at most one archive's
 /// size is read whole; a longer one can only be JSON Lines, and is read a
 /// line at a time (each at most one archive's size), so that its size
 /// does not matter.
 fn each_archive_in_file(
     path: &Path,
-    each: &mut dyn FnMut(Archive, bool) -> Result<(), String>,
+    each: &mut dyn FnMut(Archive, ArchivesInFile) -> Result<(), String>,
 ) -> Result<(), String> {
     let input = Input::parse(&path.to_string_lossy());
     let failed = |e: std::io::Error| format!("reading {}: {e}", path.display());
@@ -83,10 +87,10 @@ fn each_archive_in_file(
     if head.len() <= MAX_ARCHIVE_BYTES {
         let text = String::from_utf8(head).map_err(|e| format!("{}: {e}", path.display()))?;
         let archives = parse_archives(path, &text)?;
-        let several = archives.len() > 1;
+        let count = archives.len();
         return archives
             .into_iter()
-            .try_for_each(|archive| each(archive, several));
+            .try_for_each(|archive| each(archive, Some(count)));
     }
     let source: std::sync::Arc<str> = std::sync::Arc::from(path.display().to_string());
     let mut outcome = Ok(());
@@ -103,7 +107,7 @@ fn each_archive_in_file(
                 let line_number = chunk.first_line + offset as u64;
                 outcome = parse_archive(line)
                     .map_err(|e| format!("{}:{line_number}: {e}", path.display()))
-                    .and_then(|archive| each(archive, true));
+                    .and_then(|archive| each(archive, None));
                 if outcome.is_err() {
                     return Err(std::io::Error::other("stopped"));
                 }
@@ -146,10 +150,10 @@ pub enum ArchiveSource {
 }
 
 /// Calls `each` with every archive the source names, as it is read: a
-/// stored game, or a file's archives; with whether there are several.
+/// stored game, or a file's archives; with how many there are, if known.
 async fn each_archive(
     source: &ArchiveSource,
-    each: &mut dyn FnMut(Archive, bool) -> Result<(), String>,
+    each: &mut dyn FnMut(Archive, ArchivesInFile) -> Result<(), String>,
 ) -> Result<(), String> {
     match source {
         ArchiveSource::File(path) => each_archive_in_file(path, each),
@@ -159,7 +163,7 @@ async fn each_archive(
             let archive = export_game(&store, *game_id)
                 .await
                 .map_err(|e| format!("game {game_id}: {}", e.body().message))?;
-            each(archive, false)
+            each(archive, Some(1))
         }
     }
 }
@@ -167,13 +171,14 @@ async fn each_archive(
 /// The one archive a source names; JSON Lines of several is an error here.
 async fn load_one(source: &ArchiveSource) -> Result<Archive, String> {
     let mut archives = Vec::new();
-    each_archive(source, &mut |archive, several| {
-        if several {
+    each_archive(source, &mut |archive, count| {
+        if count != Some(1) {
             let ArchiveSource::File(path) = source else {
                 unreachable!("a stored game is one archive")
             };
+            let count = count.map_or("several".to_string(), |count| count.to_string());
             return Err(format!(
-                "{} holds several archives (JSON Lines); this command takes one: split the file or pick a line",
+                "{} holds {count} archives (JSON Lines); this command takes one: split the file or pick a line",
                 path.display(),
             ));
         }
@@ -193,8 +198,8 @@ pub async fn audit(source: ArchiveSource) -> Result<(), String> {
     let mut audited = 0usize;
     let mut failed = 0usize;
     let mut several = false;
-    each_archive(&source, &mut |archive, in_several| {
-        several = in_several;
+    each_archive(&source, &mut |archive, count| {
+        several = count != Some(1);
         let report = umpire_archive::audit(&registry, &archive)
             .map_err(|d| format!("game {} cannot be audited: {d}", archive.game_id))?;
         if several {

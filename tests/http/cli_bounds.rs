@@ -438,7 +438,7 @@ impl Serving {
     }
 
     /// Waits for the process to end; its status and every line it wrote.
-    fn wait_for_exit(mut self) -> (ExitStatus, String) {
+    fn wait_for_exit(&mut self) -> (ExitStatus, String) {
         let started = Instant::now();
         let status = loop {
             if let Some(status) = self.child.try_wait().expect("wait") {
@@ -460,9 +460,19 @@ impl Serving {
         (status, self.seen.join("\n"))
     }
 
-    fn stop(self) -> (ExitStatus, String) {
+    fn stop(mut self) -> (ExitStatus, String) {
         self.signal("TERM");
         self.wait_for_exit()
+    }
+}
+
+/// A test that fails midway leaves no server behind.
+impl Drop for Serving {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
     }
 }
 
@@ -523,15 +533,11 @@ fn an_empty_admin_token_file_or_both_ways_at_once_is_refused_before_anything_sta
     let data = data_dir.to_str().unwrap();
     let empty = dir.path().join("empty");
     std::fs::write(&empty, "\n").unwrap();
+    // A database that is never reached: were the file accepted, startup
+    // would fail there instead, with another message.
     let finished = run(
-        &[
-            "serve",
-            "--data-dir",
-            data,
-            "--admin-token-file",
-            empty.to_str().unwrap(),
-        ],
-        &[],
+        &["serve", "--admin-token-file", empty.to_str().unwrap()],
+        &[("DATABASE_URL", "postgres://nobody@127.0.0.1:1/nothing")],
     );
     assert_eq!(finished.status.code(), Some(1), "{}", finished.stderr);
     assert!(
