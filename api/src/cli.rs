@@ -71,6 +71,20 @@ pub fn default_data_dir() -> PathBuf {
         .join("umpire")
 }
 
+/// `--help` for the archive inputs of `score` and `import`: what is read
+/// and how it is bounded (archive/src/inputs.rs).
+fn inputs_long_help() -> String {
+    format!(
+        "Files (one archive, or JSON Lines), directories of them, or `-` for standard input.\n\n\
+         Directories are walked for .json, .jsonl and .ndjson files without following symbolic \
+         links (each link skipped is a warning), so a walk never leaves the directory. Only \
+         regular files are read: a FIFO, socket or device is refused unless piped in as `-`. \
+         One archive (a line, or a .json file) may be at most {} MiB, as over HTTP; a longer one \
+         stops the command with an error naming the file and line.",
+        umpire_archive::MAX_ARCHIVE_BYTES / (1024 * 1024)
+    )
+}
+
 fn game_names() -> String {
     umpire_games::registry()
         .ids()
@@ -190,7 +204,7 @@ pub enum Command {
     Import {
         /// Files (one archive, or JSON Lines), directories of them, or `-`
         /// for standard input.
-        #[arg(required = true, value_name = "INPUT")]
+        #[arg(required = true, value_name = "INPUT", long_help = inputs_long_help())]
         inputs: Vec<String>,
         #[command(flatten)]
         data: DataDir,
@@ -226,7 +240,7 @@ pub enum Command {
         A game that cannot be scored is a row with its error; the status is then 3.")]
     Score {
         /// Files (one archive, or JSON Lines), directories of them, or `-`.
-        #[arg(value_name = "INPUT")]
+        #[arg(value_name = "INPUT", long_help = inputs_long_help())]
         inputs: Vec<String>,
         /// Score every game in the database instead of files.
         #[arg(long, conflicts_with = "inputs")]
