@@ -11,6 +11,7 @@ use uuid::Uuid;
 use crate::commands::{self, Done};
 use crate::database;
 use crate::startup::Application;
+use crate::stop_signal::StopSignals;
 
 /// What each exit status means, for every command (also in the README).
 const EXIT_CODES: &str = "\
@@ -78,6 +79,20 @@ fn parse_bytes(text: &str) -> Result<u64, String> {
         .map_err(|error| format!("{error} (a size such as 512MiB or 2GiB)"))
 }
 
+/// `--help` for the archive inputs of `score` and `import`: what is read
+/// and how it is bounded (archive/src/inputs.rs).
+fn inputs_long_help() -> String {
+    format!(
+        "Files (one archive, or JSON Lines), directories of them, or `-` for standard input.\n\n\
+         Directories are walked for .json, .jsonl and .ndjson files without following symbolic \
+         links (each link skipped is a warning), so a walk never leaves the directory. Only \
+         regular files are read: a FIFO, socket or device is refused unless piped in as `-`. \
+         One archive (a line, or a .json file) may be at most {} MiB, as over HTTP; a longer one \
+         stops the command with an error naming the file and line.",
+        umpire_archive::MAX_ARCHIVE_BYTES / (1024 * 1024)
+    )
+}
+
 fn game_names() -> String {
     umpire_games::registry()
         .ids()
@@ -108,9 +123,22 @@ pub enum Command {
         #[arg(long, default_value_t = GroupCommitLimits::default().writers, env = "UMPIRE_APPEND_WRITERS")]
         append_writers: usize,
         /// When set, creating and importing games needs this token as a
-        /// Bearer token; without it game creation is open to anyone.
-        #[arg(long, env = "UMPIRE_ADMIN_TOKEN", hide_env_values = true)]
+        /// Bearer token; without it game creation is open to anyone. On the
+        /// command line it is readable by every local account (in
+        /// /proc/PID/cmdline, `ps`): prefer --admin-token-file or the
+        /// environment variable.
+        #[arg(
+            long,
+            env = "UMPIRE_ADMIN_TOKEN",
+            hide_env_values = true,
+            conflicts_with = "admin_token_file"
+        )]
         admin_token: Option<String>,
+        /// Read the admin token from this file (one trailing newline is
+        /// dropped; an empty file is refused). Keep it readable by the
+        /// service's account only.
+        #[arg(long, env = "UMPIRE_ADMIN_TOKEN_FILE", value_name = "FILE")]
+        admin_token_file: Option<PathBuf>,
         /// Live event streams (`/v1/games/{id}/stream`) this instance holds
         /// open at once; beyond, a new one is answered 503 with Retry-After.
         #[arg(long, default_value_t = umpire_service::live::DEFAULT_MAX_STREAMS, env = "UMPIRE_MAX_STREAMS")]
@@ -194,7 +222,7 @@ pub enum Command {
     Import {
         /// Files (one archive, or JSON Lines), directories of them, or `-`
         /// for standard input.
-        #[arg(required = true, value_name = "INPUT")]
+        #[arg(required = true, value_name = "INPUT", long_help = inputs_long_help())]
         inputs: Vec<String>,
         #[command(flatten)]
         data: DataDir,
@@ -230,7 +258,7 @@ pub enum Command {
         A game that cannot be scored is a row with its error; the status is then 3.")]
     Score {
         /// Files (one archive, or JSON Lines), directories of them, or `-`.
-        #[arg(value_name = "INPUT")]
+        #[arg(value_name = "INPUT", long_help = inputs_long_help())]
         inputs: Vec<String>,
         /// Score every game in the database instead of files.
         #[arg(long, conflicts_with = "inputs")]
@@ -276,7 +304,18 @@ fn init_tracing() {
 }
 
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = Cli::command().get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(error) => error.exit(),
+    };
+    // A token typed on the command line is in /proc/PID/cmdline for every
+    // local account to read; one from the environment or a file is not.
+    let admin_token_in_arguments = matches
+        .subcommand_matches("serve")
+        .and_then(|serve| serve.value_source("admin_token"))
+        == Some(clap::parser::ValueSource::CommandLine);
     if let Command::Openapi = cli.command {
         print!("{}", crate::openapi::document_json());
         return ExitCode::SUCCESS;
@@ -292,17 +331,112 @@ pub fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(cli.command)) {
+    match runtime.block_on(run(cli.command, admin_token_in_arguments)) {
         Ok(Done::All) => ExitCode::SUCCESS,
         Ok(Done::InPart) => ExitCode::from(3),
-        Err(message) => {
-            eprintln!("umpire: {message}");
-            ExitCode::FAILURE
+        Err(failure) => {
+            eprintln!("umpire: {}", failure.message);
+            ExitCode::from(failure.status)
         }
     }
 }
 
-async fn run(command: Command) -> Result<Done, String> {
+/// Why a command failed, and the exit status that says so.
+#[derive(Debug)]
+pub struct Failure {
+    message: String,
+    status: u8,
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Self {
+        Failure { message, status: 1 }
+    }
+}
+
+impl From<&str> for Failure {
+    fn from(message: &str) -> Self {
+        message.to_string().into()
+    }
+}
+
+impl From<database::StartupFailure> for Failure {
+    fn from(failure: database::StartupFailure) -> Self {
+        match failure {
+            database::StartupFailure::Failed(message) => message.into(),
+            database::StartupFailure::Stopped(signal) => Failure {
+                message: format!(
+                    "stopped by {} before the service started; nothing was served \
+                     (the private cluster this start began is stopped)",
+                    signal.name()
+                ),
+                status: signal.exit_status(),
+            },
+        }
+    }
+}
+
+/// The admin token `serve` was given, from the command line, the
+/// environment or a file; warns when it was typed as an argument.
+fn admin_token_of(
+    token: Option<String>,
+    token_file: Option<&std::path::Path>,
+    token_in_arguments: bool,
+) -> Result<Option<String>, String> {
+    if let Some(path) = token_file {
+        return read_admin_token_file(path).map(Some);
+    }
+    if token_in_arguments && token.as_deref().is_some_and(|token| !token.is_empty()) {
+        tracing::warn!(
+            "the admin token was given with --admin-token: every local account can read it in \
+             /proc/{}/cmdline (and `ps`); pass --admin-token-file or set UMPIRE_ADMIN_TOKEN instead",
+            std::process::id()
+        );
+    }
+    Ok(token)
+}
+
+/// Longest admin token file read: a token is a line, not a document.
+const MAX_ADMIN_TOKEN_FILE_BYTES: u64 = 64 * 1024;
+
+/// The token in `path`, without one trailing newline (`\n` or `\r\n`), as
+/// `echo token > file` writes it. An empty token, or one spread over
+/// several lines, could never be sent as a Bearer header: refused.
+fn read_admin_token_file(path: &std::path::Path) -> Result<String, String> {
+    use std::io::Read;
+    let named = |e: std::io::Error| format!("reading the admin token file {}: {e}", path.display());
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .map_err(named)?
+        .take(MAX_ADMIN_TOKEN_FILE_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(named)?;
+    if text.len() as u64 > MAX_ADMIN_TOKEN_FILE_BYTES {
+        return Err(format!(
+            "the admin token file {} is larger than {MAX_ADMIN_TOKEN_FILE_BYTES} bytes: it should hold one line, the token",
+            path.display()
+        ));
+    }
+    let token = text
+        .strip_suffix("\r\n")
+        .or_else(|| text.strip_suffix('\n'))
+        .unwrap_or(&text);
+    if token.is_empty() {
+        return Err(format!(
+            "the admin token file {} is empty: write the token in it (one line)",
+            path.display()
+        ));
+    }
+    if token.contains(['\n', '\r']) {
+        return Err(format!(
+            "the admin token file {} holds more than one line: it should hold one line, the token",
+            path.display()
+        ));
+    }
+    Ok(token.to_string())
+}
+
+async fn run(command: Command, admin_token_in_arguments: bool) -> Result<Done, Failure> {
     match command {
         Command::Serve {
             bind,
@@ -311,11 +445,20 @@ async fn run(command: Command) -> Result<Done, String> {
             workers,
             append_writers,
             admin_token,
+            admin_token_file,
             max_streams,
             max_streams_per_client,
             memory_budget,
         } => {
-            let database = database::open(&data.path()).await?;
+            // Listened for from the very start: see stop_signal.rs.
+            let mut stop = StopSignals::listen()
+                .map_err(|e| format!("could not listen for SIGINT and SIGTERM: {e}"))?;
+            let admin_token = admin_token_of(
+                admin_token,
+                admin_token_file.as_deref(),
+                admin_token_in_arguments,
+            )?;
+            let database = database::open_unless_stopped(&data.path(), &mut stop).await?;
             let limits = GroupCommitLimits {
                 writers: append_writers,
                 ..GroupCommitLimits::default()
@@ -337,13 +480,11 @@ async fn run(command: Command) -> Result<Done, String> {
                     memory_budget: usize::try_from(memory_budget).unwrap_or(usize::MAX),
                     budget_includes_process: true,
                 },
+                &mut stop,
             )
             .await;
-            if let Some(cluster) = database.cluster.as_ref().filter(|c| c.started_here) {
-                tracing::info!("stopping the private PostgreSQL cluster");
-                if let Err(error) = tokio::task::block_in_place(|| cluster.stop()) {
-                    tracing::warn!(%error, "could not stop the private cluster cleanly");
-                }
+            if let Some(cluster) = database.cluster.as_ref() {
+                database::stop_if_started_here(cluster);
             }
             outcome.map(|()| Done::All)
         }
@@ -366,7 +507,7 @@ async fn run(command: Command) -> Result<Done, String> {
             let (source, database) = archive_source(game_id, file, &data).await?;
             let outcome = commands::audit(source).await;
             stop_private_cluster(database.as_ref());
-            outcome.map(|()| Done::All)
+            Ok(outcome.map(|()| Done::All)?)
         }
         Command::WhatIf {
             game_id,
@@ -377,7 +518,7 @@ async fn run(command: Command) -> Result<Done, String> {
             let (source, database) = archive_source(game_id, file, &data).await?;
             let outcome = commands::what_if(source, &options).await;
             stop_private_cluster(database.as_ref());
-            outcome.map(|()| Done::All)
+            Ok(outcome.map(|()| Done::All)?)
         }
         Command::Export {
             game_ids,
@@ -392,7 +533,7 @@ async fn run(command: Command) -> Result<Done, String> {
             let outcome =
                 commands::export(&database.service_url, &game_ids, all, out.as_deref()).await;
             stop_private_cluster(Some(&database));
-            outcome.map(|()| Done::All)
+            Ok(outcome.map(|()| Done::All)?)
         }
         Command::Import { inputs, data } => {
             let database = database::open(&data.path()).await?;
@@ -401,7 +542,7 @@ async fn run(command: Command) -> Result<Done, String> {
                 Err(error) => Err(error.to_string()),
             };
             stop_private_cluster(Some(&database));
-            outcome
+            Ok(outcome?)
         }
         Command::Simulate {
             game,
@@ -410,10 +551,10 @@ async fn run(command: Command) -> Result<Done, String> {
             options,
             max_actions,
             out,
-        } => tokio::task::block_in_place(|| {
+        } => Ok(tokio::task::block_in_place(|| {
             commands::simulate(&game, count, seed, &options, max_actions, out.as_deref())
         })
-        .map(|()| Done::All),
+        .map(|()| Done::All)?),
         Command::Score {
             inputs,
             db,
@@ -441,7 +582,7 @@ async fn run(command: Command) -> Result<Done, String> {
             })
             .await;
             stop_private_cluster(database.as_ref());
-            outcome
+            Ok(outcome?)
         }
     }
 }
@@ -467,13 +608,8 @@ async fn archive_source(
 
 /// Stops the private cluster a command started for itself.
 fn stop_private_cluster(database: Option<&database::Database>) {
-    if let Some(cluster) = database
-        .and_then(|d| d.cluster.as_ref())
-        .filter(|c| c.started_here)
-    {
-        if let Err(error) = tokio::task::block_in_place(|| cluster.stop()) {
-            tracing::warn!(%error, "could not stop the private cluster cleanly");
-        }
+    if let Some(cluster) = database.and_then(|d| d.cluster.as_ref()) {
+        database::stop_if_started_here(cluster);
     }
 }
 
@@ -484,13 +620,20 @@ async fn serve(
     group_commit: GroupCommitLimits,
     workers: Option<usize>,
     options: crate::startup::ServiceOptions,
-) -> Result<(), String> {
+    stop: &mut StopSignals,
+) -> Result<(), Failure> {
     if options.admin_token.as_deref().is_none_or(str::is_empty) {
         tracing::warn!("no admin token configured: anyone can create and import games (set UMPIRE_ADMIN_TOKEN to restrict)");
     }
-    umpire_storage::migrate(&database.owner_url)
-        .await
-        .map_err(|e| format!("migrations failed: {e}"))?;
+    let migrated = umpire_storage::migrate(&database.owner_url);
+    // Until the HTTP server runs (it then handles the signals itself), a
+    // stop signal ends startup; a migration cut short rolls back.
+    tokio::select! {
+        migrated = migrated => migrated.map_err(|e| format!("migrations failed: {e}"))?,
+        signal = stop.received() => {
+            return Err(database::StartupFailure::Stopped(signal).into());
+        }
+    }
     let pool =
         umpire_storage::connect(&database.service_url, pool_size).map_err(|e| e.to_string())?;
     let application = Application::build_with(
@@ -510,8 +653,8 @@ async fn serve(
         "listening on http://{bind} (port {}); Swagger UI at /docs/, spec at /openapi.json",
         application.port()
     );
-    application
+    Ok(application
         .run_until_stopped()
         .await
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.to_string())?)
 }

@@ -36,19 +36,87 @@ fn pretty(value: &impl serde::Serialize) -> Result<String, String> {
     serde_json::to_string_pretty(value).map_err(|e| e.to_string())
 }
 
-fn read_text(path: &Path) -> Result<String, String> {
-    if path.as_os_str() == "-" {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
-            .map_err(|e| format!("reading standard input: {e}"))?;
-        Ok(text)
-    } else {
-        std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))
-    }
-}
-
 fn parse_archive(text: &str) -> Result<Archive, String> {
     Archive::from_json(text).map_err(|e| e.to_string())
+}
+
+/// The largest archive a command reads: the one the HTTP endpoints accept.
+const MAX_ARCHIVE_BYTES: usize = umpire_archive::MAX_ARCHIVE_BYTES;
+// One limit for both ways in: the HTTP endpoints name it too, and an archive
+// one of them takes must not be refused by the other.
+const _: () = assert!(MAX_ARCHIVE_BYTES == crate::routes::archives::MAX_ARCHIVE_BYTES);
+
+/// The files the inputs name (directories walked, links in them skipped:
+/// each is a WARN line on standard error).
+fn expand(inputs: &[String]) -> Result<Vec<Input>, String> {
+    let inputs: Vec<Input> = inputs.iter().map(|i| Input::parse(i)).collect();
+    let expanded = pipeline::expand_inputs(&inputs).map_err(|e| e.to_string())?;
+    for link in &expanded.skipped_links {
+        tracing::warn!(
+            path = %link.display(),
+            "skipped a symbolic link inside a directory: links there are not followed \
+             (name the file it points to to read it)"
+        );
+    }
+    Ok(expanded.files)
+}
+
+/// How many archives a file holds, as far as is known when each is handed
+/// over: all of a file read whole, none of one read a line at a time.
+type ArchivesInFile = Option<usize>;
+
+/// The archives of one file for `audit` and `what-if`: one JSON document
+/// (pretty-printed or not), or JSON Lines of them, each handed to `each`
+/// with how many the file holds. A file of at most one archive's
+/// size is read whole; a longer one can only be JSON Lines, and is read a
+/// line at a time (each at most one archive's size), so that its size
+/// does not matter.
+fn each_archive_in_file(
+    path: &Path,
+    each: &mut dyn FnMut(Archive, ArchivesInFile) -> Result<(), String>,
+) -> Result<(), String> {
+    let input = Input::parse(&path.to_string_lossy());
+    let failed = |e: std::io::Error| format!("reading {}: {e}", path.display());
+    let mut reader = umpire_archive::inputs::open(&input).map_err(|e| e.to_string())?;
+    let mut head = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(&mut reader, MAX_ARCHIVE_BYTES as u64 + 1),
+        &mut head,
+    )
+    .map_err(failed)?;
+    if head.len() <= MAX_ARCHIVE_BYTES {
+        let text = String::from_utf8(head).map_err(|e| format!("{}: {e}", path.display()))?;
+        let archives = parse_archives(path, &text)?;
+        let count = archives.len();
+        return archives
+            .into_iter()
+            .try_for_each(|archive| each(archive, Some(count)));
+    }
+    let source: std::sync::Arc<str> = std::sync::Arc::from(path.display().to_string());
+    let mut outcome = Ok(());
+    let read = umpire_archive::inputs::read_lines(
+        source,
+        std::io::Read::chain(std::io::Cursor::new(head), reader),
+        MAX_ARCHIVE_BYTES,
+        &mut |chunk| {
+            let text = String::from_utf8_lossy(&chunk.bytes);
+            for (offset, line) in text.split('\n').enumerate() {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let line_number = chunk.first_line + offset as u64;
+                outcome = parse_archive(line)
+                    .map_err(|e| format!("{}:{line_number}: {e}", path.display()))
+                    .and_then(|archive| each(archive, None));
+                if outcome.is_err() {
+                    return Err(std::io::Error::other("stopped"));
+                }
+            }
+            Ok(())
+        },
+    );
+    outcome?;
+    read.map_err(|e| e.to_string())
 }
 
 /// The archives of a file: one JSON document, or JSON Lines of them.
@@ -81,46 +149,58 @@ pub enum ArchiveSource {
     File(PathBuf),
 }
 
-/// Every archive the source names: a stored game, or a file's archives.
-async fn load_all(source: &ArchiveSource) -> Result<Vec<Archive>, String> {
+/// Calls `each` with every archive the source names, as it is read: a
+/// stored game, or a file's archives; with how many there are, if known.
+async fn each_archive(
+    source: &ArchiveSource,
+    each: &mut dyn FnMut(Archive, ArchivesInFile) -> Result<(), String>,
+) -> Result<(), String> {
     match source {
-        ArchiveSource::File(path) => parse_archives(path, &read_text(path)?),
+        ArchiveSource::File(path) => each_archive_in_file(path, each),
         ArchiveSource::Database { url, game_id } => {
             let store =
                 EventStore::new(umpire_storage::connect(url, 2).map_err(|e| e.to_string())?);
             let archive = export_game(&store, *game_id)
                 .await
                 .map_err(|e| format!("game {game_id}: {}", e.body().message))?;
-            Ok(vec![archive])
+            each(archive, Some(1))
         }
     }
 }
 
 /// The one archive a source names; JSON Lines of several is an error here.
 async fn load_one(source: &ArchiveSource) -> Result<Archive, String> {
-    let mut archives = load_all(source).await?;
-    if archives.len() > 1 {
-        let ArchiveSource::File(path) = source else {
-            unreachable!("a stored game is one archive")
-        };
-        return Err(format!(
-            "{} holds {} archives (JSON Lines); this command takes one: split the file or pick a line",
-            path.display(),
-            archives.len()
-        ));
-    }
-    Ok(archives.remove(0))
+    let mut archives = Vec::new();
+    each_archive(source, &mut |archive, count| {
+        if count != Some(1) {
+            let ArchiveSource::File(path) = source else {
+                unreachable!("a stored game is one archive")
+            };
+            let count = count.map_or("several".to_string(), |count| count.to_string());
+            return Err(format!(
+                "{} holds {count} archives (JSON Lines); this command takes one: split the file or pick a line",
+                path.display(),
+            ));
+        }
+        archives.push(archive);
+        Ok(())
+    })
+    .await?;
+    archives
+        .pop()
+        .ok_or_else(|| "no archive was read".to_string())
 }
 
 /// `umpire audit`: prints the audit report as JSON (one line per archive
 /// for JSON Lines); fails when a log diverges or a chain is broken.
 pub async fn audit(source: ArchiveSource) -> Result<(), String> {
-    let archives = load_all(&source).await?;
     let registry = umpire_games::registry();
-    let several = archives.len() > 1;
+    let mut audited = 0usize;
     let mut failed = 0usize;
-    for archive in &archives {
-        let report = umpire_archive::audit(&registry, archive)
+    let mut several = false;
+    each_archive(&source, &mut |archive, count| {
+        several = count != Some(1);
+        let report = umpire_archive::audit(&registry, &archive)
             .map_err(|d| format!("game {} cannot be audited: {d}", archive.game_id))?;
         if several {
             println!(
@@ -130,6 +210,7 @@ pub async fn audit(source: ArchiveSource) -> Result<(), String> {
         } else {
             println!("{}", pretty(&report)?);
         }
+        audited += 1;
         if let Some(failure) = &report.first_failure {
             failed += 1;
             eprintln!(
@@ -137,14 +218,13 @@ pub async fn audit(source: ArchiveSource) -> Result<(), String> {
                 archive.game_id
             );
         }
-    }
+        Ok(())
+    })
+    .await?;
     match failed {
         0 => Ok(()),
         1 if !several => Err("the log does not hold".into()),
-        _ => Err(format!(
-            "{failed} of {} games' logs do not hold",
-            archives.len()
-        )),
+        _ => Err(format!("{failed} of {audited} games' logs do not hold")),
     }
 }
 
@@ -207,14 +287,13 @@ pub async fn import(url: &str, inputs: &[String]) -> Result<Done, String> {
     let registry = umpire_games::registry();
     let mut refused_count = 0usize;
     let mut imported = 0usize;
-    let inputs: Vec<Input> = inputs.iter().map(|i| Input::parse(i)).collect();
-    let files = pipeline::expand_inputs(&inputs).map_err(|e| e.to_string())?;
+    let files = expand(inputs)?;
     // A reader thread hands over one document at a time, so importing a
     // file of any size holds only a chunk of it in memory.
     let (sender, receiver) = std::sync::mpsc::sync_channel::<std::io::Result<(String, String)>>(16);
     let reader = std::thread::spawn(move || {
         for input in &files {
-            let outcome = pipeline::read_chunks(input, &mut |chunk| {
+            let outcome = pipeline::read_chunks(input, MAX_ARCHIVE_BYTES, &mut |chunk| {
                 let text = String::from_utf8_lossy(&chunk.bytes);
                 let stopped = |_| std::io::Error::other("import stopped");
                 if chunk.whole_document {
@@ -496,17 +575,17 @@ pub async fn score(command: ScoreCommand) -> Result<Done, String> {
     let started = Instant::now();
     let settings = ScoreSettings {
         finished_only: command.finished_only,
+        max_archive_bytes: MAX_ARCHIVE_BYTES,
     };
     let totals = match &command.database {
         Some(url) => score_database(url, &command, settings).await?,
         None => {
-            let inputs: Vec<Input> = command.inputs.iter().map(|i| Input::parse(i)).collect();
-            let total_bytes: Option<u64> = pipeline::expand_inputs(&inputs)
-                .map_err(|e| e.to_string())?
+            let inputs = expand(&command.inputs)?;
+            let total_bytes: Option<u64> = inputs
                 .iter()
-                .map(|input| match input {
-                    Input::Path(path) => std::fs::metadata(path).ok().map(|m| m.len()),
-                    Input::Stdin => None,
+                .map(|input| {
+                    let path = input.path()?;
+                    std::fs::symlink_metadata(path).ok().map(|m| m.len())
                 })
                 .sum();
             let format = command.format;

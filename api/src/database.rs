@@ -6,6 +6,8 @@ use std::path::Path;
 use umpire_storage::cluster::ensure_database;
 use umpire_storage::{Durability, PrivateCluster};
 
+use crate::stop_signal::{StopSignal, StopSignals};
+
 /// The database the service uses, how to reach it as each role, and the
 /// cluster it started, if any.
 pub struct Database {
@@ -19,17 +21,51 @@ pub struct Database {
 /// The database name used inside a private cluster.
 const DATABASE: &str = "umpire";
 
+/// Why `umpire serve` did not get its database.
+#[derive(Debug)]
+pub enum StartupFailure {
+    Failed(String),
+    /// A stop signal arrived; the cluster this process started, if any,
+    /// was stopped.
+    Stopped(StopSignal),
+}
+
+impl From<String> for StartupFailure {
+    fn from(message: String) -> Self {
+        StartupFailure::Failed(message)
+    }
+}
+
 /// The database named by `DATABASE_URL`, or the private cluster under
 /// `data_dir`, created there if there is none yet: for `serve`, `migrate`
 /// and `import`, which write.
 pub async fn open(data_dir: &Path) -> Result<Database, String> {
-    open_with(data_dir, Missing::Create).await
+    open_with(data_dir, Missing::Create, None)
+        .await
+        .map_err(|failure| match failure {
+            StartupFailure::Failed(message) => message,
+            StartupFailure::Stopped(_) => unreachable!("nothing listens for signals"),
+        })
+}
+
+/// Like [`open`], for `umpire serve`: a SIGINT or SIGTERM while the cluster
+/// is initialised or started ends startup, with the cluster stopped.
+pub async fn open_unless_stopped(
+    data_dir: &Path,
+    stop: &mut StopSignals,
+) -> Result<Database, StartupFailure> {
+    open_with(data_dir, Missing::Create, Some(stop)).await
 }
 
 /// Like [`open`], but a command that only reads never creates a cluster: it
 /// says where it looked and how to point it at the database instead.
 pub async fn open_existing(data_dir: &Path) -> Result<Database, String> {
-    open_with(data_dir, Missing::Refuse).await
+    open_with(data_dir, Missing::Refuse, None)
+        .await
+        .map_err(|failure| match failure {
+            StartupFailure::Failed(message) => message,
+            StartupFailure::Stopped(_) => unreachable!("nothing listens for signals"),
+        })
 }
 
 #[derive(PartialEq)]
@@ -38,7 +74,11 @@ enum Missing {
     Refuse,
 }
 
-async fn open_with(data_dir: &Path, missing: Missing) -> Result<Database, String> {
+async fn open_with(
+    data_dir: &Path,
+    missing: Missing,
+    mut stop: Option<&mut StopSignals>,
+) -> Result<Database, StartupFailure> {
     if let Ok(url) = std::env::var("DATABASE_URL") {
         if !url.is_empty() {
             tracing::info!("using the database from DATABASE_URL");
@@ -58,14 +98,42 @@ async fn open_with(data_dir: &Path, missing: Missing) -> Result<Database, String
              (the data directory). Point --data-dir (or UMPIRE_DATA_DIR) at the one \
              `umpire serve` uses, or set DATABASE_URL.",
             data_dir.display()
-        ));
+        )
+        .into());
     }
+    tracing::info!(
+        "starting the private PostgreSQL cluster under {}{}",
+        data_dir.display(),
+        if PrivateCluster::exists(data_dir) {
+            ""
+        } else {
+            " (initialising it first: a first start takes several seconds)"
+        }
+    );
     let dir = data_dir.to_path_buf();
-    let cluster =
-        tokio::task::spawn_blocking(move || PrivateCluster::start(&dir, Durability::Full))
-            .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| e.to_string())?;
+    let mut starting =
+        tokio::task::spawn_blocking(move || PrivateCluster::start(&dir, Durability::Full));
+    let started = match stop.as_deref_mut() {
+        None => (&mut starting).await,
+        Some(stop) => tokio::select! {
+            started = &mut starting => started,
+            signal = stop.received() => {
+                tracing::warn!(
+                    "{} while the private cluster starts: stopping once the step under way ends",
+                    signal.name()
+                );
+                // initdb and pg_ctl run on a blocking thread and cannot be
+                // cut short safely; wait for them, then undo what they began.
+                if let Ok(Ok(cluster)) = starting.await {
+                    stop_if_started_here(&cluster);
+                }
+                return Err(StartupFailure::Stopped(signal));
+            }
+        },
+    };
+    let cluster = started
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())?;
     tracing::info!(
         socket_dir = %cluster.socket_dir().display(),
         password_file = %cluster.password_file().display(),
@@ -73,14 +141,37 @@ async fn open_with(data_dir: &Path, missing: Missing) -> Result<Database, String
         "private PostgreSQL cluster under {} (unix socket only, passwords required)",
         data_dir.display()
     );
-    ensure_database(&cluster.owner_url("postgres"), DATABASE, None)
-        .await
-        .map_err(|e| format!("could not create the database: {e}"))?;
+    let admin_url = cluster.owner_url("postgres");
+    let created = ensure_database(&admin_url, DATABASE, None);
+    let created = match stop {
+        None => created.await,
+        Some(stop) => tokio::select! {
+            created = created => created,
+            signal = stop.received() => {
+                stop_if_started_here(&cluster);
+                return Err(StartupFailure::Stopped(signal));
+            }
+        },
+    };
+    if let Err(error) = created {
+        stop_if_started_here(&cluster);
+        return Err(format!("could not create the database: {error}").into());
+    }
     Ok(Database {
         owner_url: cluster.owner_url(DATABASE),
         service_url: cluster.service_url(DATABASE),
         cluster: Some(cluster),
     })
+}
+
+/// Stops a cluster this process started (one it found running is left so).
+pub fn stop_if_started_here(cluster: &PrivateCluster) {
+    if cluster.started_here {
+        tracing::info!("stopping the private PostgreSQL cluster");
+        if let Err(error) = tokio::task::block_in_place(|| cluster.stop()) {
+            tracing::warn!(%error, "could not stop the private cluster cleanly");
+        }
+    }
 }
 
 /// A superuser login is no boundary: `SET ROLE umpire_app` can be undone by

@@ -19,5 +19,6 @@ pub mod request_span;
 pub mod routes;
 pub mod security_headers;
 pub mod startup;
+pub mod stop_signal;
 
 pub use startup::{AppState, Application, ServiceOptions};

@@ -116,6 +116,21 @@ pub fn validate_for_import(
         )
         .into());
     }
+    // Creation draws seeds in this range and the store keeps them as
+    // BIGINT: a larger one would be stored as another seed.
+    if !umpire_domain::rng::is_valid_seed(archive.seed) {
+        return Err(Divergence::new(
+            0,
+            0,
+            Cause::SeedOutOfRange,
+            format!(
+                "the seed {} is past {}, the largest a game is created with",
+                archive.seed,
+                umpire_domain::rng::MAX_SEED
+            ),
+        )
+        .into());
+    }
     let replayed = replay(registry, archive, |_| {})?;
     if let Some(first) = replayed.first_failure() {
         return Err(first.clone().into());

@@ -10,6 +10,7 @@
 pub mod audit;
 pub mod format;
 pub mod import;
+pub mod inputs;
 pub mod pipeline;
 pub mod replay;
 pub mod score;
@@ -24,7 +25,8 @@ pub use format::{Archive, FormatError, FORMAT, FORMAT_VERSION};
 pub use import::{
     validate_for_import, ImportRefusal, InvalidRejection, RejectionFault, RejectionPolicy,
 };
-pub use pipeline::{score_inputs, Input, Progress, ScoreSettings};
+pub use inputs::{Input, MAX_ARCHIVE_BYTES};
+pub use pipeline::{score_inputs, Progress, ScoreSettings};
 pub use replay::{replay, Cause, Divergence, Replayed};
 pub use score::{score_archive_text, score_events, OutputFormat, RowWriter, ScoreRow};
 pub use simulate::{simulate_one, simulate_to, SimulationRun};

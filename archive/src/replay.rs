@@ -47,6 +47,8 @@ pub enum Cause {
     UnstorableText,
     /// The game id is the nil UUID, which no game is created with.
     NilGameId,
+    /// The seed is past `umpire_domain::rng::MAX_SEED`.
+    SeedOutOfRange,
     /// An event's `recorded_at` is earlier than the event before it.
     TimeRunsBackwards,
     /// An event's `recorded_at` is later than the importing clock allows.

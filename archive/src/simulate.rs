@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use serde_json::Value;
 use umpire_domain::chain::GENESIS_HASH;
 use umpire_domain::erased::event_type;
-use umpire_domain::rng::rng_from_seed;
+use umpire_domain::rng::{rng_from_seed, seed_from_random_bits};
 use umpire_domain::{Actor, GameError, Registry};
 
 use crate::format::{Archive, FORMAT, FORMAT_VERSION};
@@ -43,7 +43,9 @@ fn game_seed(game_name: &str, seed: u64, index: u64) -> u64 {
             (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
         });
     let mut rng = rng_from_seed(seed ^ name_hash ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    rng.random()
+    // Only seeds game creation and import accept: a simulated archive must
+    // be one the service could have recorded.
+    seed_from_random_bits(rng.random())
 }
 
 /// Builds a stored log with its hash chain, the way the store would.

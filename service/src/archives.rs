@@ -77,6 +77,7 @@ pub fn refused(divergence: &Divergence) -> ServiceError {
         Cause::MalformedAction => "archive_malformed_action",
         Cause::UnstorableText => "archive_nul_character",
         Cause::NilGameId => "archive_nil_game_id",
+        Cause::SeedOutOfRange => "archive_seed_out_of_range",
         Cause::TimeRunsBackwards => "archive_time_runs_backwards",
         Cause::TimeInFuture => "archive_time_in_future",
     };

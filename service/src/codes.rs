@@ -58,6 +58,7 @@ error_codes! {
     "archive_malformed_action" => "422: a recorded action is not an action of the game.";
     "archive_nul_character" => "422: a string holds U+0000, which cannot be stored.";
     "archive_nil_game_id" => "422: the archive's game id is the nil UUID.";
+    "archive_seed_out_of_range" => "422: the archive's seed is past 2^63 - 1, the largest a game is created with.";
     "archive_time_runs_backwards" => "422: an event's recorded_at is earlier than the event before it (`details.seq`).";
     "archive_time_in_future" => "422: an event's recorded_at is more than 5 minutes past this server's clock.";
     "archive_rejection_unknown_actor" => "422: a rejection's actor is not the umpire or a seat (`details.rejection`).";

@@ -232,14 +232,14 @@ impl GameService {
         let seed = match request.seed {
             // The spec promises an int64: a larger seed is refused rather
             // than accepted from some clients and unrepresentable in others.
-            Some(seed) if seed > i64::MAX as u64 => {
+            Some(seed) if !umpire_domain::rng::is_valid_seed(seed) => {
                 return Err(ServiceError::invalid(
                     "invalid_seed",
                     format!("The seed {seed} is larger than the largest allowed, 2^63 - 1."),
                 ))
             }
             Some(seed) => seed,
-            None => new_seed()? & i64::MAX as u64,
+            None => umpire_domain::rng::seed_from_random_bits(new_seed()?),
         };
         let setup = game.setup(&options, seed)?;
         let game_id = Uuid::new_v4();

@@ -61,6 +61,14 @@ pub enum ClusterError {
          belongs to the service alone)"
     )]
     PasswordsLost(PathBuf),
+    #[error(
+        "the data directory {0} is a symbolic link: refusing to create or hand it to the \
+         PostgreSQL user through a link (someone able to change the link could point it \
+         anywhere); pass the directory it points to, or a real directory, with --data-dir"
+    )]
+    SymlinkedDataDir(PathBuf),
+    #[error("{0} changed while it was being secured (replaced by a link or another directory): try again, and check who can write to its parent")]
+    DirectoryChanged(PathBuf),
     #[error("no randomness for the cluster's passwords: {0}")]
     NoRandomness(String),
     #[error("PostgreSQL still accepted a connection without a password {0:?} after the new pg_hba.conf was loaded")]
@@ -199,6 +207,21 @@ fn postgres_ids() -> Result<(u32, u32), ClusterError> {
     Ok((uid, gid))
 }
 
+/// Refuses a data directory whose last component is a symbolic link: as
+/// root, the directory is created and handed to `postgres`, and a link in a
+/// directory others can write would let them choose what is handed over.
+/// (`dir/` with a trailing slash names the link's target, so the path is
+/// normalised first.)
+fn refuse_symlink(data_dir: &Path) -> Result<(), ClusterError> {
+    let normalised: PathBuf = data_dir.components().collect();
+    match std::fs::symlink_metadata(&normalised) {
+        Ok(metadata) if metadata.file_type().is_symlink() => {
+            Err(ClusterError::SymlinkedDataDir(data_dir.to_path_buf()))
+        }
+        _ => Ok(()),
+    }
+}
+
 fn random_password() -> Result<Secret, ClusterError> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(|e| ClusterError::NoRandomness(e.to_string()))?;
@@ -265,7 +288,9 @@ impl PrivateCluster {
     /// runs as, before any server can listen in them.
     fn prepare(data_dir: &Path) -> Result<Self, ClusterError> {
         let bin_dir = find_binaries()?;
+        refuse_symlink(data_dir)?;
         std::fs::create_dir_all(data_dir).map_err(io_error(data_dir))?;
+        refuse_symlink(data_dir)?;
         let data_dir = data_dir.canonicalize().map_err(io_error(data_dir))?;
         let pgdata = data_dir.join("pgdata");
         let socket_dir = data_dir.join("socket");
@@ -292,9 +317,33 @@ impl PrivateCluster {
             started_here: false,
         };
         for dir in [&cluster.data_dir, &cluster.socket_dir] {
-            cluster.give_to_postgres(dir, 0o700)?;
+            cluster.give_directory_to_postgres(dir, 0o700)?;
         }
         Ok(cluster)
+    }
+
+    /// Makes the directory `path` belong to the user PostgreSQL runs as,
+    /// with `mode`, through a descriptor of the directory itself: if `path`
+    /// is (or becomes) a symbolic link, nothing is changed, not even what
+    /// it points to.
+    fn give_directory_to_postgres(&self, path: &Path, mode: u32) -> Result<(), ClusterError> {
+        let directory = std::fs::File::open(path).map_err(io_error(path))?;
+        let opened = directory.metadata().map_err(io_error(path))?;
+        let named = std::fs::symlink_metadata(path).map_err(io_error(path))?;
+        if named.file_type().is_symlink() {
+            return Err(ClusterError::SymlinkedDataDir(path.to_path_buf()));
+        }
+        // The path and the descriptor are one directory: it was not swapped
+        // for a link between the open and the check.
+        if !opened.is_dir() || (opened.dev(), opened.ino()) != (named.dev(), named.ino()) {
+            return Err(ClusterError::DirectoryChanged(path.to_path_buf()));
+        }
+        if let Some((uid, gid)) = self.postgres_user {
+            std::os::unix::fs::fchown(&directory, Some(uid), Some(gid)).map_err(io_error(path))?;
+        }
+        directory
+            .set_permissions(std::fs::Permissions::from_mode(mode))
+            .map_err(io_error(path))
     }
 
     /// Makes `path` belong to the user PostgreSQL runs as, with `mode`.

@@ -74,6 +74,17 @@ fn the_nil_game_id_is_refused() {
     assert_eq!(log_cause(&archive), (0, Cause::NilGameId));
 }
 
+/// Seeds past 2^63 - 1 are refused: creation never draws one, and the
+/// store would keep it as another (a negative BIGINT). The largest is kept.
+#[test]
+fn a_seed_past_the_range_games_are_created_with_is_refused() {
+    let mut archive = simulated("arboretum", 1);
+    archive.seed = umpire_domain::rng::MAX_SEED + 1;
+    assert_eq!(log_cause(&archive), (0, Cause::SeedOutOfRange));
+    archive.seed = u64::MAX;
+    assert_eq!(log_cause(&archive), (0, Cause::SeedOutOfRange));
+}
+
 #[test]
 fn times_may_repeat_but_never_run_backwards() {
     let mut archive = simulated("arboretum", 1);

@@ -9,6 +9,7 @@ mod archives_bounded;
 mod archives_rejections;
 mod authorization;
 mod bad_input;
+mod cli_bounds;
 mod commands;
 mod concurrency;
 mod documents;
