@@ -41,10 +41,7 @@ fn parse_archive(text: &str) -> Result<Archive, String> {
 }
 
 /// The largest archive a command reads: the one the HTTP endpoints accept.
-const MAX_ARCHIVE_BYTES: usize = umpire_archive::MAX_ARCHIVE_BYTES;
-// One limit for both ways in: the HTTP endpoints name it too, and an archive
-// one of them takes must not be refused by the other.
-const _: () = assert!(MAX_ARCHIVE_BYTES == crate::routes::archives::MAX_ARCHIVE_BYTES);
+use umpire_archive::MAX_ARCHIVE_BYTES;
 
 /// The files the inputs name (directories walked, links in them skipped:
 /// each is a WARN line on standard error).

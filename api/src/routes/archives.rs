@@ -26,9 +26,10 @@ use crate::auth::principal;
 use crate::error::{ApiError, ErrorBody};
 use crate::AppState;
 
-/// Largest archive body accepted by import and scoring. Archives are much
+/// Largest archive body accepted by import and scoring: the largest archive
+/// the commands read too, named once in `umpire_archive`. Archives are much
 /// larger than actions, so these endpoints read their body themselves.
-pub const MAX_ARCHIVE_BYTES: usize = 32 * 1024 * 1024;
+pub use umpire_archive::MAX_ARCHIVE_BYTES;
 
 /// Most archives scored in one request. Rows are streamed, so memory does
 /// not grow with their number, but time and the answer's size do: a body of
