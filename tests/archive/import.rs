@@ -3,14 +3,13 @@
 //! beyond the skew allowed), and more rejections than a game keeps.
 
 use chrono::{DateTime, TimeDelta, Utc};
-use serde_json::json;
 use umpire_archive::import::MAX_CLOCK_SKEW;
 use umpire_archive::{
     validate_for_import, Archive, Cause, ImportRefusal, RejectionFault, RejectionPolicy,
 };
 use umpire_domain::record::{format_recorded_at, RecordedRejection};
 
-use crate::support::{first_action_seq, rechain, registry, simulated};
+use crate::support::{first_action_seq, rechain, refusal, registry, simulated};
 
 const POLICY: RejectionPolicy = RejectionPolicy {
     kept_per_version: 32,
@@ -42,22 +41,6 @@ fn rejection_fault(archive: &Archive) -> (usize, RejectionFault) {
     match validate(archive) {
         Err(ImportRefusal::Rejection(invalid)) => (invalid.index, invalid.fault),
         other => panic!("expected a rejection refusal, got {other:?}"),
-    }
-}
-
-/// A refusal this service could have recorded in `archive`, the `n`-th of
-/// its (actor, version).
-fn refusal(archive: &Archive, actor: &str, at_version: u64, n: u64) -> RecordedRejection {
-    RecordedRejection {
-        at_version,
-        actor: actor.into(),
-        action: json!({"type": "choose_start", "seat": "red", "n": n}),
-        code: "arboretum.not_your_turn".into(),
-        message: "It is not your turn.".into(),
-        rule: Some("arboretum §3".into()),
-        rules_version: archive.rules_version,
-        recorded_at: archive.created_at.clone(),
-        repeats: 1,
     }
 }
 

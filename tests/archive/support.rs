@@ -38,3 +38,28 @@ pub fn first_action_seq(archive: &Archive) -> usize {
         .expect("the game has actions")
         + 1
 }
+
+/// A refusal this service could have recorded in `archive`: red sent a
+/// start choice (told apart by `n`) at `at_version` as `actor`.
+#[allow(
+    dead_code,
+    reason = "this file is a module of three test binaries; the service's has no use for it"
+)]
+pub fn refusal(
+    archive: &Archive,
+    actor: &str,
+    at_version: u64,
+    n: u64,
+) -> umpire_domain::record::RecordedRejection {
+    umpire_domain::record::RecordedRejection {
+        at_version,
+        actor: actor.into(),
+        action: serde_json::json!({"type": "choose_start", "seat": "red", "n": n}),
+        code: "arboretum.not_your_turn".into(),
+        message: "It is not your turn.".into(),
+        rule: Some("arboretum §3".into()),
+        rules_version: archive.rules_version,
+        recorded_at: archive.created_at.clone(),
+        repeats: 1,
+    }
+}

@@ -7,22 +7,13 @@ use umpire_archive::Archive;
 use umpire_domain::record::RecordedRejection;
 use umpire_storage::REFUSALS_KEPT_PER_VERSION;
 
-use crate::archive_support::{first_action_seq, rechain, simulated};
+use crate::archive_support::{first_action_seq, rechain, refusal, simulated};
 use crate::support::TestApp;
 
-/// A refusal this service could have recorded in `archive`.
+/// A refusal this service could have recorded in `archive`, told apart
+/// from the good ones `with_bad_rejection` puts before it (`n` from 0).
 fn plausible(archive: &Archive) -> RecordedRejection {
-    RecordedRejection {
-        at_version: archive.version(),
-        actor: "seat:red".into(),
-        action: json!({"type": "choose_start", "seat": "red"}),
-        code: "arboretum.not_your_turn".into(),
-        message: "It is not your turn.".into(),
-        rule: Some("arboretum §3".into()),
-        rules_version: archive.rules_version,
-        recorded_at: archive.created_at.clone(),
-        repeats: 1,
-    }
+    refusal(archive, "seat:red", archive.version(), 1_000_000)
 }
 
 /// An arboretum archive whose rejection `index` is made bad by `spoil`,
@@ -126,7 +117,9 @@ async fn each_bad_rejection_is_a_422_naming_it_and_stores_nothing() {
 async fn a_hundred_thousand_copies_of_one_rejection_are_refused_at_the_second() {
     let app = TestApp::spawn().await;
     let mut archive = simulated("arboretum", 1);
-    let copy = plausible(&archive);
+    let mut copy = plausible(&archive);
+    // As short as a refusal gets, so that this many fit in one body.
+    copy.action = json!({"type": "choose_start", "seat": "red"});
     archive.rejections = vec![copy; 131_072];
     assert_refused(&app, &archive, "archive_rejection_duplicate", 1).await;
 }

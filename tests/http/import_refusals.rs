@@ -3,12 +3,11 @@
 //! keeps — with a stable code each, storing nothing.
 
 use reqwest::StatusCode;
-use serde_json::json;
 use umpire_archive::Archive;
 use umpire_domain::record::RecordedRejection;
 use umpire_storage::{REFUSALS_KEPT_PER_GAME, REFUSALS_KEPT_PER_VERSION};
 
-use crate::archive_support::{first_action_seq, rechain, simulated};
+use crate::archive_support::{first_action_seq, rechain, refusal, simulated};
 use crate::support::TestApp;
 
 /// Imports `archive`, expects a 422 with `code` (a published one), and
@@ -38,18 +37,9 @@ async fn assert_refused(app: &TestApp, archive: &Archive, code: &str) -> serde_j
     body
 }
 
+/// The `n`-th refusal red could have made at the archive's last version.
 fn rejection(archive: &Archive, n: usize) -> RecordedRejection {
-    RecordedRejection {
-        at_version: archive.version(),
-        actor: "seat:red".into(),
-        action: json!({"type": "choose_start", "seat": "red", "n": n}),
-        code: "arboretum.not_your_turn".into(),
-        message: "It is not your turn.".into(),
-        rule: Some("arboretum §3".into()),
-        rules_version: archive.rules_version,
-        recorded_at: archive.created_at.clone(),
-        repeats: 1,
-    }
+    refusal(archive, "seat:red", archive.version(), n as u64)
 }
 
 #[tokio::test]

@@ -7,15 +7,9 @@ use reqwest::StatusCode;
 use umpire_api::ServiceOptions;
 
 use crate::archive_support::simulated;
-use crate::support::{assert_error, TestApp};
+use crate::support::{assert_error, metric, TestApp};
 
 const MIB: usize = 1024 * 1024;
-
-fn metric(text: &str, name: &str) -> f64 {
-    text.lines()
-        .find_map(|line| line.strip_prefix(name)?.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no metric {name} in\n{text}"))
-}
 
 /// Given a budget of 1 MiB, an import whose body and handling need more is
 /// refused `busy` with Retry-After, the game is not stored, and the body's

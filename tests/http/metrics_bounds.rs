@@ -1,14 +1,12 @@
 //! What a client can make the service remember or write: the metrics' labels
 //! and the log's lines stay bounded whatever request lines arrive.
 
-use std::io::BufRead;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use reqwest::StatusCode;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::support::TestApp;
+use crate::support::{Served, TestApp};
 
 /// Sends `requests` (whole HTTP/1.1 requests, each answered 404) over one
 /// connection, pipelined, and returns the status line of every answer.
@@ -136,66 +134,6 @@ async fn pipelined_owned(address: String, requests: Vec<String>) -> Vec<String> 
     pipelined(&address, requests).await
 }
 
-/// `umpire serve` as its own process, its log collected line by line.
-struct Served {
-    child: std::process::Child,
-    address: String,
-    log: Arc<Mutex<Vec<String>>>,
-}
-
-impl Served {
-    fn start(database_url: &str, log_filter: &str) -> Served {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_umpire"))
-            .args(["serve", "--bind", "127.0.0.1:0", "--workers", "1"])
-            .env("DATABASE_URL", database_url)
-            .env("UMPIRE_LOG", log_filter)
-            .env_remove("UMPIRE_LOG_FORMAT")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("umpire serve starts");
-        let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
-        let mut port = None;
-        let mut said = String::new();
-        for line in stderr.by_ref() {
-            let line = line.expect("stderr");
-            said.push_str(&line);
-            said.push('\n');
-            if let Some(rest) = line.split("(port ").nth(1) {
-                port = rest.split(')').next().map(str::to_string);
-                break;
-            }
-        }
-        let port = port.unwrap_or_else(|| panic!("umpire serve did not start:\n{said}"));
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let collected = log.clone();
-        std::thread::spawn(move || {
-            for line in stderr.map_while(Result::ok) {
-                collected.lock().unwrap().push(line);
-            }
-        });
-        Served {
-            child,
-            address: format!("http://127.0.0.1:{port}"),
-            log,
-        }
-    }
-
-    /// What it logged since it started listening, once it has had time to
-    /// write the lines of the requests just answered.
-    async fn log_so_far(&self) -> Vec<String> {
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        self.log.lock().unwrap().clone()
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// Swagger UI's page and every file it loads, the viewer's files, unknown
 /// paths, wrong methods and made-up methods log no warning at the default
 /// level: a 404 is a client's mistake, not the operator's. (Opening `/docs/`
@@ -206,7 +144,7 @@ async fn browsing_the_docs_and_missing_pages_logs_no_warning() {
     let app = TestApp::spawn().await;
     let served = Served::start(&app.database_url, "info");
     let client = crate::support::client();
-    let url = |path: &str| format!("{}{path}", served.address);
+    let url = |path: &str| served.url(path);
 
     let page = client.get(url("/docs/")).send().await.unwrap();
     assert_eq!(page.status(), StatusCode::OK);
@@ -268,7 +206,7 @@ async fn a_refused_request_logs_one_short_debug_line() {
     let answer = client
         .request(
             reqwest::Method::from_bytes(made_up.as_bytes()).unwrap(),
-            format!("{}/v1/game-types", served.address),
+            served.url("/v1/game-types"),
         )
         .send()
         .await
@@ -276,7 +214,7 @@ async fn a_refused_request_logs_one_short_debug_line() {
     assert_eq!(answer.status(), StatusCode::NOT_FOUND);
     let long_name = "g".repeat(10_000);
     let answer = client
-        .post(format!("{}/v1/games", served.address))
+        .post(served.url("/v1/games"))
         .json(&serde_json::json!({"game": long_name, "seed": 1}))
         .send()
         .await

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use umpire_api::routes::stream::StreamLimits;
 use umpire_api::ServiceOptions;
 
-use crate::support::{assert_error, Created, TestApp};
+use crate::support::{assert_error, metric, Created, Served, TestApp};
 
 /// One Server-Sent Events message.
 #[derive(Debug, Default, Clone)]
@@ -397,12 +397,6 @@ async fn streams_keep_working_when_the_listening_connection_is_lost() {
     assert!(connects >= 2.0, "listened again: {connects}");
 }
 
-fn metric(text: &str, name: &str) -> f64 {
-    text.lines()
-        .find_map(|line| line.strip_prefix(name)?.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no metric {name}"))
-}
-
 /// What a spectator's or another seat's stream carries of a secret bid:
 /// nothing, while the bidder's and the umpire's carry it.
 #[tokio::test]
@@ -602,64 +596,6 @@ async fn a_bad_start_is_refused_with_a_clear_error() {
     assert_error(unknown, StatusCode::NOT_FOUND, "game_not_found").await;
 }
 
-/// `umpire serve` as its own process on `database_url`, so that its memory
-/// can be read; killed when dropped.
-struct Served {
-    child: std::process::Child,
-    address: String,
-}
-
-impl Served {
-    fn start(database_url: &str) -> Served {
-        use std::io::BufRead;
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_umpire"))
-            .args(["serve", "--bind", "127.0.0.1:0", "--workers", "1"])
-            .env("DATABASE_URL", database_url)
-            .env("RUST_LOG", "info")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("umpire serve starts");
-        let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
-        let mut port = None;
-        let mut said = String::new();
-        for line in stderr.by_ref() {
-            let line = line.expect("stderr");
-            said.push_str(&line);
-            said.push('\n');
-            if let Some(rest) = line.split("(port ").nth(1) {
-                port = rest.split(')').next().map(str::to_string);
-                break;
-            }
-        }
-        let port = port.unwrap_or_else(|| panic!("umpire serve did not start:\n{said}"));
-        // Its later log lines are read and dropped, so that it never blocks
-        // on (or fails writing to) a full pipe.
-        std::thread::spawn(move || stderr.for_each(drop));
-        Served {
-            child,
-            address: format!("127.0.0.1:{port}"),
-        }
-    }
-
-    /// Resident memory, KiB.
-    fn rss_kib(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        status
-            .lines()
-            .find_map(|line| line.strip_prefix("VmRSS:"))
-            .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
-            .expect("VmRSS")
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// Readers that stop reading cost the server no memory for what they have
 /// not read: a stream is pulled by its connection, so the server reads the
 /// log only as a client takes what came before (what the kernel's socket
@@ -671,7 +607,7 @@ impl Drop for Served {
 async fn stalled_readers_do_not_grow_the_servers_memory() {
     const STALLED: usize = 200;
     let app = TestApp::spawn().await;
-    let served = Served::start(&app.database_url);
+    let served = Served::start(&app.database_url, "info");
     let created = app.create("flower_fields", json!({}), 11).await;
     // Warm up what every stream shares: the fold of this game.
     let mut warm = tokio::net::TcpStream::connect(&served.address)

@@ -279,3 +279,90 @@ pub async fn assert_error(response: Response, status: StatusCode, code: &str) ->
     );
     body
 }
+
+/// `umpire serve` as its own process on `database_url` (so that its memory
+/// and its log can be read), its log lines collected; killed when dropped.
+pub struct Served {
+    child: std::process::Child,
+    /// `127.0.0.1:PORT`.
+    pub address: String,
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl Served {
+    pub fn start(database_url: &str, log_filter: &str) -> Served {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_umpire"))
+            .args(["serve", "--bind", "127.0.0.1:0", "--workers", "1"])
+            .env("DATABASE_URL", database_url)
+            .env("UMPIRE_LOG", log_filter)
+            .env_remove("UMPIRE_LOG_FORMAT")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("umpire serve starts");
+        let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+        let mut port = None;
+        let mut said = String::new();
+        for line in stderr.by_ref() {
+            let line = line.expect("stderr");
+            said.push_str(&line);
+            said.push('\n');
+            if let Some(rest) = line.split("(port ").nth(1) {
+                port = rest.split(')').next().map(str::to_string);
+                break;
+            }
+        }
+        let port = port.unwrap_or_else(|| panic!("umpire serve did not start:\n{said}"));
+        // Its later lines are read as they come, so that it never blocks on
+        // (or fails writing to) a full pipe.
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let collected = log.clone();
+        std::thread::spawn(move || {
+            for line in stderr.map_while(Result::ok) {
+                collected.lock().unwrap().push(line);
+            }
+        });
+        Served {
+            child,
+            address: format!("127.0.0.1:{port}"),
+            log,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.address)
+    }
+
+    /// What it logged since it started listening, once it has had time to
+    /// write the lines of the requests just answered.
+    pub async fn log_so_far(&self) -> Vec<String> {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        self.log.lock().unwrap().clone()
+    }
+
+    /// Resident memory, KiB.
+    pub fn rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmRSS:"))
+            .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmRSS")
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The value of the first series of `/metrics` text that starts with
+/// `name` (with its labels, if any).
+pub fn metric(text: &str, name: &str) -> f64 {
+    text.lines()
+        .find_map(|line| line.strip_prefix(name)?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no metric {name} in\n{text}"))
+}
