@@ -236,14 +236,7 @@ async fn many_archives_are_imported_from_json_lines_one_answer_line_each() {
     lines.push(stored_before.to_json_line());
     lines.extend(good[40..].iter().map(|a| a.to_json_line()));
     let body = lines.join("\n") + "\n";
-    let response = app
-        .client
-        .post(app.url("/v1/games/import"))
-        .header("content-type", "application/x-ndjson")
-        .body(body)
-        .send()
-        .await
-        .unwrap();
+    let response = app.post_json_lines("/v1/games/import", None, body).await;
     assert_eq!(response.status(), StatusCode::OK);
     assert_eq!(response.headers()["content-type"], "application/x-ndjson");
     let text = response.text().await.unwrap();
@@ -300,33 +293,20 @@ async fn importing_many_needs_the_admin_token_and_is_bounded() {
     .await;
     let body = simulated("treeblox", 3).to_json_line() + "\n";
     let refused = app
-        .client
-        .post(app.url("/v1/games/import"))
-        .header("content-type", "application/x-ndjson")
-        .body(body.clone())
-        .send()
-        .await
-        .unwrap();
+        .post_json_lines("/v1/games/import", None, body.clone())
+        .await;
     assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
     let too_large = app
-        .client
-        .post(app.url("/v1/games/import"))
-        .bearer_auth("admin-secret")
-        .header("content-type", "application/x-ndjson")
-        .body(body.repeat(umpire_api::routes::archives::MAX_ARCHIVE_BYTES / body.len() + 1))
-        .send()
-        .await
-        .unwrap();
+        .post_json_lines(
+            "/v1/games/import",
+            Some("admin-secret"),
+            body.repeat(umpire_api::routes::archives::MAX_ARCHIVE_BYTES / body.len() + 1),
+        )
+        .await;
     assert_eq!(too_large.status(), StatusCode::PAYLOAD_TOO_LARGE);
     let accepted = app
-        .client
-        .post(app.url("/v1/games/import"))
-        .bearer_auth("admin-secret")
-        .header("content-type", "application/x-ndjson")
-        .body(body)
-        .send()
-        .await
-        .unwrap();
+        .post_json_lines("/v1/games/import", Some("admin-secret"), body)
+        .await;
     assert_eq!(accepted.status(), StatusCode::OK);
     assert!(accepted.text().await.unwrap().contains("\"imported\""));
 }

@@ -561,25 +561,11 @@ async fn archive_bodies_past_the_instances_bound_wait_then_are_told_busy() {
         uploads
     });
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    let response = app
-        .client
-        .post(app.url("/v1/scores"))
-        .header("content-type", "application/x-ndjson")
-        .body("{}\n")
-        .send()
-        .await
-        .unwrap();
+    let response = app.post_json_lines("/v1/scores", None, "{}\n".into()).await;
     assert!(response.headers().contains_key("retry-after"));
     assert_error(response, StatusCode::SERVICE_UNAVAILABLE, "busy").await;
     drop(trickle.await.unwrap());
     // The turns are free again once those uploads are gone.
-    let response = app
-        .client
-        .post(app.url("/v1/scores"))
-        .header("content-type", "application/x-ndjson")
-        .body("{}\n")
-        .send()
-        .await
-        .unwrap();
+    let response = app.post_json_lines("/v1/scores", None, "{}\n".into()).await;
     assert_eq!(response.status(), StatusCode::OK);
 }

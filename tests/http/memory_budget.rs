@@ -33,14 +33,7 @@ async fn an_import_the_budget_has_no_room_for_is_refused_busy_and_stores_nothing
         "{} bytes: too small to matter",
         body.len()
     );
-    let response = app
-        .client
-        .post(app.url("/v1/games/import"))
-        .header("content-type", "application/x-ndjson")
-        .body(body)
-        .send()
-        .await
-        .unwrap();
+    let response = app.post_json_lines("/v1/games/import", None, body).await;
     assert_eq!(response.headers()["retry-after"], "1");
     assert_error(response, StatusCode::SERVICE_UNAVAILABLE, "busy").await;
     for archive in &lines {

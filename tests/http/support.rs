@@ -110,6 +110,19 @@ impl TestApp {
         request.send().await.expect("request")
     }
 
+    /// Posts a JSON Lines body (`application/x-ndjson`): many archives.
+    pub async fn post_json_lines(&self, path: &str, token: Option<&str>, body: String) -> Response {
+        let mut request = self
+            .client
+            .post(self.url(path))
+            .header("content-type", "application/x-ndjson")
+            .body(body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send().await.expect("request")
+    }
+
     /// Imports an archive; the answer's status and body.
     pub async fn import(&self, archive: &umpire_archive::Archive) -> (StatusCode, Value) {
         let response = self
