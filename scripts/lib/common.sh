@@ -146,7 +146,9 @@ cleanup_work_dir() {
     stop_server
     if [[ -n "${WORK_DIR:-}" && -d "$WORK_DIR" ]]; then
         local pgdata
-        for pgdata in "$WORK_DIR"/*/pgdata; do
+        # Data directories sit one or two levels down (abuse.sh's soak has
+        # a directory of its own, for a log of its own).
+        for pgdata in "$WORK_DIR"/*/pgdata "$WORK_DIR"/*/*/pgdata; do
             [[ -f "$pgdata/postmaster.pid" ]] && pg_as_postgres pg_ctl stop -m immediate -D "$pgdata" >/dev/null 2>&1 || true
         done
         if [[ -z "${KEEP_WORK_DIR:-}" ]]; then rm -rf "$WORK_DIR"; else log "kept $WORK_DIR"; fi
