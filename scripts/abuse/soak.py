@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Issue 30's soak: many cheap requests together, against one memory budget.
 
-Usage: soak.py BASE_URL SERVER_PID SERVER_LOG WORK_DIR BUDGET_MIB UMPIRE_BIN
+Usage: soak.py BASE_URL SERVER_PID SERVER_LOG BUDGET_MIB UMPIRE_BIN
 
 Run by scripts/abuse.sh against a server started with `--memory-budget
 BUDGET_MIB`MiB. Each attack of issue 30 in turn, bounded in count and time:
@@ -26,6 +26,10 @@ answer is a 5xx other than 503 `busy` with Retry-After, if a request gets no
 answer, if the service dies, or if the seat has any action refused. Prints
 each phase's answers by status, its peak RSS, the refusals, the seat's
 latency and the memory series of /metrics at the end. Standard library only.
+
+The environment may scale it (SOAK_LONG_GAMES, SOAK_ALL_SECONDS,
+SOAK_JUNK_REQUESTS, SOAK_BODY_BYTES) or pick attacks (SOAK_ATTACKS, e.g.
+`streams,bodies`: each alone and then together) to chase one finding.
 """
 
 import collections
@@ -41,7 +45,7 @@ import threading
 import time
 import urllib.parse
 
-BASE, PID, LOG, WORK_DIR, BUDGET_MIB, UMPIRE_BIN = sys.argv[1:7]
+BASE, PID, LOG, BUDGET_MIB, UMPIRE_BIN = sys.argv[1:6]
 PID = int(PID)
 BUDGET_MIB = int(BUDGET_MIB)
 RSS_LIMIT_MIB = BUDGET_MIB + 64
