@@ -1,7 +1,8 @@
 //! The service itself: the store, the games, the fold cache and the
 //! per-instance limits, with creating games, resolving tokens and loading a
 //! game at a version. Submitting is in `submit.rs`, what a viewer may read
-//! in `reads.rs`, archives in `archives.rs`.
+//! in `reads.rs`, archives in `archives.rs`; live streams are `live/`,
+//! which reads through a `folds::Reader` and never reaches back here.
 
 use std::collections::BTreeMap;
 use std::num::NonZeroUsize;
