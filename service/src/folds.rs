@@ -17,6 +17,7 @@ use uuid::Uuid;
 
 use crate::budget::{allocation, events_bytes, value_heap_bytes, Charge, MemoryBudget};
 use crate::error::ServiceError;
+use crate::metrics::Metrics;
 
 /// How many games' folded states an instance keeps in memory, at most. In
 /// bytes, the cache holds what the memory budget leaves (`budget.rs`): a
@@ -118,6 +119,49 @@ pub(crate) fn corrupt(game_id: Uuid, error: GameError) -> ServiceError {
     ServiceError::Internal(format!(
         "stored log of game {game_id} does not fold: {error}"
     ))
+}
+
+/// The state after `events`, the first of a game's log, folded from the
+/// game's start: the one way a state is made from nothing (a game not
+/// cached yet, a past version, a stream's position with no fold at it).
+pub(crate) fn replay(
+    registry: &Registry,
+    record: &GameRecord,
+    events: &[Arc<RecordedEvent>],
+) -> Result<Box<dyn DynMatch>, ServiceError> {
+    let game_id = record.game_id;
+    let mut state = registry
+        .get(&record.game)
+        .map_err(|e| corrupt(game_id, e))?
+        .new_match(&record.options)
+        .map_err(|e| corrupt(game_id, e))?;
+    for event in events {
+        state
+            .apply_json(&event.payload)
+            .map_err(|e| corrupt(game_id, e))?;
+    }
+    Ok(state)
+}
+
+/// What reading a game's latest fold takes: the store, the games, the fold
+/// cache and the metrics (which watch the store's pool). The service and
+/// every live stream read through one, so a stream holds only what it reads
+/// rather than the whole service.
+#[derive(Clone)]
+pub(crate) struct Reader {
+    pub store: EventStore,
+    pub registry: Arc<Registry>,
+    pub folds: Folds,
+    pub metrics: Metrics,
+}
+
+impl Reader {
+    /// The latest fold of a game, brought up to date.
+    pub async fn latest(&self, game_id: Uuid) -> Result<Arc<Fold>, ServiceError> {
+        self.folds
+            .latest(&self.store, &self.registry, &self.metrics, game_id)
+            .await
+    }
 }
 
 /// The latest fold of recently used games.
@@ -246,19 +290,17 @@ impl Folds {
         &self,
         store: &EventStore,
         registry: &Registry,
+        metrics: &Metrics,
         game_id: Uuid,
     ) -> Result<Arc<Fold>, ServiceError> {
+        metrics.observe_pool(store.pool());
         let cached = self.cached(game_id);
         let fresh_start;
         let base: &Fold = match &cached {
             Some(fold) => fold,
             None => {
                 let record = store.game(game_id).await?;
-                let state = registry
-                    .get(&record.game)
-                    .map_err(|e| corrupt(game_id, e))?
-                    .new_match(&record.options)
-                    .map_err(|e| corrupt(game_id, e))?;
+                let state = replay(registry, &record, &[])?;
                 fresh_start = Fold::start(record, state);
                 &fresh_start
             }
@@ -325,8 +367,6 @@ impl LoadedGame {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    use crate::metrics::Metrics;
 
     /// A cache of folds that are just their sizes, in a budget of
     /// `max_bytes` that nothing else charges.

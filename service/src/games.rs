@@ -1,7 +1,8 @@
 //! The service itself: the store, the games, the fold cache and the
 //! per-instance limits, with creating games, resolving tokens and loading a
 //! game at a version. Submitting is in `submit.rs`, what a viewer may read
-//! in `reads.rs`, archives in `archives.rs`.
+//! in `reads.rs`, archives in `archives.rs`; live streams are `live/`,
+//! which reads through a `folds::Reader` and never reaches back here.
 
 use std::collections::BTreeMap;
 use std::num::NonZeroUsize;
@@ -17,8 +18,8 @@ use uuid::Uuid;
 
 use crate::budget::{Charge, MemoryBudget, Reservation, DEFAULT_MEMORY_BUDGET};
 use crate::error::ServiceError;
-use crate::folds::{corrupt, Folds, LoadedGame};
-use crate::live::{Live, LiveLimits};
+use crate::folds::{corrupt, replay, Folds, LoadedGame, Reader};
+use crate::live::{Follower, Live, LiveLimits, StreamClient, STREAM_BYTES};
 use crate::log_every::LogEvery;
 use crate::metrics::Metrics;
 use crate::model::{CreateGameRequest, CreatedGame, GameSummary};
@@ -129,7 +130,7 @@ impl GameService {
         Err(self.memory_busy(reservation.kind()))
     }
 
-    /// A probe of the game's cached fold (see [`FoldProbe`]).
+    /// A probe of the game's cached fold (see [`FoldProbe`](crate::FoldProbe)).
     pub fn probe_cached_fold(&self, game_id: Uuid) -> Option<crate::folds::FoldProbe> {
         self.folds.probe(game_id)
     }
@@ -153,6 +154,47 @@ impl GameService {
                       send it again shortly."
                 .into(),
         }
+    }
+
+    /// What a live stream reads through: the store, the games, the fold
+    /// cache and the metrics, without the rest of the service.
+    fn reader(&self) -> Reader {
+        Reader {
+            store: self.store.clone(),
+            registry: self.registry.clone(),
+            folds: self.folds.clone(),
+            metrics: self.metrics.clone(),
+        }
+    }
+
+    /// Starts following `game_id` after version `after` as `principal`:
+    /// refused when the game does not have that version yet, and with
+    /// `Busy` when the instance already holds its limit of streams (see
+    /// `Live::follow` in `live/hub.rs`).
+    pub async fn follow(
+        &self,
+        game_id: Uuid,
+        principal: Principal,
+        client: StreamClient,
+        after: u64,
+    ) -> Result<Follower, ServiceError> {
+        let reserve_memory = || self.reserve_memory(Charge::Streams, STREAM_BYTES);
+        self.live
+            .follow(
+                self.reader(),
+                game_id,
+                principal,
+                client,
+                after,
+                reserve_memory,
+            )
+            .await
+    }
+
+    /// Starts this instance's one listening connection (see
+    /// `live/listener.rs`).
+    pub fn listen_for_appends(&self, database_url: String) {
+        self.live.listen(database_url, self.metrics.clone());
     }
 
     pub fn registry(&self) -> &Arc<Registry> {
@@ -219,9 +261,8 @@ impl GameService {
         &self,
         game_id: Uuid,
     ) -> Result<Arc<crate::folds::Fold>, ServiceError> {
-        self.metrics.observe_pool(self.store.pool());
         self.folds
-            .latest(&self.store, &self.registry, game_id)
+            .latest(&self.store, &self.registry, &self.metrics, game_id)
             .await
     }
 
@@ -293,20 +334,11 @@ impl GameService {
                     format!("Version {at} does not exist yet; the game is at version {version}."),
                 ))
             }
-            Some(at) => {
-                let mut state = self
-                    .registry
-                    .get(&latest.record.game)
-                    .map_err(|e| corrupt(game_id, e))?
-                    .new_match(&latest.record.options)
-                    .map_err(|e| corrupt(game_id, e))?;
-                for event in &latest.events[..at as usize] {
-                    state
-                        .apply_json(&event.payload)
-                        .map_err(|e| corrupt(game_id, e))?;
-                }
-                Some(state)
-            }
+            Some(at) => Some(replay(
+                &self.registry,
+                &latest.record,
+                &latest.events[..at as usize],
+            )?),
         };
         Ok(LoadedGame { latest, past })
     }

@@ -20,6 +20,7 @@ pub mod model;
 pub mod principal;
 pub mod reads;
 pub mod schemas;
+mod shown;
 mod submit;
 pub mod throttle;
 pub mod turns;

@@ -3,104 +3,21 @@
 //! viewer.
 
 use serde_json::Value;
-use std::borrow::Cow;
-
-use umpire_domain::erased::{hidden_event, DecodedEvent, Shown, HIDDEN_EVENT_TYPE};
-use umpire_domain::record::SYSTEM_LABEL;
-use umpire_domain::{DynMatch, GameError, RecordedEvent};
+use umpire_domain::GameError;
 use uuid::Uuid;
 
 use crate::error::ServiceError;
 use crate::games::GameService;
 use crate::model::{
-    ActionCheck, EventEnvelope, EventPage, GameType, GameTypes, LegalActions, ScoreResponse,
-    ShownEvent, StateResponse,
+    ActionCheck, EventPage, GameType, GameTypes, LegalActions, ScoreResponse, StateResponse,
 };
 use crate::principal::Principal;
+// `submit.rs` finds the redaction of its new events here, beside the reads.
+pub(crate) use crate::shown::envelopes;
 
 /// Page size of the event log.
 pub const DEFAULT_EVENT_PAGE: u64 = 100;
 pub const MAX_EVENT_PAGE: u64 = 1000;
-
-/// An event as `principal` may see it, judged against the latest state
-/// `now`. An event it may not see is a placeholder in its place (`{"type":
-/// "hidden"}`), so that every viewer's sequence is gap-free: its number and
-/// time, and that the system (setup) recorded it, are public; who acted is
-/// not, since a secret move can be a seat's own.
-pub(crate) fn envelope(
-    now: &dyn DynMatch,
-    event: &RecordedEvent,
-    principal: &Principal,
-) -> Result<EventEnvelope, ServiceError> {
-    let shown = now.show_event(
-        &event.payload,
-        &DecodedEvent::default(),
-        &principal.viewer(),
-    )?;
-    Ok(shown_event(event, shown, principal).into_envelope())
-}
-
-/// `event` as `principal` is shown it, borrowed from the stored event. A
-/// hidden event's placeholder is the same for every viewer it is hidden
-/// from.
-pub(crate) fn shown_event<'a>(
-    event: &'a RecordedEvent,
-    shown: Shown,
-    principal: &Principal,
-) -> ShownEvent<'a> {
-    let umpire = principal.is_umpire();
-    let payload = match shown {
-        Shown::Whole => Cow::Borrowed(&event.payload),
-        Shown::Redacted(redacted) => Cow::Owned(redacted),
-        Shown::Hidden => {
-            return ShownEvent {
-                seq: event.seq,
-                actor: if event.actor == SYSTEM_LABEL {
-                    SYSTEM_LABEL
-                } else {
-                    HIDDEN_EVENT_TYPE
-                },
-                recorded_at: &event.recorded_at,
-                rules_version: event.rules_version,
-                payload: Cow::Owned(hidden_event()),
-                action: None,
-                prev_hash: None,
-                hash: None,
-            }
-        }
-    };
-    let own_action = umpire || acted(principal, event);
-    ShownEvent {
-        seq: event.seq,
-        actor: &event.actor,
-        recorded_at: &event.recorded_at,
-        rules_version: event.rules_version,
-        payload,
-        action: (own_action && !event.action.is_null()).then_some(&event.action),
-        prev_hash: umpire.then_some(event.prev_hash.as_str()),
-        hash: umpire.then_some(event.hash.as_str()),
-    }
-}
-
-/// Whether `principal` is the seat (or the umpire) whose action `event`
-/// records: the action is shown to its actor.
-pub(crate) fn acted(principal: &Principal, event: &RecordedEvent) -> bool {
-    principal
-        .label()
-        .is_some_and(|label| label.is(&event.actor))
-}
-
-/// Several events as `principal` may see them.
-pub(crate) fn envelopes<'a>(
-    now: &dyn DynMatch,
-    events: impl IntoIterator<Item = &'a RecordedEvent>,
-    principal: &Principal,
-) -> Result<Vec<EventEnvelope>, ServiceError> {
-    events
-        .into_iter()
-        .map(|event| envelope(now, event, principal))
-        .collect()
-}
 
 impl GameService {
     /// Every registered game, with its seats, options and their defaults.

@@ -5,4 +5,5 @@
 mod archive_support;
 mod archives;
 mod limits;
+mod module_graph;
 mod streams;

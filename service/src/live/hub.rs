@@ -1,0 +1,423 @@
+//! The hub of an instance's live streams: which games are followed, the
+//! latest version announced for each (held back while this instance
+//! appends to the game), the slots a stream takes (the instance's, its
+//! client's, its memory), and the one heartbeat ticker.
+
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, MutexGuard, Once};
+
+use tokio::sync::{watch, Semaphore};
+use umpire_storage::Appended;
+use uuid::Uuid;
+
+use super::follower::{Base, Follower};
+use super::renders::Renders;
+use super::{locked, LiveLimits, StreamClient, REFUSAL_LOG_EVERY};
+use crate::budget::{MemoryBudget, Reservation};
+use crate::error::ServiceError;
+use crate::folds::Reader;
+use crate::log_every::LogEvery;
+use crate::metrics::Metrics;
+use crate::principal::Principal;
+
+/// Who is following which game, and the latest version announced for it.
+#[derive(Clone)]
+pub(crate) struct Live {
+    pub(super) hub: Arc<Hub>,
+}
+
+/// A followed game: the latest version announced for it, and a turn at
+/// bringing its fold up to date, so that the many streams one announcement
+/// wakes make one read of the store between them, and share its result.
+struct Followed {
+    announced: watch::Sender<u64>,
+    refresh: Arc<tokio::sync::Mutex<()>>,
+    /// This instance's appends to the game under way ([`Live::appending`]).
+    own_appends: usize,
+    /// The newest version the store announced meanwhile, held back.
+    held: u64,
+    renders: Arc<Mutex<Renders>>,
+}
+
+impl Followed {
+    fn wake(&self, version: u64) {
+        self.announced.send_if_modified(|latest| {
+            let newer = version > *latest;
+            if newer {
+                *latest = version;
+            }
+            newer
+        });
+    }
+}
+
+pub(super) struct Hub {
+    /// Only games someone follows; the entry goes with its last follower.
+    games: Mutex<HashMap<Uuid, Followed>>,
+    /// Bumped whenever the listener (re)connects: announcements may have
+    /// been missed meanwhile, so every stream reads the log.
+    pub(super) relisten: watch::Sender<u64>,
+    /// Whether the listening connection is up: while it is, announcements
+    /// reach every stream, and a heartbeat need not read the log.
+    pub(super) listening: AtomicBool,
+    /// Ticks at every heartbeat: one timer for every stream.
+    heartbeat: watch::Sender<u64>,
+    ticking: Once,
+    slots: Arc<Semaphore>,
+    /// Streams open by each client that has one.
+    clients: Mutex<HashMap<StreamClient, usize>>,
+    limits: LiveLimits,
+    budget: MemoryBudget,
+    metrics: Metrics,
+    refusals_logged: LogEvery,
+}
+
+impl Hub {
+    fn games(&self) -> MutexGuard<'_, HashMap<Uuid, Followed>> {
+        locked(&self.games)
+    }
+
+    /// Starts the instance's one heartbeat ticker, once (from a task, so
+    /// that a runtime is there to run it); it ends with the hub.
+    fn start_ticking(self: &Arc<Self>) {
+        self.ticking.call_once(|| {
+            let hub = Arc::downgrade(self);
+            let period = self.limits.heartbeat;
+            tokio::spawn(async move {
+                let mut ticks =
+                    tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+                ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                loop {
+                    ticks.tick().await;
+                    let Some(hub) = hub.upgrade() else { return };
+                    hub.heartbeat.send_modify(|count| *count += 1);
+                }
+            });
+        });
+    }
+
+    /// A slot for one more stream of `client`, if it has fewer than its
+    /// limit open.
+    fn client_slot(self: &Arc<Self>, client: StreamClient) -> Option<ClientSlot> {
+        let mut clients = locked(&self.clients);
+        let open = clients.entry(client.clone()).or_insert(0);
+        if *open >= self.limits.max_per_client {
+            return None;
+        }
+        *open += 1;
+        Some(ClientSlot {
+            hub: self.clone(),
+            client,
+        })
+    }
+
+    /// Logs a refused stream at WARN, at most once every
+    /// [`REFUSAL_LOG_EVERY`]: a client hammering at its limit must not
+    /// flood the log (every refusal is counted in `/metrics`).
+    fn refused(&self, reason: &'static str) {
+        self.metrics
+            .streams_refused
+            .with_label_values(&[reason])
+            .inc();
+        if let Some(unlogged) = self.refusals_logged.due() {
+            tracing::warn!(
+                reason,
+                refused_since_last_logged = unlogged,
+                "a live stream was refused (logged at most every {} s)",
+                REFUSAL_LOG_EVERY.as_secs()
+            );
+        }
+    }
+}
+
+/// One client's hold on one of its stream slots, given back when dropped.
+pub(super) struct ClientSlot {
+    hub: Arc<Hub>,
+    client: StreamClient,
+}
+
+impl Drop for ClientSlot {
+    fn drop(&mut self) {
+        let mut clients = locked(&self.hub.clients);
+        if let Some(open) = clients.get_mut(&self.client) {
+            *open = open.saturating_sub(1);
+            if *open == 0 {
+                clients.remove(&self.client);
+            }
+        }
+    }
+}
+
+impl Hub {
+    pub(super) fn announce(&self, appended: Appended, source: Source) {
+        if let Some(followed) = self.games().get_mut(&appended.game_id) {
+            if source == Source::Store && followed.own_appends > 0 {
+                // Most likely the announcement of the append under way,
+                // which reached the listener before the append's answer
+                // reached this instance: woken now, the streams would find
+                // the fold cache a version behind and each read the store.
+                // Held until the append is done, which announces it from
+                // the fold it has just cached.
+                followed.held = followed.held.max(appended.version);
+                return;
+            }
+            followed.wake(appended.version);
+        }
+    }
+}
+
+/// Where an announcement comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Source {
+    /// This instance appended, and cached the fold after the append.
+    Instance,
+    /// The store's notification: any instance's append, this one's too.
+    Store,
+}
+
+/// An append of this instance under way to a followed game (see
+/// [`Live::appending`]); when the last ends, whatever the store announced
+/// meanwhile is passed on.
+pub(crate) struct OwnAppend {
+    hub: Arc<Hub>,
+    game_id: Uuid,
+    counted: bool,
+}
+
+impl Drop for OwnAppend {
+    fn drop(&mut self) {
+        if !self.counted {
+            return;
+        }
+        if let Some(followed) = self.hub.games().get_mut(&self.game_id) {
+            // Saturating: the entry may have gone with its last follower
+            // and come back since, without this append counted.
+            followed.own_appends = followed.own_appends.saturating_sub(1);
+            if followed.own_appends == 0 && followed.held > 0 {
+                let held = std::mem::take(&mut followed.held);
+                followed.wake(held);
+            }
+        }
+    }
+}
+
+impl Live {
+    pub fn new(limits: LiveLimits, budget: MemoryBudget, metrics: Metrics) -> Live {
+        Live {
+            hub: Arc::new(Hub {
+                games: Mutex::default(),
+                relisten: watch::Sender::new(0),
+                listening: AtomicBool::new(false),
+                heartbeat: watch::Sender::new(0),
+                ticking: Once::new(),
+                slots: Arc::new(Semaphore::new(limits.max_open)),
+                clients: Mutex::default(),
+                limits,
+                budget,
+                metrics,
+                refusals_logged: LogEvery::new(REFUSAL_LOG_EVERY),
+            }),
+        }
+    }
+
+    /// Wakes the streams of a game this instance has grown to
+    /// `appended.version` and whose fold it has cached.
+    pub fn announce(&self, appended: Appended) {
+        self.hub.announce(appended, Source::Instance);
+    }
+
+    /// Marks an append of this instance to `game_id` as under way until the
+    /// guard is dropped: the store's announcements of the game wait for it.
+    /// They are announcements of this very append (or of another instance's
+    /// that makes it fail), and this instance announces its own appends as
+    /// soon as their fold is cached.
+    pub fn appending(&self, game_id: Uuid) -> OwnAppend {
+        let counted = match self.hub.games().get_mut(&game_id) {
+            Some(followed) => {
+                followed.own_appends += 1;
+                true
+            }
+            None => false,
+        };
+        OwnAppend {
+            hub: self.hub.clone(),
+            game_id,
+            counted,
+        }
+    }
+
+    fn subscribe(&self, game_id: Uuid) -> Subscription {
+        let mut games = self.hub.games();
+        let followed = games.entry(game_id).or_insert_with(|| Followed {
+            announced: watch::Sender::new(0),
+            refresh: Arc::default(),
+            own_appends: 0,
+            held: 0,
+            renders: Arc::new(Mutex::new(Renders::charging(self.hub.budget.clone()))),
+        });
+        Subscription {
+            hub: self.hub.clone(),
+            game_id,
+            changes: followed.announced.subscribe(),
+            refresh: followed.refresh.clone(),
+            renders: followed.renders.clone(),
+            relisten: self.hub.relisten.subscribe(),
+            heartbeat: self.hub.heartbeat.subscribe(),
+        }
+    }
+}
+
+impl Live {
+    /// Opens a stream of `game_id` after version `after` for `principal`,
+    /// reading through `reader`: refused when `client` holds its limit of
+    /// streams, with `Busy` when the instance holds its limit or
+    /// `reserve_memory` finds no room for one more (in that order), and
+    /// when the game does not have that version yet.
+    pub async fn follow(
+        &self,
+        reader: Reader,
+        game_id: Uuid,
+        principal: Principal,
+        client: StreamClient,
+        after: u64,
+        reserve_memory: impl FnOnce() -> Result<Reservation, ServiceError>,
+    ) -> Result<Follower, ServiceError> {
+        let hub = &self.hub;
+        let Some(client_slot) = hub.client_slot(client) else {
+            hub.refused("client");
+            return Err(ServiceError::TooManyStreams {
+                limit: hub.limits.max_per_client,
+            });
+        };
+        let Ok(slot) = hub.slots.clone().try_acquire_owned() else {
+            hub.refused("instance");
+            return Err(ServiceError::Busy {
+                message: format!(
+                    "This instance already serves its limit of {} live streams; retry shortly, \
+                     or read /events meanwhile.",
+                    hub.limits.max_open
+                ),
+            });
+        };
+        let memory = reserve_memory().inspect_err(|_| hub.refused("memory"))?;
+        hub.start_ticking();
+        // Subscribed before the first read, so that no append after it can
+        // go unnoticed.
+        let subscription = self.subscribe(game_id);
+        let latest = reader.latest(game_id).await?;
+        let version = latest.head.version();
+        if after > version {
+            return Err(ServiceError::invalid(
+                "version_out_of_range",
+                format!("Version {after} does not exist yet; the game is at version {version}."),
+            ));
+        }
+        reader.metrics.streams_open.inc();
+        Ok(Follower {
+            reader,
+            game_id,
+            principal,
+            position: after,
+            base: (after == version).then(|| Base::Head(Arc::downgrade(&latest))),
+            subscription,
+            _slot: slot,
+            _client_slot: client_slot,
+            _memory: memory,
+        })
+    }
+}
+
+/// A stream's interest in one game.
+pub(super) struct Subscription {
+    pub(super) hub: Arc<Hub>,
+    game_id: Uuid,
+    pub(super) changes: watch::Receiver<u64>,
+    pub(super) refresh: Arc<tokio::sync::Mutex<()>>,
+    pub(super) renders: Arc<Mutex<Renders>>,
+    pub(super) relisten: watch::Receiver<u64>,
+    pub(super) heartbeat: watch::Receiver<u64>,
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        let mut games = self.hub.games();
+        // This subscription's receiver still counts here: it is the last.
+        if games
+            .get(&self.game_id)
+            .is_some_and(|followed| followed.announced.receiver_count() <= 1)
+        {
+            games.remove(&self.game_id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::live::LiveLimits;
+
+    fn test_live() -> Live {
+        let metrics = Metrics::unregistered();
+        let limits = LiveLimits {
+            max_open: 4,
+            ..LiveLimits::default()
+        };
+        Live::new(limits, metrics.memory_budget(1 << 20), metrics)
+    }
+
+    fn appended(game_id: Uuid, version: u64) -> Appended {
+        Appended { game_id, version }
+    }
+
+    /// Given a followed game with an append of this instance under way,
+    /// when the store announces a version, then the streams are not woken
+    /// until the append is done; without one, they are woken at once.
+    #[test]
+    fn the_stores_announcements_wait_for_this_instances_append_under_way() {
+        let live = test_live();
+        let game = Uuid::from_u128(7);
+        let mut subscription = live.subscribe(game);
+
+        let own = live.appending(game);
+        live.hub.announce(appended(game, 3), Source::Store);
+        assert!(!subscription.changes.has_changed().unwrap());
+        drop(own);
+        assert!(subscription.changes.has_changed().unwrap());
+        assert_eq!(*subscription.changes.borrow_and_update(), 3);
+
+        live.hub.announce(appended(game, 4), Source::Store);
+        assert_eq!(*subscription.changes.borrow_and_update(), 4);
+    }
+
+    /// The append's own announcement wakes the streams while it is under
+    /// way, and what the store held back is not announced again when it is
+    /// not newer.
+    #[test]
+    fn this_instances_announcement_wakes_at_once_and_the_held_one_adds_nothing() {
+        let live = test_live();
+        let game = Uuid::from_u128(8);
+        let mut subscription = live.subscribe(game);
+
+        let own = live.appending(game);
+        live.hub.announce(appended(game, 5), Source::Store);
+        live.announce(appended(game, 5));
+        assert_eq!(*subscription.changes.borrow_and_update(), 5);
+        drop(own);
+        assert!(!subscription.changes.has_changed().unwrap());
+    }
+
+    /// An append to a game nobody follows is not counted, and a guard
+    /// whose game came to be followed meanwhile leaves the count alone.
+    #[test]
+    fn appends_to_unfollowed_games_hold_nothing_back() {
+        let live = test_live();
+        let game = Uuid::from_u128(9);
+        let own = live.appending(game);
+        let mut subscription = live.subscribe(game);
+        live.hub.announce(appended(game, 2), Source::Store);
+        assert_eq!(*subscription.changes.borrow_and_update(), 2);
+        drop(own);
+        assert_eq!(live.hub.games().get(&game).map(|f| f.own_appends), Some(0));
+    }
+}

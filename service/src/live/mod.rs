@@ -1,0 +1,176 @@
+//! Live streams: a viewer follows a game's log from a version on, event by
+//! event, each redacted exactly as `/events` redacts it, with the game's
+//! status after it.
+//!
+//! The log is the source of truth. A stream's position is a version, and
+//! every read is "the events after my position", from the fold cache and
+//! the store — so a stream that resumes, falls behind or misses a
+//! notification still sees every event exactly once, in order. Notifications
+//! only wake streams: the store announces every append through PostgreSQL
+//! (`umpire_storage::AppendListener`, one connection per instance, shared by
+//! all its streams), so an action taken through another instance on the same
+//! database wakes this one's streams too. This instance announces its own
+//! appends itself, once their fold is cached, and holds the store's
+//! announcements of a game back while it appends to it: they would
+//! otherwise often arrive first, and every stream would read the store for
+//! what the cache is about to hold. A watch channel per followed game
+//! holds only the latest version announced, so a slow reader costs nothing
+//! while it is slow: when it reads again, it catches up from the log a page
+//! at a time. If the listening connection drops, the instance listens again
+//! and wakes every stream to read the log; until then streams still read it
+//! whenever they send a heartbeat.
+//!
+//! An idle stream is cheap: at the head it holds its position and a weak
+//! reference to the fold it last read (which the fold cache may let go),
+//! never a game log or a state of its own, and its heartbeats come from one
+//! ticker per instance rather than a timer of its own. Slots are fair: an
+//! instance holds a limited number of streams, and one client (a token, or
+//! an address for spectators) a limited number of those; each stream is
+//! charged to the memory budget, and so are the renderings its game's
+//! streams share.
+//!
+//! One file per job: `hub.rs` keeps who follows which game, passes
+//! announcements on, and hands out slots and the heartbeat; `listener.rs`
+//! holds the listening connection and connects it again when it drops;
+//! `renders.rs` keeps what a game's streams share (renderings, statuses,
+//! decoded events); `follower.rs` is one stream: its position and its read.
+//! A stream reads through a `folds::Reader`, never the
+//! whole service, so nothing here depends on `games.rs`.
+
+mod follower;
+mod hub;
+mod listener;
+mod renders;
+
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use umpire_domain::erased::StatusJson;
+use uuid::Uuid;
+
+use crate::principal::Principal;
+
+pub use follower::Follower;
+pub(crate) use hub::Live;
+
+/// Events a stream reads at once: what it holds in memory beyond its
+/// position, and what it hands its connection at once. Small, so that a
+/// reader that stops reading pins little: a connection stops taking
+/// messages once it has about 32 KiB unsent.
+pub const STREAM_PAGE: u64 = 16;
+
+/// Streams an instance holds open at once unless configured otherwise.
+pub const DEFAULT_MAX_STREAMS: usize = 2048;
+
+/// Streams one client holds open at once unless configured otherwise: a
+/// browser opens one per game it shows (and at most six per host over
+/// HTTP/1.1), so this leaves room for a page per game of a whole table.
+pub const DEFAULT_MAX_STREAMS_PER_CLIENT: usize = 16;
+
+/// How often an idle stream sends a heartbeat unless configured otherwise.
+pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(15);
+
+/// What one open stream is charged to the memory budget: its connection's
+/// buffers, its SSE state and its subscription, as measured on 1,000 idle
+/// streams (`scripts/idle-streams.sh`, docs/benchmarks.md), rounded up.
+pub const STREAM_BYTES: usize = 32 * 1024;
+
+/// Refusals of a stream are logged at most this often; the rest are counted
+/// in `/metrics` and in the next line logged.
+const REFUSAL_LOG_EVERY: Duration = Duration::from_secs(10);
+
+/// An instance's limits on live streams.
+#[derive(Debug, Clone, Copy)]
+pub struct LiveLimits {
+    /// Streams the instance holds open at once.
+    pub max_open: usize,
+    /// Streams one client holds open at once ([`StreamClient`]).
+    pub max_per_client: usize,
+    /// How often every stream is sent a heartbeat (one ticker for all).
+    pub heartbeat: Duration,
+}
+
+impl Default for LiveLimits {
+    fn default() -> Self {
+        LiveLimits {
+            max_open: DEFAULT_MAX_STREAMS,
+            max_per_client: DEFAULT_MAX_STREAMS_PER_CLIENT,
+            heartbeat: DEFAULT_HEARTBEAT,
+        }
+    }
+}
+
+/// Who a stream's slot is counted against: its token (a seat or the umpire
+/// of one game), or for a spectator the address it connects from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum StreamClient {
+    Token {
+        game_id: Uuid,
+        principal: Principal,
+    },
+    Address(IpAddr),
+    /// A spectator whose address is unknown (a unix socket): all such share
+    /// one client's slots.
+    Unknown,
+}
+
+impl StreamClient {
+    /// The client of a stream of `game_id` opened by `principal` from
+    /// `address`.
+    pub fn of(game_id: Uuid, principal: &Principal, address: Option<IpAddr>) -> StreamClient {
+        match (principal, address) {
+            (Principal::Spectator, Some(address)) => StreamClient::Address(address),
+            (Principal::Spectator, None) => StreamClient::Unknown,
+            (principal, _) => StreamClient::Token {
+                game_id,
+                principal: principal.clone(),
+            },
+        }
+    }
+}
+
+/// One event of a stream as its viewer sees it: the JSON of a
+/// [`StreamEvent`](crate::model::StreamEvent), shared with the game's other streams of that viewer.
+#[derive(Debug, Clone)]
+pub struct RenderedEvent {
+    pub seq: u64,
+    pub json: Arc<str>,
+}
+
+/// What one read of a stream gives.
+#[derive(Debug)]
+pub struct StreamBatch {
+    /// The events after the position, at most [`STREAM_PAGE`].
+    pub events: Vec<RenderedEvent>,
+    /// The game's version and status after the last of them (or now, when
+    /// there were none).
+    pub version: u64,
+    pub status: StatusJson,
+    /// The game's newest version when read: `version` short of it means
+    /// more events are waiting.
+    pub head: u64,
+}
+
+impl StreamBatch {
+    /// Whether the stream has delivered the whole of a finished game.
+    pub fn ends_the_game(&self, position: u64) -> bool {
+        self.status.finished && position == self.version
+    }
+}
+
+/// Why a wait ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Woken {
+    /// The game may have moved: read.
+    Moved,
+    /// The instance's heartbeat ticked: send one. `read` says whether the
+    /// log should be read too (announcements may have been missed: no
+    /// listening connection is up).
+    Heartbeat { read: bool },
+}
+
+fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Each use is one operation that leaves the value whole.
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
