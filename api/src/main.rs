@@ -24,6 +24,8 @@ fn main() -> std::process::ExitCode {
     // SAFETY: sets one of mimalloc's options, which it reads at each purge;
     // no allocation is affected.
     #[allow(unsafe_code, reason = "mimalloc's options are set through its C API")]
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
+    unsafe {
+        libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS)
+    };
     umpire_api::cli::main()
 }

@@ -23,7 +23,7 @@ pub struct Metrics {
     pub pool_size: IntGauge,
     pub pool_available: IntGauge,
     pub pool_waiting: IntGauge,
-    /// Live streams (`live.rs`).
+    /// Live streams (`live/`).
     pub streams_open: IntGauge,
     pub stream_events: IntCounter,
     /// Events rendered for a viewer; fewer than pushed when streams of one

@@ -12,8 +12,7 @@ use crate::model::{
     ActionCheck, EventPage, GameType, GameTypes, LegalActions, ScoreResponse, StateResponse,
 };
 use crate::principal::Principal;
-// `submit.rs` finds the redaction of its new events here, beside the reads.
-pub(crate) use crate::shown::envelopes;
+use crate::shown::envelopes;
 
 /// Page size of the event log.
 pub const DEFAULT_EVENT_PAGE: u64 = 100;

@@ -20,7 +20,7 @@ use crate::folds::Fold;
 use crate::games::GameService;
 use crate::model::{ActionAccepted, SubmitActionRequest};
 use crate::principal::Principal;
-use crate::reads::envelopes;
+use crate::shown::envelopes;
 
 /// How long a submission may wait for its turn at a game and retry races
 /// lost to other instances before it is answered 409 `contended`.
