@@ -102,7 +102,7 @@ pub fn refused(divergence: &Divergence) -> ServiceError {
 
 /// The error for an archive with a rejection the store would not have
 /// kept, naming the entry by its index in `rejections`.
-fn refused_rejection(invalid: &InvalidRejection) -> ServiceError {
+pub fn refused_rejection(invalid: &InvalidRejection) -> ServiceError {
     let code = match invalid.fault {
         RejectionFault::UnknownActor => "archive_rejection_unknown_actor",
         RejectionFault::VersionOutOfRange => "archive_rejection_version_out_of_range",

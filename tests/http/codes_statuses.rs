@@ -1,7 +1,8 @@
 //! The statuses `service/src/codes.rs` states in prose (`"409: …"`) are the
 //! ones `api/src/error.rs` answers. Held here for every error whose kind
 //! decides its code, every conversion that chooses a code (a game's errors,
-//! an archive that does not replay) and every game's violation codes; an
+//! an archive that does not replay or holds a rejection the store would not
+//! keep) and every game's violation codes; an
 //! error whose code is chosen where it is made (`ServiceError::invalid(..)`
 //! and its like) is held to its stated status by `support::assert_error`
 //! wherever the suite meets it.
@@ -9,6 +10,7 @@
 use actix_web::ResponseError;
 use umpire_api::error::ApiError;
 use umpire_archive::replay::{Cause, Divergence};
+use umpire_archive::{InvalidRejection, RejectionFault};
 use umpire_domain::erased::Malformed;
 use umpire_domain::GameError;
 use umpire_service::ServiceError;
@@ -200,6 +202,59 @@ fn every_refused_archive_is_answered_the_status_its_code_states() {
             error.status_code().as_u16(),
             stated_status(&code),
             "an archive refused for {cause:?} is answered {code} with another status than \
+             service/src/codes.rs states"
+        );
+    }
+}
+
+/// Every way an archive's rejection can be refused, listed like
+/// [`every_cause`].
+fn every_rejection_fault() -> Vec<RejectionFault> {
+    let faults = vec![
+        RejectionFault::UnknownActor,
+        RejectionFault::VersionOutOfRange,
+        RejectionFault::NulCharacter,
+        RejectionFault::InvalidTime,
+        RejectionFault::InvalidText,
+        RejectionFault::RulesVersionMismatch,
+        RejectionFault::InvalidRepeats,
+        RejectionFault::Duplicate,
+        RejectionFault::OverCap,
+        RejectionFault::OverGameCap,
+        RejectionFault::TimeInFuture,
+    ];
+    for fault in &faults {
+        match fault {
+            RejectionFault::UnknownActor
+            | RejectionFault::VersionOutOfRange
+            | RejectionFault::NulCharacter
+            | RejectionFault::InvalidTime
+            | RejectionFault::InvalidText
+            | RejectionFault::RulesVersionMismatch
+            | RejectionFault::InvalidRepeats
+            | RejectionFault::Duplicate
+            | RejectionFault::OverCap
+            | RejectionFault::OverGameCap
+            | RejectionFault::TimeInFuture => {}
+        }
+    }
+    faults
+}
+
+#[test]
+fn every_refused_rejection_is_answered_the_status_its_code_states() {
+    for fault in every_rejection_fault() {
+        let invalid = InvalidRejection {
+            index: 4,
+            fault,
+            message: "it is not what the store keeps".into(),
+        };
+        let error = ApiError::from(umpire_service::archives::refused_rejection(&invalid));
+        let code = error.body().code;
+        assert_eq!(
+            error.status_code().as_u16(),
+            stated_status(&code),
+            "a rejection refused for {fault:?} is answered {code} with another status than \
              service/src/codes.rs states"
         );
     }
