@@ -8,6 +8,8 @@
 //! wherever the suite meets it.
 
 use actix_web::ResponseError;
+use reqwest::StatusCode;
+use serde_json::json;
 use umpire_api::error::ApiError;
 use umpire_archive::replay::{Cause, Divergence};
 use umpire_archive::{InvalidRejection, RejectionFault};
@@ -15,7 +17,8 @@ use umpire_domain::erased::Malformed;
 use umpire_domain::GameError;
 use umpire_service::ServiceError;
 
-use crate::support::stated_status;
+use crate::archive_support::simulated;
+use crate::support::{assert_error, stated_status, TestApp};
 
 #[test]
 fn every_published_code_states_an_error_status() {
@@ -258,4 +261,43 @@ fn every_refused_rejection_is_answered_the_status_its_code_states() {
              service/src/codes.rs states"
         );
     }
+}
+
+/// The codes chosen where they are made that no other test holds to their
+/// status over HTTP, each answered by the real server.
+#[tokio::test]
+async fn the_codes_no_other_test_answers_are_answered_the_status_they_state() {
+    let app = TestApp::spawn().await;
+
+    let archive = simulated("arboretum", 2);
+    let (status, body) = app.import(&archive).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let again = app
+        .post("/v1/games/import", None, archive.to_json_line())
+        .await;
+    assert_error(again, StatusCode::CONFLICT, "game_already_exists").await;
+
+    let mut unsupported = simulated("arboretum", 3);
+    unsupported.format_version = 999;
+    let response = app
+        .post("/v1/games/import", None, unsupported.to_json_line())
+        .await;
+    assert_error(
+        response,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "unsupported_archive",
+    )
+    .await;
+
+    let created = app.create("arboretum", json!({}), 42).await;
+    let response = app
+        .client
+        .post(app.url(&format!("/v1/games/{}/actions", created.id)))
+        .bearer_auth(created.token("red"))
+        .header("Idempotency-Key", "k".repeat(201))
+        .json(&json!({"action": {"type": "choose_start", "seat": "red"}}))
+        .send()
+        .await
+        .unwrap();
+    assert_error(response, StatusCode::BAD_REQUEST, "invalid_idempotency_key").await;
 }
