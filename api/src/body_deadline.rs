@@ -6,8 +6,8 @@
 //! forever. Every body is therefore read under two limits: no more than
 //! [`BODY_IDLE`] between two chunks, and no more than [`BODY_TOTAL`] in all
 //! (enough for the largest archive over a slow link). Past either, the body
-//! reads fail with [`TimedOut`], which `error.rs` answers 408 `body_timeout`
-//! and the connection is closed.
+//! reads fail with [`TimedOut`](std::io::ErrorKind::TimedOut), which
+//! `error.rs` answers 408 `body_timeout`, and the connection is closed.
 
 use std::time::Duration;
 

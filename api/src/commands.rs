@@ -397,12 +397,15 @@ pub async fn import(url: &str, inputs: &[String]) -> Result<Done, String> {
     })
 }
 
-/// Games stored per transaction by `umpire import`, and events: a batch is
-/// written when either is reached. With the validated games waiting for
-/// their batch (`IMPORT_QUEUED`), this is what import holds in memory,
-/// whatever the size of its input.
+/// Games stored per transaction by `umpire import`: a batch is written when
+/// it holds this many games or [`IMPORT_BATCH_EVENTS`] events. With the
+/// validated games waiting for their batch ([`IMPORT_QUEUED`]), this is what
+/// import holds in memory, whatever the size of its input.
 const IMPORT_BATCH_GAMES: usize = 64;
+/// Events stored per transaction by `umpire import` (see [`IMPORT_BATCH_GAMES`]).
 const IMPORT_BATCH_EVENTS: usize = 16_384;
+/// Validated games waiting for a batch: the validators wait while this many
+/// are.
 const IMPORT_QUEUED: usize = 16;
 
 /// A validated archive, or why it was refused, by where it was read; or a
@@ -497,7 +500,6 @@ pub fn simulate(
     Ok(())
 }
 
-/// A progress bar on standard error, only when it is a terminal.
 /// What a progress bar counts.
 #[derive(Clone, Copy)]
 enum Counting {

@@ -21,11 +21,14 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 const PURGE_DELAY_MS: std::ffi::c_long = 10;
 
 fn main() -> std::process::ExitCode {
-    // SAFETY: sets one of mimalloc's options, which it reads at each purge;
-    // no allocation is affected.
-    #[allow(unsafe_code, reason = "mimalloc's options are set through its C API")]
-    unsafe {
-        libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS)
-    };
+    // An operator's MIMALLOC_PURGE_DELAY (read by mimalloc itself) wins.
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        // SAFETY: sets one of mimalloc's options, which it reads at each
+        // purge; no allocation is affected.
+        #[allow(unsafe_code, reason = "mimalloc's options are set through its C API")]
+        unsafe {
+            libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS)
+        };
+    }
     umpire_api::cli::main()
 }

@@ -1,5 +1,5 @@
 //! The OpenAPI document: paths collected from the handlers by
-//! utoipa-actix-web, game shapes from the registry (see [`crate::schemas`]).
+//! utoipa-actix-web, game shapes from the registry (see [`umpire_service::schemas`]).
 
 use serde_json::{json, Value};
 use utoipa::openapi::content::Content;
@@ -14,7 +14,7 @@ use utoipa_actix_web::{scope, service_config::ServiceConfig, AppExt};
 
 use crate::routes::{archives, games, health, stream};
 
-mod by_game;
+pub mod by_game;
 
 #[derive(OpenApi)]
 #[openapi(

@@ -34,7 +34,7 @@ impl Violation {
 /// One way a game refuses an action: its stable code, the rule book
 /// section that decides it, and what it means. Every violation is made from
 /// one ([`ViolationKind::with`]), and each game lists all of its own
-/// ([`crate::Game::VIOLATIONS`], declared with [`violation_kinds!`]), so the
+/// ([`crate::Game::VIOLATIONS`], declared with [`crate::violation_kinds!`]), so the
 /// list a game publishes is exactly what its `decide` can answer. One code
 /// may be decided by more than one section: it is then one kind per section.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

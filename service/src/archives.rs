@@ -81,12 +81,18 @@ pub fn refused(divergence: &Divergence) -> ServiceError {
         Cause::TimeRunsBackwards => "archive_time_runs_backwards",
         Cause::TimeInFuture => "archive_time_in_future",
     };
+    let message = format!(
+        "Event {} (decided at version {}) is refused: {}.",
+        divergence.seq, divergence.version, divergence.message
+    );
+    // Options that are not the game's are bad input wherever they come from
+    // (creating a game, an archive, a what-if's patch): one code, one status.
+    if divergence.cause == Cause::InvalidOptions {
+        return ServiceError::invalid(code, message);
+    }
     ServiceError::Unprocessable {
         code,
-        message: format!(
-            "Event {} (decided at version {}) is refused: {}.",
-            divergence.seq, divergence.version, divergence.message
-        ),
+        message,
         details: Some(serde_json::json!({
             "seq": divergence.seq,
             "version": divergence.version,
@@ -96,7 +102,7 @@ pub fn refused(divergence: &Divergence) -> ServiceError {
 
 /// The error for an archive with a rejection the store would not have
 /// kept, naming the entry by its index in `rejections`.
-fn refused_rejection(invalid: &InvalidRejection) -> ServiceError {
+pub fn refused_rejection(invalid: &InvalidRejection) -> ServiceError {
     let code = match invalid.fault {
         RejectionFault::UnknownActor => "archive_rejection_unknown_actor",
         RejectionFault::VersionOutOfRange => "archive_rejection_version_out_of_range",

@@ -269,14 +269,14 @@ fn write_password_file(path: &Path, passwords: &Passwords) -> Result<(), Cluster
 }
 
 impl PrivateCluster {
-    /// Initialises the cluster under `data_dir` if needed, starts it unless
-    /// it is already running there (then it is reused), and makes sure it
-    /// asks for passwords, upgrading a trusting cluster in place.
     /// True when `data_dir` holds a cluster (made by an earlier start).
     pub fn exists(data_dir: &Path) -> bool {
         data_dir.join("pgdata").join("PG_VERSION").is_file()
     }
 
+    /// Initialises the cluster under `data_dir` if needed, starts it unless
+    /// it is already running there (then it is reused), and makes sure it
+    /// asks for passwords, upgrading a trusting cluster in place.
     pub fn start(data_dir: &Path, durability: Durability) -> Result<Self, ClusterError> {
         let mut cluster = Self::prepare(data_dir)?;
         cluster.init_and_run(durability)?;
@@ -621,6 +621,8 @@ impl PrivateCluster {
         self.url_as(SERVICE_ROLE, &self.passwords.service, database)
     }
 
+    /// The directory of the server's unix socket: the cluster's only way
+    /// in (it listens on no TCP port).
     pub fn socket_dir(&self) -> &Path {
         &self.socket_dir
     }
@@ -680,9 +682,7 @@ impl PrivateCluster {
     /// Initialises and starts a cluster under `data_dir` the way versions
     /// before the private setup did: trust for every local connection,
     /// directories open to everyone, no passwords. Only for the test that
-    /// holds the in-place upgrade.
-    #[doc(hidden)]
-    /// Its URLs carry no passwords.
+    /// holds the in-place upgrade. Its URLs carry no passwords.
     #[doc(hidden)]
     pub fn start_trusting_like_older_versions(data_dir: &Path) -> Result<Self, ClusterError> {
         let mut cluster = Self::prepare(data_dir)?;

@@ -4,7 +4,7 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use crate::archive_support::{first_action_seq, rechain, simulated};
-use crate::support::TestApp;
+use crate::support::{assert_error, TestApp};
 
 #[tokio::test]
 async fn audit_and_export_are_for_the_umpire_only() {
@@ -28,11 +28,7 @@ async fn audit_and_export_are_for_the_umpire_only() {
         let response = app.get(&path, Some("not-a-token")).await;
         assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "{path}");
         let response = app.get(&path, Some(seat)).await;
-        assert_eq!(response.status(), StatusCode::FORBIDDEN, "{path}");
-        assert_eq!(
-            response.json::<Value>().await.unwrap()["code"],
-            "umpire_only"
-        );
+        assert_error(response, StatusCode::FORBIDDEN, "umpire_only").await;
         let response = app.get(&path, Some(umpire)).await;
         assert_eq!(response.status(), StatusCode::OK, "{path}");
     }
@@ -150,7 +146,7 @@ async fn an_invalid_archive_is_refused_with_422_naming_the_first_failing_event()
     let (status, body) = app.import(&simulated("flower_fields", 3)).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     let response = app.post("/v1/games/import", None, "{not json".into()).await;
-    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    assert_error(response, StatusCode::BAD_REQUEST, "invalid_archive").await;
 }
 
 #[tokio::test]

@@ -269,6 +269,11 @@ impl TestApp {
 /// Asserts an error response: status, envelope shape and code.
 pub async fn assert_error(response: Response, status: StatusCode, code: &str) -> Value {
     assert_eq!(response.status(), status);
+    assert_eq!(
+        status.as_u16(),
+        stated_status(code),
+        "{code} is answered {status}, not the status service/src/codes.rs states for it"
+    );
     let content_type = response
         .headers()
         .get("content-type")
@@ -283,12 +288,6 @@ pub async fn assert_error(response: Response, status: StatusCode, code: &str) ->
     assert!(
         body["message"].as_str().is_some_and(|m| !m.is_empty()),
         "a person-readable message: {body}"
-    );
-    assert!(
-        umpire_service::codes::published(&umpire_games::registry())
-            .iter()
-            .any(|(published, _)| published == code),
-        "{code} is not in the published list of error codes (service/src/codes.rs)"
     );
     body
 }
@@ -378,4 +377,22 @@ pub fn metric(text: &str, name: &str) -> f64 {
     text.lines()
         .find_map(|line| line.strip_prefix(name)?.trim().parse().ok())
         .unwrap_or_else(|| panic!("no metric {name} in\n{text}"))
+}
+
+/// The HTTP status the published meaning of `code` states: the number it
+/// starts with (`"409: …"`, a game's `"422 (arboretum §4): …"`). Panics when
+/// the code is not published (`service/src/codes.rs`, the games' codes) or
+/// its meaning states no status.
+pub fn stated_status(code: &str) -> u16 {
+    let published = umpire_service::codes::published(&umpire_games::registry());
+    let (_, meaning) = published
+        .iter()
+        .find(|(published, _)| published == code)
+        .unwrap_or_else(|| {
+            panic!("{code} is not in the published list of error codes (service/src/codes.rs)")
+        });
+    meaning
+        .get(..3)
+        .and_then(|digits| digits.parse().ok())
+        .unwrap_or_else(|| panic!("the meaning of {code} states no status: {meaning}"))
 }

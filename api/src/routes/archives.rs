@@ -56,7 +56,7 @@ pub const READER_STALL: std::time::Duration = std::time::Duration::from_secs(30)
 /// [`ARCHIVE_BODY_WAIT`] for a turn, then is answered 503 `busy`. Without this
 /// bound, memory per request is a constant but memory per instance is not.
 pub const ARCHIVE_BODIES_AT_ONCE: usize = 4;
-const ARCHIVE_BODY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+pub const ARCHIVE_BODY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// What handling an archive body holds besides its bytes, as a multiple of
 /// them, charged to the memory budget once the body is read. Measured with

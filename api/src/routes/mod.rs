@@ -1,4 +1,4 @@
-//! HTTP handlers: thin adapters from requests to [`crate::service`].
+//! HTTP handlers: thin adapters from requests to [`umpire_service`].
 
 pub mod archives;
 pub mod games;

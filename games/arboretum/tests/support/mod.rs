@@ -1,6 +1,5 @@
 //! Shared helpers for the arboretum tests: actors, cards, cells and a
 //! position builder on top of `Table::from_events`.
-#![allow(dead_code)] // Each test binary uses a different subset of these helpers.
 
 use umpire_arboretum::cards::full_deck;
 use umpire_arboretum::{
@@ -76,11 +75,11 @@ pub fn hire(texts: &[&str]) -> ArboretumAction {
     }
 }
 
-/// A hand-made position at the start of a round's bidding.
+/// A hand-made position at the start of a round's bidding, under the
+/// default options (red holds the DM Advantage).
 pub struct Position {
     round: u8,
     starting_player: ArboretumSeat,
-    dm_advantage: ArboretumSeat,
     offering: Vec<ArboretumCard>,
     refuse: Vec<ArboretumCard>,
     placements: Vec<ArboretumEvent>,
@@ -91,16 +90,10 @@ impl Position {
         Position {
             round,
             starting_player,
-            dm_advantage: ArboretumSeat::Red,
             offering: Vec::new(),
             refuse: Vec::new(),
             placements: Vec::new(),
         }
-    }
-
-    pub fn dm_advantage(mut self, seat: ArboretumSeat) -> Self {
-        self.dm_advantage = seat;
-        self
     }
 
     pub fn offering(mut self, texts: &[&str]) -> Self {
@@ -180,10 +173,7 @@ impl Position {
     }
 
     pub fn table(self) -> Table<Arboretum> {
-        let options = ArboretumOptions {
-            dm_advantage: self.dm_advantage,
-        };
-        Table::from_events(options, self.events())
+        Table::from_events(ArboretumOptions::default(), self.events())
     }
 }
 

@@ -1,5 +1,4 @@
 //! Helpers shared by the integration tests: card literals and hand-made positions.
-#![allow(dead_code)] // Each test binary uses a different subset of these helpers.
 
 use umpire_domain::testing::Table;
 use umpire_domain::SeatIndex;

@@ -1,6 +1,5 @@
 //! Helpers shared by the flower_fields test files: fixed bags, hand-made
 //! positions and whole rounds played automatically.
-#![allow(dead_code)] // Each test file uses a different subset.
 
 use umpire_domain::testing::Table;
 use umpire_domain::{Actor, Game, SeatIndex};
