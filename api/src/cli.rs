@@ -235,7 +235,8 @@ pub enum Command {
         /// The game to play, or `all` for each in turn.
         #[arg(long, long_help = format!("The game to play, or `all` for each in turn: {}.", game_names()))]
         game: String,
-        /// How many games.
+        /// How many games of each game named: with `--game all`, this many
+        /// of every registered game.
         #[arg(long, default_value_t = 1)]
         count: u64,
         /// The run's seed: the same seed writes the same games.
