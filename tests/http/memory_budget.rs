@@ -57,11 +57,11 @@ async fn an_import_the_budget_has_no_room_for_is_refused_busy_and_stores_nothing
     assert_eq!(status, StatusCode::CREATED, "a small import still fits");
 }
 
-/// The fold cache is charged what its games measure, and gives way to
-/// requests: with every game read, the folds stay within the budget.
+/// The fold cache is charged what its games measure, and keeps within
+/// seven eighths of the budget: with every game read, the folds stay there.
 #[tokio::test]
 async fn the_fold_cache_stays_within_the_budget() {
-    let budget = 2 * MIB;
+    let budget = 4 * MIB;
     let app = TestApp::spawn_with(ServiceOptions {
         memory_budget: budget,
         ..ServiceOptions::default()
@@ -80,7 +80,11 @@ async fn the_fold_cache_stays_within_the_budget() {
         assert_eq!(read.status(), StatusCode::OK);
         let metrics = app.get("/metrics", None).await.text().await.unwrap();
         let folds = metric(&metrics, "umpire_memory_charged_bytes{charge=\"folds\"}");
-        assert!(folds <= budget as f64, "{folds} bytes of folds");
+        // Seven eighths: the cache leaves the rest to what is not charged.
+        assert!(
+            folds <= (budget - budget / 8) as f64,
+            "{folds} bytes of folds"
+        );
         largest = largest.max(folds);
     }
     assert!(
