@@ -24,8 +24,10 @@ use umpire_domain::RecordedEvent;
 /// The budget unless configured otherwise (`umpire serve --memory-budget`).
 pub const DEFAULT_MEMORY_BUDGET: usize = 512 * 1024 * 1024;
 
-/// Caches leave this share of the limit (an eighth) to what is not charged
-/// ([`MemoryBudget::cache_room`]).
+/// The share of the limit (an eighth) left to what is not charged: the
+/// allocator's freed pages not yet returned, the runtime's and the
+/// connections' buffers. The soak (256 MiB) ran 45–50 MiB over its charges
+/// when they could fill the whole limit.
 const UNCHARGED_SHARE: usize = 8;
 
 /// What a charge is for: each is shown on its own in `/metrics`.
@@ -126,6 +128,12 @@ impl MemoryBudget {
         self.inner.limit
     }
 
+    /// What every charge together may reach: the limit less the eighth
+    /// left to what is not charged ([`UNCHARGED_SHARE`]).
+    pub fn chargeable(&self) -> usize {
+        self.inner.limit - self.inner.limit / UNCHARGED_SHARE
+    }
+
     /// Every charge together.
     pub fn total(&self) -> usize {
         self.inner.total.load(Ordering::Relaxed)
@@ -135,21 +143,10 @@ impl MemoryBudget {
         self.inner.charged[kind.index()].get().max(0) as usize
     }
 
-    /// What `kind` may hold: the limit less every other charge.
+    /// What `kind` may hold: what may be charged less every other charge.
     pub fn room_for(&self, kind: Charge) -> usize {
         let others = self.total().saturating_sub(self.charged(kind));
-        self.inner.limit.saturating_sub(others)
-    }
-
-    /// What a cache of `kind` keeps itself to: its room less an eighth of
-    /// the limit, left for what is not charged — the allocator's freed
-    /// pages not yet returned, the runtime's and the connections' buffers.
-    /// The soak (256 MiB) ran 45–50 MiB over its charges with the fold
-    /// cache filling its whole room; requests may still reserve up to the
-    /// limit, the cache giving way.
-    pub fn cache_room(&self, kind: Charge) -> usize {
-        self.room_for(kind)
-            .saturating_sub(self.inner.limit / UNCHARGED_SHARE)
+        self.chargeable().saturating_sub(others)
     }
 
     /// Charges `bytes` whether or not they fit: for what is already
@@ -176,7 +173,7 @@ impl MemoryBudget {
 
     /// Charges `bytes` only if every charge together stays within the limit.
     fn try_add(&self, kind: Charge, bytes: usize) -> bool {
-        let limit = self.inner.limit;
+        let limit = self.chargeable();
         let fits = self
             .inner
             .total
@@ -352,42 +349,41 @@ mod tests {
         )
     }
 
-    /// Given a budget of 100 bytes, reservations fit until the next would
-    /// pass it, and what is dropped can be reserved again.
+    /// Given a budget of 128 bytes (112 chargeable: an eighth is left to
+    /// what is not charged), reservations fit until the next would pass
+    /// it, and what is dropped can be reserved again.
     #[test]
     fn reservations_fit_within_the_limit_and_come_back_when_dropped() {
-        let budget = budget(100);
+        let budget = budget(128);
+        assert_eq!(budget.chargeable(), 112);
         let bodies = budget.try_reserve(Charge::Bodies, 60).expect("fits");
-        assert!(budget.try_reserve(Charge::Streams, 41).is_none());
-        let mut streams = budget.try_reserve(Charge::Streams, 40).expect("fits");
-        assert_eq!(budget.total(), 100);
+        assert!(budget.try_reserve(Charge::Streams, 53).is_none());
+        let mut streams = budget.try_reserve(Charge::Streams, 52).expect("fits");
+        assert_eq!(budget.total(), 112);
         assert!(!streams.try_grow(1));
         drop(bodies);
         assert!(streams.try_grow(50));
-        assert_eq!(budget.charged(Charge::Streams), 90);
+        assert_eq!(budget.charged(Charge::Streams), 102);
         assert_eq!(budget.charged(Charge::Bodies), 0);
         drop(streams);
         assert_eq!(budget.total(), 0);
     }
 
-    /// A cache's room is the limit less every other charge, whatever it
-    /// holds itself (it may hold more for a moment: it then evicts).
+    /// A cache's room is what may be charged (seven eighths of the limit)
+    /// less every other charge, whatever it holds itself (it may hold more
+    /// for a moment: it then evicts).
     #[test]
     fn a_cache_has_the_room_others_leave() {
         let budget = budget(1000);
         budget.add(Charge::Process, 300);
         let _stream = budget.try_reserve(Charge::Streams, 100).expect("fits");
         budget.add(Charge::Folds, 900);
-        assert_eq!(budget.room_for(Charge::Folds), 600);
+        assert_eq!(budget.room_for(Charge::Folds), 875 - 400);
         assert!(budget.try_reserve(Charge::Bodies, 1).is_none());
-        budget.recharge(Charge::Folds, 900, 500);
-        assert_eq!(budget.room_for(Charge::Bodies), 100);
-        assert!(budget.try_reserve(Charge::Bodies, 100).is_some());
-        assert_eq!(
-            budget.cache_room(Charge::Folds),
-            600 - 125,
-            "a cache leaves an eighth of the limit uncharged"
-        );
+        budget.recharge(Charge::Folds, 900, 300);
+        assert_eq!(budget.room_for(Charge::Bodies), 175);
+        assert!(budget.try_reserve(Charge::Bodies, 176).is_none());
+        assert!(budget.try_reserve(Charge::Bodies, 175).is_some());
     }
 
     /// A JSON value measures at least what its strings and containers

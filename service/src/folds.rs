@@ -234,7 +234,7 @@ impl<F: Clone> Cache<F> {
         if let Some((_, gone)) = self.folds.push(game_id, fold) {
             self.forget(&gone);
         }
-        let room = self.budget.cache_room(Charge::Folds);
+        let room = self.budget.room_for(Charge::Folds);
         self.shrink_to(room, 1);
     }
 }

@@ -111,8 +111,8 @@ async fn an_idle_stream_at_the_head_holds_no_game_log() {
     );
 
     // Exactly the room the folds take: it fits only once they have gone.
-    let room =
-        service.budget.limit() - (service.budget.total() - service.budget.charged(Charge::Folds));
+    let room = service.budget.chargeable()
+        - (service.budget.total() - service.budget.charged(Charge::Folds));
     let body = service
         .reserve_memory(Charge::Bodies, room)
         .expect("the folds give way");
