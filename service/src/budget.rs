@@ -129,7 +129,7 @@ impl MemoryBudget {
     }
 
     /// What every charge together may reach: the limit less the eighth
-    /// left to what is not charged ([`UNCHARGED_SHARE`]).
+    /// left to what is not charged (`UNCHARGED_SHARE`).
     pub fn chargeable(&self) -> usize {
         self.inner.limit - self.inner.limit / UNCHARGED_SHARE
     }
