@@ -20,13 +20,15 @@ import sys
 import time
 import urllib.parse
 
+from reporting import alive as process_alive
+from reporting import check, failures, status_mib
+
 BASE, PID, LOG, DATA_DIR, ARCHIVES, RSS_LIMIT_MB = sys.argv[1:7]
 PID = int(PID)
 RSS_LIMIT_MB = int(RSS_LIMIT_MB)
 HOST = urllib.parse.urlparse(BASE).hostname
 PORT = urllib.parse.urlparse(BASE).port
 
-failures = []
 server_errors = []
 
 
@@ -53,12 +55,6 @@ def request(method, path, body=None, token=None, headers=None, raw=None, timeout
     return response.status, {k.lower(): v for k, v in response.getheaders()}, parsed
 
 
-def check(name, ok, detail=""):
-    print(f"{'PASS' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}", flush=True)
-    if not ok:
-        failures.append(name)
-
-
 def create(game, options=None, seed=7):
     status, _, body = request("POST", "/v1/games", {"game": game, "options": options or {}, "seed": seed})
     assert status == 201, (status, body)
@@ -78,22 +74,6 @@ def submit(game_id, token, action, headers=None, expected=None):
     if expected is not None:
         body["expected_version"] = expected
     return request("POST", f"/v1/games/{game_id}/actions", body, token=token, headers=headers)
-
-
-def rss_peak_mb():
-    with open(f"/proc/{PID}/status") as status:
-        for line in status:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def alive():
-    try:
-        os.kill(PID, 0)
-        return True
-    except OSError:
-        return False
 
 
 # 1. The private cluster belongs to the service alone.
@@ -122,7 +102,7 @@ def a_huge_junk_body_to_scores_is_answered():
     status, _, answer = request("POST", "/v1/scores", raw=body,
                                 headers={"Content-Type": "application/x-ndjson"}, timeout=300)
     check("32 MiB of junk lines to /v1/scores is answered, not a crash", status in (200, 400, 413), str(status))
-    check("the service is still alive after it", alive())
+    check("the service is still alive after it", process_alive(PID))
 
 
 def a_body_over_the_limit_is_413():
@@ -319,12 +299,12 @@ for attack in ATTACKS:
         attack()
     except Exception as error:  # an attack that could not even run is a failure
         check(attack.__name__, False, f"{type(error).__name__}: {error}")
-    if not alive():
+    if not process_alive(PID):
         check("the service survives " + attack.__name__, False)
         break
 
 check("no 5xx answer to any attack", not server_errors, "; ".join(server_errors[:5]))
-peak = rss_peak_mb() if alive() else float("inf")
+peak = status_mib(PID, "VmHWM") if process_alive(PID) else float("inf")
 check(f"peak RSS {peak:.0f} MB under {RSS_LIMIT_MB} MB", peak < RSS_LIMIT_MB)
 print(f"{len(failures)} failed" if failures else "every attack held", flush=True)
 sys.exit(1 if failures else 0)

@@ -29,6 +29,8 @@ import sys
 import time
 import urllib.parse
 
+from reporting import check, failures, log
+
 MODE, BASE = sys.argv[1:3]
 HOST = urllib.parse.urlparse(BASE).hostname
 PORT = urllib.parse.urlparse(BASE).port
@@ -38,17 +40,6 @@ IDLE_SECONDS_FOR_CPU = 60
 TARGET_BYTES_PER_STREAM = 64 * 1024
 TARGET_CORE_FRACTION = 0.05
 
-failures = []
-
-
-def check(name, ok, detail=""):
-    print(f"{'PASS' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}", flush=True)
-    if not ok:
-        failures.append(name)
-
-
-def log(message):
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
 
 
 def request(method, path, body=None, content_type=None, timeout=300):

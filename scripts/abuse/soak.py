@@ -45,6 +45,9 @@ import threading
 import time
 import urllib.parse
 
+from reporting import alive as process_alive
+from reporting import check, failures, log, status_mib
+
 BASE, PID, LOG, BUDGET_MIB, UMPIRE_BIN = sys.argv[1:6]
 PID = int(PID)
 BUDGET_MIB = int(BUDGET_MIB)
@@ -77,7 +80,6 @@ LOG_BYTES_PER_JUNK_REQUEST = 512
 # the games of the issue.
 LONG_GAME_ACTIONS = 56
 
-failures = []
 lock = threading.Lock()
 # phase -> "status" or "status code" -> count
 answers = collections.defaultdict(collections.Counter)
@@ -85,16 +87,6 @@ answers = collections.defaultdict(collections.Counter)
 # got no answer at all, with what was seen.
 bad_answers = []
 phase_peaks = {}
-
-
-def check(name, ok, detail=""):
-    print(f"{'PASS' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}", flush=True)
-    if not ok:
-        failures.append(name)
-
-
-def log(message):
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
 
 
 # --- Talking to the service -------------------------------------------------
@@ -322,22 +314,6 @@ def source_address(index):
 # --- The process ------------------------------------------------------------
 
 
-def proc_status(field):
-    with open(f"/proc/{PID}/status") as status:
-        for line in status:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def alive():
-    try:
-        os.kill(PID, 0)
-        return True
-    except OSError:
-        return False
-
-
 def reset_peak():
     """Resets VmHWM (writing 5 to clear_refs), so each phase has its own peak;
     False where that is not allowed (the overall peak is then all we have)."""
@@ -380,14 +356,14 @@ def run_phase(name, body):
         body()
     except Exception as error:  # a phase that could not even run is a failure
         check(f"{name}: ran", False, f"{type(error).__name__}: {error}")
-    if not alive():
+    if not process_alive(PID):
         check(f"{name}: the service is alive", False)
         return
-    peak = proc_status("VmHWM")
+    peak = status_mib(PID, "VmHWM")
     phase_peaks[name] = peak
     counts = ", ".join(f"{label}: {count}" for label, count in sorted(answers[name].items()))
     print(f"  {name}: {time.monotonic() - started:.1f} s, peak RSS {peak:.0f} MiB, RSS now "
-          f"{proc_status('VmRSS'):.0f} MiB; answers {counts}", flush=True)
+          f"{status_mib(PID, 'VmRSS'):.0f} MiB; answers {counts}", flush=True)
     print(f"  {name}: charged now (MiB) {charged_summary(metrics_text())}", flush=True)
 
 
@@ -807,7 +783,7 @@ def main():
                        ("bodies", bodies_phase), ("audits", audits_phase), ("all", all_at_once_phase)]:
         if name in ATTACKS:
             run_phase(name, body)
-        if not alive():
+        if not process_alive(PID):
             break
     seat.stop.set()
     seat.thread.join(timeout=60)
@@ -819,14 +795,14 @@ def main():
         stream.close()
     print(f"  soak took {time.monotonic() - soak_started:.0f} s", flush=True)
 
-    check("the service is alive at the end", alive())
-    if not alive():
+    check("the service is alive at the end", process_alive(PID))
+    if not process_alive(PID):
         return
     text = metrics_text()
     print("  /metrics at the end:")
     for line in memory_series(text):
         print(f"    {line}")
-    peak = max(list(phase_peaks.values()) + [proc_status("VmHWM")])
+    peak = max(list(phase_peaks.values()) + [status_mib(PID, "VmHWM")])
     print(f"  peak RSS by phase (MiB): "
           + ", ".join(f"{name} {value:.0f}" for name, value in phase_peaks.items()), flush=True)
     check(f"peak RSS {peak:.0f} MiB under the budget plus 64 MiB ({RSS_LIMIT_MIB} MiB)", peak < RSS_LIMIT_MIB)
