@@ -3,10 +3,10 @@
 
 use actix_web::{get, web, HttpRequest, HttpResponse};
 use umpire_archive::{AuditReport, AuditStop};
-use umpire_service::{Charge, PagedRejections};
+use umpire_service::PagedRejections;
 use uuid::Uuid;
 
-use super::require_umpire;
+use super::stored::{read_for_umpire, StoredForUmpire};
 use super::streamed::{streamed_json, JsonBody, StreamStop};
 use crate::error::{ApiError, ErrorBody};
 use crate::AppState;
@@ -33,41 +33,24 @@ pub async fn get_game_audit(
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    require_umpire(&state, game_id, &request).await?;
-    // Everything that can fail is tried before the first byte: once the
-    // answer has started it can no longer become an error status.
-    let mut memory = state
-        .service
-        .reserve_memory(Charge::Audits, AUDIT_FIRST_BYTES)?;
-    let (log, opening) = state.service.audit_opening(game_id).await?;
-    charge_log(&state, &mut memory, &log)?;
+    let stored = read_for_umpire(&state, &request, game_id, |service| {
+        Box::pin(service.audit_opening(game_id))
+    })
+    .await?;
     let registry = state.service.registry().clone();
-    let rejections = state.service.rejections(game_id).await?;
     let (mut body, response) = streamed_json();
     actix_web::rt::task::spawn_blocking(move || {
-        let _memory = memory;
+        let StoredForUmpire {
+            memory: _memory,
+            log,
+            made: opening,
+            rejections,
+        } = stored;
         if let Err(stop) = write_audit(&mut body, &registry, &log, &opening, rejections) {
             body.cut(game_id, "audit", &stop);
         }
     });
     Ok(response)
-}
-
-/// What an audit or export reserves before it reads the game's log; once
-/// read, the log is measured and the rest charged. So a crowd of audits is
-/// refused up front rather than each reading a log first.
-pub(super) const AUDIT_FIRST_BYTES: usize = 1024 * 1024;
-
-/// Charges `memory` for what `log` measures (and the same again for the
-/// audit's replay and the answer being written), beyond what it holds.
-pub(super) fn charge_log(
-    state: &AppState,
-    memory: &mut umpire_service::Reservation,
-    log: &umpire_archive::Archive,
-) -> Result<(), ApiError> {
-    let measured = 2 * umpire_service::budget::archive_bytes(log);
-    let more = measured.saturating_sub(memory.bytes());
-    Ok(state.service.grow_reservation(memory, more)?)
 }
 
 /// Writes the report's fields known before the entries, the entries as they

@@ -3,11 +3,9 @@
 
 use actix_web::{get, web, HttpRequest, HttpResponse};
 use umpire_archive::Archive;
-use umpire_service::Charge;
 use uuid::Uuid;
 
-use super::audit::{charge_log, AUDIT_FIRST_BYTES};
-use super::require_umpire;
+use super::stored::{read_for_umpire, StoredForUmpire};
 use super::streamed::{streamed_json, StreamStop};
 use crate::error::{ApiError, ErrorBody};
 use crate::AppState;
@@ -33,13 +31,15 @@ pub async fn export_game_archive(
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    require_umpire(&state, game_id, &request).await?;
-    let mut memory = state
-        .service
-        .reserve_memory(Charge::Audits, AUDIT_FIRST_BYTES)?;
-    let log = state.service.export_log(game_id).await?;
-    charge_log(&state, &mut memory, &log)?;
-    let rejections = state.service.rejections(game_id).await?;
+    let StoredForUmpire {
+        memory,
+        log,
+        made: (),
+        rejections,
+    } = read_for_umpire(&state, &request, game_id, |service| {
+        Box::pin(async move { Ok((service.export_log(game_id).await?, ())) })
+    })
+    .await?;
     let (mut body, response) = streamed_json();
     actix_web::rt::task::spawn_blocking(move || {
         let _memory = memory;

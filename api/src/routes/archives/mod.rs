@@ -10,6 +10,7 @@ mod body;
 mod export;
 mod import;
 mod score;
+mod stored;
 mod streamed;
 mod what_if;
 
