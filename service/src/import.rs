@@ -222,14 +222,12 @@ async fn store_batch(store: &EventStore, batch: Vec<Validated>) -> Vec<ImportLin
     sources
         .into_iter()
         .zip(refusals)
-        .map(|(source, refusal)| {
-            let outcome = match refusal {
-                Some(refusal) => Err(refusal),
-                None => stored
-                    .next()
-                    .unwrap_or_else(|| Err(answered_nothing().body())),
-            };
-            ImportLine::of(source, outcome)
+        .map(|(source, refusal)| match refusal {
+            Some(refusal) => ImportLine::of(source, Err(refusal)),
+            None => {
+                let outcome = stored.next().unwrap_or_else(|| Err(answered_nothing()));
+                ImportLine::of(source, outcome.map_err(|e| e.body()))
+            }
         })
         .collect()
 }
@@ -244,11 +242,11 @@ fn answered_nothing() -> ServiceError {
 async fn store_together_or_alone(
     store: &EventStore,
     prepared: &[PreparedImport],
-) -> Vec<Result<CreatedGame, ErrorBody>> {
+) -> Vec<Result<CreatedGame, ServiceError>> {
     if prepared.is_empty() {
         return Vec::new();
     }
-    let outcomes = match store_prepared(store, prepared).await {
+    match store_prepared(store, prepared).await {
         Ok(outcomes) => outcomes,
         Err(error) if prepared.len() > 1 => {
             tracing::warn!(%error, games = prepared.len(), "a batch of imports failed; storing its games one by one");
@@ -263,11 +261,7 @@ async fn store_together_or_alone(
             outcomes
         }
         Err(error) => vec![Err(error)],
-    };
-    outcomes
-        .into_iter()
-        .map(|outcome| outcome.map_err(|e| e.body()))
-        .collect()
+    }
 }
 
 impl GameService {
