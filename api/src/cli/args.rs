@@ -37,8 +37,8 @@ pub struct Cli {
     /// Say more on standard error (repeat for more: -vv).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
-    /// Say less on standard error: errors only, no summary line or progress
-    /// bar (repeat for less: -qq).
+    /// Say less on standard error: no summary line or progress bar, and
+    /// only errors logged (-qq: nothing logged; a failure's one line stays).
     #[arg(short, long, global = true, action = clap::ArgAction::Count, conflicts_with = "verbose")]
     pub quiet: u8,
 }

@@ -19,7 +19,8 @@ const OWN_CRATES: [&str; 4] = [
 /// 1 for `serve`) plus `-v`s, less `-q`s.
 pub fn filter_for(verbosity: i16) -> String {
     let (ours, theirs) = match verbosity {
-        ..=-1 => ("error", "error"),
+        ..=-2 => ("off", "off"),
+        -1 => ("error", "error"),
         0 => ("warn", "warn"),
         1 => ("info", "warn"),
         2 => ("debug", "info"),
