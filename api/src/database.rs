@@ -1,71 +1,83 @@
 //! Where the service's database comes from: `DATABASE_URL`, or a private
-//! cluster under the data directory.
+//! cluster under the data directory, which a command that started it stops
+//! when it is done with it (on drop: however the command ends).
 
 use std::path::Path;
 
+use anyhow::Context;
 use umpire_storage::cluster::ensure_database;
 use umpire_storage::{Durability, PrivateCluster};
 
 use crate::stop_signal::{StopSignal, StopSignals};
 
 /// The database the service uses, how to reach it as each role, and the
-/// cluster it started, if any.
+/// cluster it started, if any (stopped when this is dropped).
 pub struct Database {
     /// As the owner: for migrations only.
     pub owner_url: String,
     /// As the service role: for the pool of everything else.
     pub service_url: String,
-    pub cluster: Option<PrivateCluster>,
+    pub cluster: Option<ClusterGuard>,
+}
+
+/// A private cluster in use by this process, stopped on drop if this
+/// process started it (one it found running is left so): so no command,
+/// whether it succeeds, fails or stops early, leaves a cluster behind.
+pub struct ClusterGuard(PrivateCluster);
+
+impl ClusterGuard {
+    pub fn cluster(&self) -> &PrivateCluster {
+        &self.0
+    }
+}
+
+impl Drop for ClusterGuard {
+    fn drop(&mut self) {
+        if self.0.started_here {
+            tracing::info!("stopping the private PostgreSQL cluster");
+            // pg_ctl waits for the server: off the async threads.
+            if let Err(error) = tokio::task::block_in_place(|| self.0.stop()) {
+                tracing::warn!(%error, "could not stop the private cluster cleanly");
+            }
+        }
+    }
 }
 
 /// The database name used inside a private cluster.
 const DATABASE: &str = "umpire";
 
-/// Why `umpire serve` did not get its database.
-#[derive(Debug)]
-pub enum StartupFailure {
-    Failed(String),
-    /// A stop signal arrived; the cluster this process started, if any,
-    /// was stopped.
-    Stopped(StopSignal),
-}
-
-impl From<String> for StartupFailure {
-    fn from(message: String) -> Self {
-        StartupFailure::Failed(message)
-    }
-}
+/// `umpire serve` was stopped by a signal before it started serving; the
+/// cluster this start began, if any, is stopped. The exit status says which
+/// signal.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "stopped by {} before the service started; nothing was served \
+     (the private cluster this start began is stopped)",
+    .0.name()
+)]
+pub struct StoppedBeforeServing(pub StopSignal);
 
 /// The database named by `DATABASE_URL`, or the private cluster under
 /// `data_dir`, created there if there is none yet: for `serve`, `migrate`
 /// and `import`, which write.
-pub async fn open(data_dir: &Path) -> Result<Database, String> {
-    open_with(data_dir, Missing::Create, None)
-        .await
-        .map_err(|failure| match failure {
-            StartupFailure::Failed(message) => message,
-            StartupFailure::Stopped(_) => unreachable!("nothing listens for signals"),
-        })
+pub async fn open(data_dir: &Path) -> anyhow::Result<Database> {
+    open_with(data_dir, Missing::Create, None).await
 }
 
 /// Like [`open`], for `umpire serve`: a SIGINT or SIGTERM while the cluster
-/// is initialised or started ends startup, with the cluster stopped.
+/// is initialised or started ends startup ([`StoppedBeforeServing`]), with
+/// the cluster stopped.
 pub async fn open_unless_stopped(
     data_dir: &Path,
     stop: &mut StopSignals,
-) -> Result<Database, StartupFailure> {
+) -> anyhow::Result<Database> {
     open_with(data_dir, Missing::Create, Some(stop)).await
 }
 
 /// Like [`open`], but a command that only reads never creates a cluster: it
 /// says where it looked and how to point it at the database instead.
-pub async fn open_existing(data_dir: &Path) -> Result<Database, String> {
-    open_with(data_dir, Missing::Refuse, None)
-        .await
-        .map_err(|failure| match failure {
-            StartupFailure::Failed(message) => message,
-            StartupFailure::Stopped(_) => unreachable!("nothing listens for signals"),
-        })
+pub async fn open_existing(data_dir: &Path) -> anyhow::Result<Database> {
+    open_with(data_dir, Missing::Refuse, None).await
 }
 
 #[derive(PartialEq)]
@@ -78,7 +90,7 @@ async fn open_with(
     data_dir: &Path,
     missing: Missing,
     mut stop: Option<&mut StopSignals>,
-) -> Result<Database, StartupFailure> {
+) -> anyhow::Result<Database> {
     if let Ok(url) = std::env::var("DATABASE_URL") {
         if !url.is_empty() {
             tracing::info!("using the database from DATABASE_URL");
@@ -93,13 +105,12 @@ async fn open_with(
         }
     }
     if missing == Missing::Refuse && !PrivateCluster::exists(data_dir) {
-        return Err(format!(
+        anyhow::bail!(
             "no database: DATABASE_URL is not set and there is no Umpire cluster under {} \
              (the data directory). Point --data-dir (or UMPIRE_DATA_DIR) at the one \
              `umpire serve` uses, or set DATABASE_URL.",
             data_dir.display()
-        )
-        .into());
+        );
     }
     tracing::info!(
         "starting the private PostgreSQL cluster under {}{}",
@@ -125,53 +136,45 @@ async fn open_with(
                 // initdb and pg_ctl run on a blocking thread and cannot be
                 // cut short safely; wait for them, then undo what they began.
                 if let Ok(Ok(cluster)) = starting.await {
-                    stop_if_started_here(&cluster);
+                    drop(ClusterGuard(cluster));
                 }
-                return Err(StartupFailure::Stopped(signal));
+                return Err(StoppedBeforeServing(signal).into());
             }
         },
     };
-    let cluster = started
-        .map_err(|e| e.to_string())?
-        .map_err(|e| e.to_string())?;
+    let cluster = ClusterGuard(
+        started
+            .context("starting the private cluster")?
+            .with_context(|| {
+                format!(
+                    "starting the private PostgreSQL cluster under {}",
+                    data_dir.display()
+                )
+            })?,
+    );
     tracing::info!(
-        socket_dir = %cluster.socket_dir().display(),
-        password_file = %cluster.password_file().display(),
-        reused = !cluster.started_here,
+        socket_dir = %cluster.cluster().socket_dir().display(),
+        password_file = %cluster.cluster().password_file().display(),
+        reused = !cluster.cluster().started_here,
         "private PostgreSQL cluster under {} (unix socket only, passwords required)",
         data_dir.display()
     );
-    let admin_url = cluster.owner_url("postgres");
+    let admin_url = cluster.cluster().owner_url("postgres");
     let created = ensure_database(&admin_url, DATABASE, None);
+    // On any way out below, the guard stops the cluster this start began.
     let created = match stop {
         None => created.await,
         Some(stop) => tokio::select! {
             created = created => created,
-            signal = stop.received() => {
-                stop_if_started_here(&cluster);
-                return Err(StartupFailure::Stopped(signal));
-            }
+            signal = stop.received() => return Err(StoppedBeforeServing(signal).into()),
         },
     };
-    if let Err(error) = created {
-        stop_if_started_here(&cluster);
-        return Err(format!("could not create the database: {error}").into());
-    }
+    created.context("could not create the database")?;
     Ok(Database {
-        owner_url: cluster.owner_url(DATABASE),
-        service_url: cluster.service_url(DATABASE),
+        owner_url: cluster.cluster().owner_url(DATABASE),
+        service_url: cluster.cluster().service_url(DATABASE),
         cluster: Some(cluster),
     })
-}
-
-/// Stops a cluster this process started (one it found running is left so).
-pub fn stop_if_started_here(cluster: &PrivateCluster) {
-    if cluster.started_here {
-        tracing::info!("stopping the private PostgreSQL cluster");
-        if let Err(error) = tokio::task::block_in_place(|| cluster.stop()) {
-            tracing::warn!(%error, "could not stop the private cluster cleanly");
-        }
-    }
 }
 
 /// A superuser login is no boundary: `SET ROLE umpire_app` can be undone by

@@ -4,14 +4,16 @@
 //! streaming, parallel bulk scoring.
 //!
 //! Like `domain`, nothing here talks to a database or the network: archives
-//! come in as text or values, and the bulk pipeline reads files or any
-//! iterator of chunks (the `umpire` binary feeds it from PostgreSQL).
+//! come in as text or values, found in a body or a file by `reading`, and
+//! the bulk pipeline reads files or any iterator of chunks (the `umpire`
+//! binary feeds it from PostgreSQL).
 
 pub mod audit;
 pub mod format;
 pub mod import;
 pub mod inputs;
 pub mod pipeline;
+pub mod reading;
 pub mod replay;
 pub mod score;
 pub mod simulate;

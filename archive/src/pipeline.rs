@@ -13,6 +13,7 @@ use std::sync::mpsc;
 
 use umpire_domain::Registry;
 
+use crate::reading::{chunks_of, each_archive_in_chunk, Place};
 use crate::score::{score_archive_text, RowWriter, ScoreRow};
 
 pub use crate::inputs::{expand_inputs, read_chunks, Chunk, ExpandedInputs, Input, CHUNK_BYTES};
@@ -31,22 +32,60 @@ pub fn score_chunk(registry: &Registry, chunk: &Chunk) -> Vec<ScoreRow> {
         Ok(text) => Cow::Borrowed(text),
         Err(_) => String::from_utf8_lossy(&chunk.bytes),
     };
-    if chunk.whole_document {
-        return vec![score_archive_text(
-            registry,
-            &text,
-            &format!("{}:1", chunk.source),
-        )];
-    }
     let mut rows = Vec::new();
-    for (offset, line) in text.split('\n').enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let source = format!("{}:{}", chunk.source, chunk.first_line + offset as u64);
-        rows.push(score_archive_text(registry, line, &source));
+    let scored = each_archive_in_chunk(chunk, &text, |archive, line| {
+        let source = Place::Line(line).label(&chunk.source);
+        rows.push(score_archive_text(registry, archive, &source));
+        Ok::<_, std::convert::Infallible>(())
+    });
+    match scored {
+        Ok(()) => rows,
     }
-    rows
+}
+
+/// Lines at the start of an input which, when none of them is even a JSON
+/// object, stop bulk scoring: the input is not archives (a README, a CSV
+/// file) and would otherwise be one error row per line.
+pub const NOT_ARCHIVES_AFTER: usize = 3;
+
+/// The error for an input whose first lines say it is not archives: the
+/// first chunk of an input whose first [`NOT_ARCHIVES_AFTER`] lines (not
+/// counting blank ones) are none of them a JSON object. An input with fewer
+/// lines, or with an archive among its first, is read on: each line that is
+/// not an archive is then its own error row.
+pub fn refuse_if_not_archives(chunk: &Chunk) -> std::io::Result<()> {
+    if chunk.first_line != 1 || chunk.whole_document {
+        return Ok(());
+    }
+    let text = String::from_utf8_lossy(&chunk.bytes);
+    let first: Vec<(usize, &str)> = text
+        .split('\n')
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .take(NOT_ARCHIVES_AFTER)
+        .collect();
+    if first.len() < NOT_ARCHIVES_AFTER || first.iter().any(|(_, line)| is_json_object(line)) {
+        return Ok(());
+    }
+    let numbers: Vec<String> = first
+        .iter()
+        .map(|(index, _)| (index + 1).to_string())
+        .collect();
+    Err(std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        format!(
+            "{}: not archives: lines {} are not JSON objects (an archive is one JSON object, \
+             or a line of JSON Lines); nothing of it was scored",
+            chunk.source,
+            numbers.join(", ")
+        ),
+    ))
+}
+
+/// Whether `line` is one JSON object (of any shape).
+fn is_json_object(line: &str) -> bool {
+    line.trim_start().starts_with('{')
+        && serde_json::from_str::<serde::de::IgnoredAny>(line).is_ok()
 }
 
 /// Runs `work` over `items` on rayon's pool with at most `in_flight` items
@@ -138,21 +177,7 @@ pub fn score_inputs<W: Write>(
     progress: &mut dyn FnMut(Progress),
 ) -> std::io::Result<Progress> {
     let files = expand_inputs(inputs)?.files;
-    let max_line_bytes = settings.max_archive_bytes;
-    let (sender, receiver) = mpsc::sync_channel::<std::io::Result<Chunk>>(4);
-    let reader = std::thread::spawn(move || {
-        for input in &files {
-            let outcome = read_chunks(input, max_line_bytes, &mut |chunk| {
-                sender
-                    .send(Ok(chunk))
-                    .map_err(|_| std::io::Error::other("scoring stopped"))
-            });
-            if let Err(error) = outcome {
-                let _ = sender.send(Err(error));
-                return;
-            }
-        }
-    });
+    let receiver = chunks_of(files, settings.max_archive_bytes, 4, refuse_if_not_archives);
     let mut totals = Progress::default();
     let mut read_error = None;
     let chunks = receiver.into_iter().map_while(|chunk| match chunk {
@@ -177,7 +202,6 @@ pub fn score_inputs<W: Write>(
             Ok(())
         },
     );
-    let _ = reader.join();
     outcome?;
     if let Some(error) = read_error {
         return Err(error);

@@ -1,7 +1,7 @@
 //! Stored games as archives and back: export (the log whole, the refusals in
-//! pages, so that memory does not grow with what was refused), import
-//! (validated by replay, then stored whole with new tokens), the opening of
-//! an audit, and what-if re-runs.
+//! pages, so that memory does not grow with what was refused), import of one
+//! archive (validated by replay, then stored whole with new tokens; many at
+//! once are `import.rs`'s), the opening of an audit, and what-if re-runs.
 
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -236,7 +236,14 @@ pub async fn import_archive(
     registry: &Registry,
     archive: Archive,
 ) -> Result<CreatedGame, ServiceError> {
-    let prepared = prepare_import(registry, archive)?;
+    store_one(store, prepare_import(registry, archive)?).await
+}
+
+/// Stores one prepared game: its new tokens, or why not.
+async fn store_one(
+    store: &EventStore,
+    prepared: PreparedImport,
+) -> Result<CreatedGame, ServiceError> {
     store_prepared(store, std::slice::from_ref(&prepared))
         .await?
         .pop()
@@ -259,22 +266,12 @@ impl GameService {
         export_game_log(&self.store, game_id).await
     }
 
-    /// Validates an archive by replay and stores it (see [`import_archive`]).
+    /// Validates an archive by replay (on a blocking thread) and stores it
+    /// (see [`import_archive`]).
     pub async fn import(&self, archive: Archive) -> Result<CreatedGame, ServiceError> {
-        import_archive(&self.store, &self.registry, archive).await
-    }
-
-    /// Validates an archive by replay, storing nothing (see [`prepare_import`]).
-    pub fn prepare_import(&self, archive: Archive) -> Result<PreparedImport, ServiceError> {
-        prepare_import(&self.registry, archive)
-    }
-
-    /// Stores validated games together (see [`store_prepared`]).
-    pub async fn store_prepared(
-        &self,
-        prepared: &[PreparedImport],
-    ) -> Result<Vec<Result<CreatedGame, ServiceError>>, ServiceError> {
-        store_prepared(&self.store, prepared).await
+        let registry = self.registry.clone();
+        let prepared = blocking("import", move || prepare_import(&registry, archive)).await??;
+        store_one(&self.store, prepared).await
     }
 
     /// What an audit of a stored game needs before its first entry: the log

@@ -185,18 +185,23 @@ impl SortedRows {
     }
 }
 
-struct GameMerge {
+/// One table read for the merge: a query sorted by game id (its first
+/// column) and its columns' types.
+struct SortedQuery<'a> {
+    sql: &'a str,
+    types: &'a [Type],
+}
+
+/// The games' rows and the rows of the tables keyed by game, each streamed
+/// on a connection of its own, merged one game at a time.
+struct GameMerge<D> {
     // Held so the connections live as long as the streams.
     _connections: Vec<deadpool_postgres::ClientWrapper>,
     games: RowStream,
-    events: SortedRows,
-}
-
-struct ArchiveMerge {
-    _connections: Vec<deadpool_postgres::ClientWrapper>,
-    games: RowStream,
-    events: SortedRows,
-    rejections: SortedRows,
+    /// One per table keyed by game, in the order they were asked for.
+    keyed: Vec<SortedRows>,
+    /// Makes an item of a game's row and its rows in each keyed table.
+    decode: D,
 }
 
 fn version_of(seq: i64) -> u64 {
@@ -204,30 +209,40 @@ fn version_of(seq: i64) -> u64 {
 }
 
 impl EventStore {
-    /// Every game with its event payloads, one game at a time, in game id
-    /// order. Memory holds one game (plus the driver's buffers), however
-    /// many games are stored.
-    pub async fn stream_games(
+    /// Streams `games` (one row per game) merged with the tables of `keyed`
+    /// (any number of rows per game), all sorted by game id: one item per
+    /// game, made by `decode` from the game's row and its rows in each keyed
+    /// table, in that order. Memory holds one game (plus the driver's
+    /// buffers), however many games are stored.
+    async fn merged_by_game<const N: usize, T, D>(
         &self,
-    ) -> Result<impl Stream<Item = Result<BulkGame, StoreError>> + Send + 'static, StoreError> {
+        games: SortedQuery<'_>,
+        keyed: [SortedQuery<'_>; N],
+        decode: D,
+    ) -> Result<impl Stream<Item = Result<T, StoreError>> + Send + 'static, StoreError>
+    where
+        T: Send + 'static,
+        D: Fn(&BinaryCopyOutRow, [Vec<BinaryCopyOutRow>; N]) -> Result<T, StoreError>
+            + Send
+            + Sync
+            + 'static,
+    {
         let games_connection = long_read_connection(self).await?;
-        let events_connection = long_read_connection(self).await?;
-        let games = copy_out(
-            &games_connection,
-            "SELECT game_id, game, options::text FROM games ORDER BY game_id",
-            &[Type::UUID, Type::TEXT, Type::TEXT],
-        )
-        .await?;
-        let events = copy_out(
-            &events_connection,
-            "SELECT game_id, payload::text FROM events ORDER BY game_id, seq",
-            &[Type::UUID, Type::TEXT],
-        )
-        .await?;
+        let games = copy_out(&games_connection, games.sql, games.types).await?;
+        let mut connections = vec![games_connection];
+        let mut keyed_rows = Vec::with_capacity(keyed.len());
+        for table in keyed {
+            let connection = long_read_connection(self).await?;
+            keyed_rows.push(SortedRows::new(
+                copy_out(&connection, table.sql, table.types).await?,
+            ));
+            connections.push(connection);
+        }
         let merge = GameMerge {
-            _connections: vec![games_connection, events_connection],
+            _connections: connections,
             games,
-            events: SortedRows::new(events),
+            keyed: keyed_rows,
+            decode,
         };
         Ok(futures_util::stream::unfold(
             merge,
@@ -238,17 +253,14 @@ impl EventStore {
                     };
                     let row = row?;
                     let game_id: Uuid = row.try_get(0)?;
-                    let events = rows_of(&mut merge.events, game_id).await?;
-                    let payloads = events
-                        .iter()
-                        .map(|row| row.try_get::<&str>(1).map(str::to_string))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    Ok::<_, StoreError>(Some(BulkGame {
-                        game_id,
-                        game: row.try_get::<&str>(1)?.to_string(),
-                        options: row.try_get::<&str>(2)?.to_string(),
-                        payloads,
-                    }))
+                    let mut rows = Vec::with_capacity(N);
+                    for table in &mut merge.keyed {
+                        rows.push(rows_of(table, game_id).await?);
+                    }
+                    let Ok(rows) = <[_; N]>::try_from(rows) else {
+                        unreachable!("one group of rows per keyed table")
+                    };
+                    (merge.decode)(&row, rows).map(Some)
                 }
                 .await;
                 match next {
@@ -260,116 +272,121 @@ impl EventStore {
         ))
     }
 
+    /// Every game with its event payloads, one game at a time, in game id
+    /// order. Memory holds one game (plus the driver's buffers), however
+    /// many games are stored.
+    pub async fn stream_games(
+        &self,
+    ) -> Result<impl Stream<Item = Result<BulkGame, StoreError>> + Send + 'static, StoreError> {
+        self.merged_by_game(
+            SortedQuery {
+                sql: "SELECT game_id, game, options::text FROM games ORDER BY game_id",
+                types: &[Type::UUID, Type::TEXT, Type::TEXT],
+            },
+            [SortedQuery {
+                sql: "SELECT game_id, payload::text FROM events ORDER BY game_id, seq",
+                types: &[Type::UUID, Type::TEXT],
+            }],
+            |game, [events]| {
+                let payloads = events
+                    .iter()
+                    .map(|row| row.try_get::<&str>(1).map(str::to_string))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(BulkGame {
+                    game_id: game.try_get(0)?,
+                    game: game.try_get::<&str>(1)?.to_string(),
+                    options: game.try_get::<&str>(2)?.to_string(),
+                    payloads,
+                })
+            },
+        )
+        .await
+    }
+
     /// Every game whole (record, events with hashes, rejections), one at a
     /// time in game id order, for exporting everything.
     pub async fn stream_archives(
         &self,
     ) -> Result<impl Stream<Item = Result<FullGame, StoreError>> + Send + 'static, StoreError> {
-        let games_connection = long_read_connection(self).await?;
-        let events_connection = long_read_connection(self).await?;
-        let rejections_connection = long_read_connection(self).await?;
-        let games = copy_out(
-            &games_connection,
-            "SELECT game_id, game, options, seed, rules_version, created_at
-             FROM games ORDER BY game_id",
-            &[
-                Type::UUID,
-                Type::TEXT,
-                Type::JSONB,
-                Type::INT8,
-                Type::INT4,
-                Type::TIMESTAMPTZ,
-            ],
-        )
-        .await?;
-        let events = copy_out(
-            &events_connection,
-            &format!("SELECT {EVENT_COLUMNS} FROM events ORDER BY game_id, seq"),
-            &EVENT_TYPES,
-        )
-        .await?;
-        let rejections = copy_out(
-            &rejections_connection,
-            &format!(
-                "SELECT {REJECTION_COLUMNS} FROM rejected_actions
-                 ORDER BY game_id, at_version, recorded_at"
-            ),
-            &REJECTION_TYPES,
-        )
-        .await?;
-        let merge = ArchiveMerge {
-            _connections: vec![games_connection, events_connection, rejections_connection],
-            games,
-            events: SortedRows::new(events),
-            rejections: SortedRows::new(rejections),
-        };
-        Ok(futures_util::stream::unfold(
-            merge,
-            |mut merge| async move {
-                let next = async {
-                    let Some(row) = merge.games.next().await else {
-                        return Ok(None);
-                    };
-                    let row = row?;
-                    let game_id: Uuid = row.try_get(0)?;
-                    let record = GameRecord {
-                        game_id,
-                        game: row.try_get(1)?,
-                        options: row.try_get(2)?,
-                        seed: row.try_get(3)?,
-                        rules_version: u32::try_from(row.try_get::<i32>(4)?).unwrap_or(0),
-                        created_at: row.try_get(5)?,
-                    };
-                    let events = rows_of(&mut merge.events, game_id)
-                        .await?
-                        .iter()
-                        .map(|row| {
-                            let action: Option<Value> = row.try_get(5)?;
-                            Ok::<_, tokio_postgres::Error>(RecordedEvent {
-                                seq: version_of(row.try_get(1)?),
-                                event_type: row.try_get(2)?,
-                                payload: row.try_get(3)?,
-                                actor: row.try_get(4)?,
-                                action: Arc::new(action.unwrap_or(Value::Null)),
-                                rules_version: u32::try_from(row.try_get::<i32>(6)?).unwrap_or(0),
-                                recorded_at: format_recorded_at(&row.try_get(7)?),
-                                prev_hash: row.try_get(8)?,
-                                hash: row.try_get(9)?,
-                                decided_at: version_of(row.try_get(10)?),
-                            })
-                        })
-                        .collect::<Result<Vec<_>, _>>()?;
-                    let rejections = rows_of(&mut merge.rejections, game_id)
-                        .await?
-                        .iter()
-                        .map(|row| {
-                            Ok::<_, tokio_postgres::Error>(RecordedRejection {
-                                at_version: version_of(row.try_get(1)?),
-                                actor: row.try_get(2)?,
-                                action: row.try_get(3)?,
-                                code: row.try_get(4)?,
-                                message: row.try_get(5)?,
-                                rule: row.try_get(6)?,
-                                rules_version: u32::try_from(row.try_get::<i32>(7)?).unwrap_or(0),
-                                recorded_at: format_recorded_at(&row.try_get(8)?),
-                                repeats: u64::try_from(row.try_get::<i64>(9)?).unwrap_or(1),
-                            })
-                        })
-                        .collect::<Result<Vec<_>, _>>()?;
-                    Ok::<_, StoreError>(Some(FullGame {
-                        record,
-                        events,
-                        rejections,
-                    }))
-                }
-                .await;
-                match next {
-                    Ok(Some(game)) => Some((Ok(game), merge)),
-                    Ok(None) => None,
-                    Err(error) => Some((Err(error), merge)),
-                }
+        let events = format!("SELECT {EVENT_COLUMNS} FROM events ORDER BY game_id, seq");
+        let rejections = format!(
+            "SELECT {REJECTION_COLUMNS} FROM rejected_actions
+             ORDER BY game_id, at_version, recorded_at"
+        );
+        self.merged_by_game(
+            SortedQuery {
+                sql: "SELECT game_id, game, options, seed, rules_version, created_at
+                      FROM games ORDER BY game_id",
+                types: &[
+                    Type::UUID,
+                    Type::TEXT,
+                    Type::JSONB,
+                    Type::INT8,
+                    Type::INT4,
+                    Type::TIMESTAMPTZ,
+                ],
             },
-        ))
+            [
+                SortedQuery {
+                    sql: &events,
+                    types: &EVENT_TYPES,
+                },
+                SortedQuery {
+                    sql: &rejections,
+                    types: &REJECTION_TYPES,
+                },
+            ],
+            |game, [events, rejections]| {
+                let record = GameRecord {
+                    game_id: game.try_get(0)?,
+                    game: game.try_get(1)?,
+                    options: game.try_get(2)?,
+                    seed: game.try_get(3)?,
+                    rules_version: u32::try_from(game.try_get::<i32>(4)?).unwrap_or(0),
+                    created_at: game.try_get(5)?,
+                };
+                let events = events
+                    .iter()
+                    .map(|row| {
+                        let action: Option<Value> = row.try_get(5)?;
+                        Ok::<_, tokio_postgres::Error>(RecordedEvent {
+                            seq: version_of(row.try_get(1)?),
+                            event_type: row.try_get(2)?,
+                            payload: row.try_get(3)?,
+                            actor: row.try_get(4)?,
+                            action: Arc::new(action.unwrap_or(Value::Null)),
+                            rules_version: u32::try_from(row.try_get::<i32>(6)?).unwrap_or(0),
+                            recorded_at: format_recorded_at(&row.try_get(7)?),
+                            prev_hash: row.try_get(8)?,
+                            hash: row.try_get(9)?,
+                            decided_at: version_of(row.try_get(10)?),
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let rejections = rejections
+                    .iter()
+                    .map(|row| {
+                        Ok::<_, tokio_postgres::Error>(RecordedRejection {
+                            at_version: version_of(row.try_get(1)?),
+                            actor: row.try_get(2)?,
+                            action: row.try_get(3)?,
+                            code: row.try_get(4)?,
+                            message: row.try_get(5)?,
+                            rule: row.try_get(6)?,
+                            rules_version: u32::try_from(row.try_get::<i32>(7)?).unwrap_or(0),
+                            recorded_at: format_recorded_at(&row.try_get(8)?),
+                            repeats: u64::try_from(row.try_get::<i64>(9)?).unwrap_or(1),
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(FullGame {
+                    record,
+                    events,
+                    rejections,
+                })
+            },
+        )
+        .await
     }
 
     /// Stores a whole game exactly as given — events with their recorded

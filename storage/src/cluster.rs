@@ -378,9 +378,11 @@ impl PrivateCluster {
             self.run("initdb", &args)?;
         }
         if !self.is_running() {
+            // pg_ctl hands these options to the server through a shell:
+            // the socket directory is quoted as one word.
             let mut server_options = format!(
                 "-c listen_addresses='' -k {} -p {PORT} -c max_connections=200",
-                self.socket_dir.display()
+                shell_word(&self.socket_dir.to_string_lossy())
             );
             if durability == Durability::Throwaway {
                 server_options
@@ -600,12 +602,21 @@ impl PrivateCluster {
     }
 
     fn url_as(&self, role: &str, password: &Secret, database: &str) -> String {
-        let mut url = format!("host={} port={PORT} user={role}", self.socket_dir.display());
+        let port = PORT.to_string();
+        let mut pairs = vec![
+            ("host", self.socket_dir.to_string_lossy()),
+            ("port", port.as_str().into()),
+            ("user", role.into()),
+        ];
         if !password.0.is_empty() {
-            url.push_str(&format!(" password={}", password.0));
+            pairs.push(("password", password.0.as_str().into()));
         }
-        url.push_str(&format!(" dbname={database}"));
-        url
+        pairs.push(("dbname", database.into()));
+        pairs
+            .iter()
+            .map(|(key, value)| key_value(key, value))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     /// A libpq key/value connection string for `database` as the owner, the
@@ -665,10 +676,10 @@ impl PrivateCluster {
         };
         let script = format!(
             "while kill -0 {pid} 2>/dev/null; do sleep 0.5; done; \
-             {prefix}'{}' stop -m immediate -D '{}' >/dev/null 2>&1; rm -rf '{}'",
-            pg_ctl.display(),
-            self.pgdata.display(),
-            remove_dir.display()
+             {prefix}{} stop -m immediate -D {} >/dev/null 2>&1; rm -rf {}",
+            shell_word(&pg_ctl.to_string_lossy()),
+            shell_word(&self.pgdata.to_string_lossy()),
+            shell_word(&remove_dir.to_string_lossy())
         );
         let _ = Command::new("sh")
             .arg("-c")
@@ -747,10 +758,31 @@ pub fn with_database(url: &str, database: &str) -> Result<String, crate::StoreEr
         }
         Ok(out)
     } else {
-        let kept: Vec<&str> = url
-            .split_whitespace()
-            .filter(|part| !part.starts_with("dbname="))
-            .collect();
-        Ok(format!("{} dbname={database}", kept.join(" ")))
+        // A key/value string: a later keyword overrides an earlier one (in
+        // libpq and tokio-postgres alike), so the new name is appended
+        // rather than the old one cut out of text that may quote spaces.
+        Ok(format!("{url} {}", key_value("dbname", database)))
     }
+}
+
+/// `text` as one word for `sh`: single-quoted, each `'` written `'\\''`.
+fn shell_word(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+/// `key=value` for a libpq key/value connection string, the value quoted
+/// (`'…'`, with `\` and `'` escaped) when it is empty or holds a space, a
+/// quote or a backslash: so that a path with a space (a data directory
+/// under "My Games") stays one value. Values without any are written as
+/// they are.
+pub fn key_value(key: &str, value: &str) -> String {
+    let plain = !value.is_empty()
+        && !value
+            .chars()
+            .any(|c| c.is_whitespace() || c == '\'' || c == '\\');
+    if plain {
+        return format!("{key}={value}");
+    }
+    let escaped = value.replace('\\', "\\\\").replace('\'', "\\'");
+    format!("{key}='{escaped}'")
 }

@@ -5,6 +5,7 @@
 
 mod audit;
 mod import;
+mod reading;
 mod replay;
 mod scoring;
 mod support;

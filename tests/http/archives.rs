@@ -306,3 +306,42 @@ async fn importing_many_needs_the_admin_token_and_is_bounded() {
     assert_eq!(accepted.status(), StatusCode::OK);
     assert!(accepted.text().await.unwrap().contains("\"imported\""));
 }
+
+/// The importer answers in the body's order, across batches, whatever was
+/// refused at once and whatever waited to be stored.
+#[tokio::test]
+async fn a_json_lines_import_answers_in_the_bodys_order_across_batches() {
+    let app = TestApp::spawn().await;
+    let lines: Vec<String> = (0..150)
+        .map(|index| {
+            if index % 7 == 3 {
+                format!("{{\"not\": \"an archive\", \"line\": {index}}}")
+            } else {
+                simulated(["arboretum", "treeblox"][index % 2], 500 + index as u64).to_json_line()
+            }
+        })
+        .collect();
+    let response = app
+        .post_json_lines("/v1/games/import", None, lines.join("\n") + "\n")
+        .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let text = response.text().await.unwrap();
+    let answers: Vec<Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let sources: Vec<String> = answers
+        .iter()
+        .map(|answer| answer["source"].as_str().unwrap().to_string())
+        .collect();
+    let expected: Vec<String> = (1..=150).map(|line| format!("body:{line}")).collect();
+    assert_eq!(sources, expected);
+    for (index, answer) in answers.iter().enumerate() {
+        assert_eq!(
+            answer.get("refused").is_some(),
+            index % 7 == 3,
+            "line {}: {answer}",
+            index + 1
+        );
+    }
+}

@@ -15,9 +15,9 @@ use umpire_archive::inputs::{read_lines, MAX_ARCHIVE_BYTES};
 
 /// Long enough for a loaded two-core machine; a hang on the old code fails
 /// here instead of never ending.
-const GENEROUS: Duration = Duration::from_secs(180);
+pub(crate) const GENEROUS: Duration = Duration::from_secs(180);
 
-fn umpire_command(args: &[&str]) -> Command {
+pub(crate) fn umpire_command(args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_umpire"));
     command
         .args(args)
@@ -33,16 +33,16 @@ fn umpire_command(args: &[&str]) -> Command {
 }
 
 /// Output of a finished run.
-struct Finished {
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
+pub(crate) struct Finished {
+    pub(crate) status: ExitStatus,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
 /// Waits for `child` at most [`GENEROUS`], killing it (and failing) if it
 /// runs longer; its output is collected on threads so that a full pipe
 /// never blocks it.
-fn finish(mut child: Child, what: &str) -> Finished {
+pub(crate) fn finish(mut child: Child, what: &str) -> Finished {
     let stdout = child.stdout.take().expect("piped stdout");
     let stderr = child.stderr.take().expect("piped stderr");
     let read_all = |mut pipe: Box<dyn std::io::Read + Send>| {
@@ -73,7 +73,7 @@ fn finish(mut child: Child, what: &str) -> Finished {
     }
 }
 
-fn run(args: &[&str], env: &[(&str, &str)]) -> Finished {
+pub(crate) fn run(args: &[&str], env: &[(&str, &str)]) -> Finished {
     let mut command = umpire_command(args);
     for (name, value) in env {
         command.env(name, value);
@@ -82,7 +82,7 @@ fn run(args: &[&str], env: &[(&str, &str)]) -> Finished {
 }
 
 /// A few short simulated archives as JSON Lines.
-fn games_file(path: &Path, count: u32) {
+pub(crate) fn games_file(path: &Path, count: u32) {
     let finished = run(
         &[
             "simulate",
@@ -366,14 +366,14 @@ fn simulate_writes_only_seeds_that_game_creation_accepts() {
 // serve: the admin token, the data directory, signals during startup.
 
 /// `umpire serve` running as a child, its standard error read line by line.
-struct Serving {
+pub(crate) struct Serving {
     child: Child,
     lines: mpsc::Receiver<String>,
     seen: Vec<String>,
 }
 
 impl Serving {
-    fn spawn(args: &[&str], env: &[(&str, &str)]) -> Serving {
+    pub(crate) fn spawn(args: &[&str], env: &[(&str, &str)]) -> Serving {
         let mut command = umpire_command(&[&["serve", "--bind", "127.0.0.1:0"], args].concat());
         command.stdout(Stdio::null());
         for (name, value) in env {
@@ -419,7 +419,7 @@ impl Serving {
     }
 
     /// The port from the "listening on" line.
-    fn wait_until_listening(&mut self) -> u16 {
+    pub(crate) fn wait_until_listening(&mut self) -> u16 {
         let line = self.wait_for("listening on http://");
         let port = line
             .split("(port ")
@@ -460,7 +460,7 @@ impl Serving {
         (status, self.seen.join("\n"))
     }
 
-    fn stop(mut self) -> (ExitStatus, String) {
+    pub(crate) fn stop(mut self) -> (ExitStatus, String) {
         self.signal("TERM");
         self.wait_for_exit()
     }
@@ -477,7 +477,7 @@ impl Drop for Serving {
 }
 
 /// Creates a game over HTTP with `token` (if any); the status.
-async fn create_game(port: u16, token: Option<&str>) -> reqwest::StatusCode {
+pub(crate) async fn create_game(port: u16, token: Option<&str>) -> reqwest::StatusCode {
     let mut request = reqwest::Client::new()
         .post(format!("http://127.0.0.1:{port}/v1/games"))
         .json(&serde_json::json!({"game": "arboretum"}));

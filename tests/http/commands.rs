@@ -42,6 +42,7 @@ async fn scoring_the_database_matches_scoring_the_exported_files() {
             finished_only: false,
             threads: None,
             out: Some(out.clone()),
+            progress: false,
         })
         .await
         .unwrap();
@@ -116,7 +117,7 @@ fn score_writes_only_rows_to_standard_output_and_exits_3_when_a_row_failed() {
     let rows = parse_csv_rows(&out).expect("standard output is CSV and nothing else");
     assert_eq!(rows.len(), 3);
     assert_eq!(rows.iter().filter(|row| row.error.is_some()).count(), 1);
-    assert!(err.contains("3 games (1 errors)"), "{err}");
+    assert!(err.contains("3 games (1 error)"), "{err}");
 }
 
 #[test]

@@ -1,0 +1,306 @@
+//! The `umpire` command line as clap reads it: the commands, their options
+//! and their help.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+use umpire_storage::GroupCommitLimits;
+use uuid::Uuid;
+
+/// What each exit status means, for every command (also in the README).
+const EXIT_CODES: &str = "\
+Exit status:
+  0  done
+  1  failed: the error is on standard error
+  2  the command line was wrong (an unknown option, a missing argument)
+  3  done in part: some rows could not be scored (score) or some archives were
+     refused (import); each is a row or line of the output
+
+Data goes to standard output (or --out); summaries, progress and logs to
+standard error. By default only warnings are logged (and, for `serve`, what
+it does): -v for more, -vv for debugging; -q for errors only, without the
+summary lines and progress bars. UMPIRE_LOG (a tracing filter such as
+`info` or `umpire_api=debug`) replaces both; UMPIRE_LOG_FORMAT=json.\n";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "umpire",
+    version,
+    about = "Event-sourced replay and scoring for board games",
+    long_about = "Event-sourced replay and scoring for board games: an HTTP service \
+        (`umpire serve`) and the commands an umpire or a batch job runs on archives.",
+    after_help = EXIT_CODES
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+    /// Say more on standard error (repeat for more: -vv).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Say less on standard error: no summary line or progress bar, and
+    /// only errors logged (-qq: nothing logged; a failure's one line stays).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, conflicts_with = "verbose")]
+    pub quiet: u8,
+}
+
+/// Where the database is: `DATABASE_URL`, or the private cluster under the
+/// data directory.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DataDir {
+    /// The private PostgreSQL cluster's directory, used when DATABASE_URL is
+    /// not set [default: /var/lib/umpire as root, else
+    /// $XDG_DATA_HOME/umpire, i.e. ~/.local/share/umpire]. DATABASE_URL
+    /// (a postgres:// URL) uses that database instead.
+    #[arg(long, env = "UMPIRE_DATA_DIR", value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+}
+
+impl DataDir {
+    /// The directory given, or the one a service's state lives in by
+    /// default: never the directory the command happens to run in.
+    pub fn path(&self) -> PathBuf {
+        self.data_dir.clone().unwrap_or_else(default_data_dir)
+    }
+}
+
+/// `/var/lib/umpire` as root (the system's place for a service's state, and
+/// one the `postgres` user the cluster then runs as can reach); otherwise
+/// the user's data directory.
+pub fn default_data_dir() -> PathBuf {
+    if umpire_storage::cluster::running_as_root() {
+        return PathBuf::from("/var/lib/umpire");
+    }
+    dirs::data_dir()
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join("umpire")
+}
+
+/// A size such as `512MiB`, `2GiB` or a plain number of bytes.
+pub fn parse_bytes(text: &str) -> Result<u64, String> {
+    text.trim()
+        .parse::<bytesize::ByteSize>()
+        .map(|size| size.as_u64())
+        .map_err(|error| format!("{error} (a size such as 512MiB or 2GiB)"))
+}
+
+/// `--help` for the archive inputs of `score` and `import`: what is read
+/// and how it is bounded (archive/src/inputs.rs).
+fn inputs_long_help() -> String {
+    format!(
+        "Files (one archive, or JSON Lines), directories of them, or `-` for standard input.\n\n\
+         Directories are walked for .json, .jsonl and .ndjson files without following symbolic \
+         links (each link skipped is a warning), so a walk never leaves the directory. Only \
+         regular files are read: a FIFO, socket or device is refused unless piped in as `-`. \
+         One archive (a line, or a .json file) may be at most {} MiB, as over HTTP; a longer one \
+         stops the command with an error naming the file and line.",
+        umpire_archive::MAX_ARCHIVE_BYTES / (1024 * 1024)
+    )
+}
+
+fn game_names() -> String {
+    umpire_games::registry()
+        .ids()
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the HTTP service (holds the terminal; Ctrl-C stops it and the
+    /// private cluster it started).
+    #[command(after_help = "Example:\n  umpire serve --bind 0.0.0.0:8080\n  \
+        DATABASE_URL=postgres://umpire@db/umpire umpire serve")]
+    Serve {
+        /// The address to listen on (port 0 picks a free one).
+        #[arg(long, default_value = "127.0.0.1:8080", env = "UMPIRE_BIND")]
+        bind: String,
+        #[command(flatten)]
+        data: DataDir,
+        /// Database connections in the pool.
+        #[arg(long, default_value_t = 16, env = "UMPIRE_POOL_SIZE")]
+        pool_size: usize,
+        /// HTTP worker threads (default: one per core).
+        #[arg(long, env = "UMPIRE_WORKERS")]
+        workers: Option<usize>,
+        /// Statements appending events at once; appends arriving while all
+        /// are busy share the next statement (group commit).
+        #[arg(long, default_value_t = GroupCommitLimits::default().writers, env = "UMPIRE_APPEND_WRITERS")]
+        append_writers: usize,
+        /// When set, creating and importing games needs this token as a
+        /// Bearer token; without it game creation is open to anyone. On the
+        /// command line it is readable by every local account (in
+        /// /proc/PID/cmdline, `ps`): prefer --admin-token-file or the
+        /// environment variable.
+        #[arg(
+            long,
+            env = "UMPIRE_ADMIN_TOKEN",
+            hide_env_values = true,
+            conflicts_with = "admin_token_file"
+        )]
+        admin_token: Option<String>,
+        /// Read the admin token from this file (one trailing newline is
+        /// dropped; an empty file is refused). Keep it readable by the
+        /// service's account only.
+        #[arg(long, env = "UMPIRE_ADMIN_TOKEN_FILE", value_name = "FILE")]
+        admin_token_file: Option<PathBuf>,
+        /// Live event streams (`/v1/games/{id}/stream`) this instance holds
+        /// open at once; beyond, a new one is answered 503 with Retry-After.
+        #[arg(long, default_value_t = umpire_service::live::DEFAULT_MAX_STREAMS, env = "UMPIRE_MAX_STREAMS")]
+        max_streams: usize,
+        /// Live streams one client holds open at once, counted by token, or
+        /// by address for spectators; beyond, 429 `too_many_streams`.
+        #[arg(long, default_value_t = umpire_service::live::DEFAULT_MAX_STREAMS_PER_CLIENT, env = "UMPIRE_MAX_STREAMS_PER_CLIENT")]
+        max_streams_per_client: usize,
+        /// Memory the process may use (e.g. 512MiB, 2GiB): what it holds at
+        /// start, plus the fold cache, live streams, archive bodies and
+        /// audits, each charged in bytes. Caches give way first; a request
+        /// that still does not fit is answered 503 `busy` with Retry-After.
+        #[arg(long, default_value = "512MiB", env = "UMPIRE_MEMORY_BUDGET", value_parser = parse_bytes)]
+        memory_budget: u64,
+    },
+    /// Apply pending database migrations and exit (serve does it too).
+    #[command(after_help = "Example:\n  umpire migrate --data-dir /srv/umpire")]
+    Migrate {
+        #[command(flatten)]
+        data: DataDir,
+    },
+    /// Print the OpenAPI document (JSON) on standard output.
+    #[command(after_help = "Example:\n  umpire openapi > openapi.json")]
+    Openapi,
+    /// Audit a game by replay: the hash chain, every action re-decided with
+    /// today's rules, the rejected attempts; prints the report as JSON.
+    #[command(
+        after_help = "Examples:\n  umpire audit 6f1c2a54-8d0e-4a43-9b0a-3c1f5e2d7a90 > audit.json\n  \
+        umpire audit --file game.json\n  \
+        umpire audit --file games.jsonl   # one report per line (JSON Lines)"
+    )]
+    Audit {
+        /// The id of a stored game (or give --file).
+        game_id: Option<Uuid>,
+        /// An archive file instead of a stored game: one archive (JSON), or
+        /// JSON Lines of archives, each audited in turn.
+        #[arg(long, conflicts_with = "game_id", value_name = "FILE")]
+        file: Option<PathBuf>,
+        #[command(flatten)]
+        data: DataDir,
+    },
+    /// Re-run a game's actions under other options and report where its
+    /// outcome changes (JSON).
+    #[command(
+        after_help = "Example:\n  umpire what-if --file game.json --options '{\"dm_advantage\": \"blue\"}'"
+    )]
+    WhatIf {
+        /// The id of a stored game (or give --file).
+        game_id: Option<Uuid>,
+        /// An archive file (one archive) instead of a stored game.
+        #[arg(long, conflicts_with = "game_id", value_name = "FILE")]
+        file: Option<PathBuf>,
+        /// A JSON merge patch over the game's options.
+        #[arg(long, value_name = "JSON")]
+        options: String,
+        #[command(flatten)]
+        data: DataDir,
+    },
+    /// Export stored games as archives, one JSON line per game.
+    #[command(
+        after_help = "Examples:\n  umpire export 6f1c2a54-8d0e-4a43-9b0a-3c1f5e2d7a90 > game.jsonl\n  \
+        umpire export --all --out season.jsonl"
+    )]
+    Export {
+        /// Ids of the games to export (or give --all).
+        game_ids: Vec<Uuid>,
+        /// Every stored game, streamed in game id order.
+        #[arg(long)]
+        all: bool,
+        /// Write here instead of standard output.
+        #[arg(long, short, value_name = "FILE")]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        data: DataDir,
+    },
+    /// Import archives, each validated by replay and stored whole (or not at
+    /// all); prints one JSON line per game: its new tokens, or why it was
+    /// refused.
+    #[command(after_help = "Examples:\n  umpire import season.jsonl archives/\n  \
+        umpire export --all | umpire import --data-dir /srv/other -")]
+    Import {
+        /// Files (one archive, or JSON Lines), directories of them, or `-`
+        /// for standard input.
+        #[arg(required = true, value_name = "INPUT", long_help = inputs_long_help())]
+        inputs: Vec<String>,
+        /// Print the closing summary on standard error as one JSON object
+        /// (`{"imported": N, "refused": N}`).
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        data: DataDir,
+    },
+    /// Write random legal games as archives (JSON Lines).
+    #[command(
+        after_help = "Example:\n  umpire simulate --game all --count 1000 --seed 7 --out games.jsonl"
+    )]
+    Simulate {
+        /// The game to play, or `all` for each in turn.
+        #[arg(long, long_help = format!("The game to play, or `all` for each in turn: {}.", game_names()))]
+        game: String,
+        /// How many games of each game named: with `--game all`, this many
+        /// of every registered game.
+        #[arg(long, default_value_t = 1)]
+        count: u64,
+        /// The run's seed: the same seed writes the same games.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// The games' options as JSON (`null`: each game's defaults).
+        #[arg(long, default_value = "null", value_name = "JSON")]
+        options: String,
+        /// Stop a game that has not ended after this many actions.
+        #[arg(long, default_value_t = umpire_archive::simulate::DEFAULT_MAX_ACTIONS)]
+        max_actions: usize,
+        /// Write here instead of standard output.
+        #[arg(long, short, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Score archives in bulk (files, directories, `-`) or every stored game
+    /// (--db): one row per game, in parallel, streamed.
+    #[command(after_help = "Examples:\n  umpire score season.jsonl > scores.csv\n  \
+        umpire score --db --format jsonl --out scores.jsonl\n\n\
+        A game that cannot be scored is a row with its error; the status is then 3. \
+        An input whose first three lines are not even JSON objects (a README) is not \
+        archives: it stops the command with one error (status 1).")]
+    Score {
+        /// Files (one archive, or JSON Lines), directories of them, or `-`.
+        #[arg(value_name = "INPUT", long_help = inputs_long_help())]
+        inputs: Vec<String>,
+        /// Score every game in the database instead of files.
+        #[arg(long, conflicts_with = "inputs")]
+        db: bool,
+        /// The rows' format.
+        #[arg(long, default_value = "csv")]
+        format: umpire_archive::OutputFormat,
+        /// Leave out games that are not finished (error rows stay).
+        #[arg(long)]
+        finished_only: bool,
+        /// Scoring threads (default: one per core).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Write here instead of standard output.
+        #[arg(long, short, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// Print the closing summary on standard error as one JSON object
+        /// (`{"games": N, "errors": N, "bytes": N, "seconds": S}`).
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        data: DataDir,
+    },
+    /// Print a completion script for a shell on standard output.
+    #[command(
+        after_help = "Examples:\n  umpire completions bash > ~/.local/share/bash-completion/completions/umpire\n  \
+        umpire completions zsh > ~/.zfunc/_umpire\n  \
+        umpire completions fish > ~/.config/fish/completions/umpire.fish"
+    )]
+    Completions {
+        /// The shell to complete for.
+        shell: clap_complete::Shell,
+    },
+}

@@ -1,0 +1,264 @@
+//! The `umpire` command line: what each command does with its arguments,
+//! its exit status and what it prints besides its data. The options are in
+//! `args.rs`, logging in `logging.rs`, `serve` in `serve.rs`, the archive
+//! commands in `crate::commands`.
+
+mod args;
+mod logging;
+mod serve;
+
+pub use args::{default_data_dir, Cli, Command, DataDir};
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+use uuid::Uuid;
+
+use crate::commands::{self, Done};
+use crate::database::{self, StoppedBeforeServing};
+
+pub fn main() -> ExitCode {
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = Cli::command().get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(error) => error.exit(),
+    };
+    // A token typed on the command line is in /proc/PID/cmdline for every
+    // local account to read; one from the environment or a file is not.
+    let admin_token_in_arguments = matches
+        .subcommand_matches("serve")
+        .and_then(|serve| serve.value_source("admin_token"))
+        == Some(clap::parser::ValueSource::CommandLine);
+    match &cli.command {
+        Command::Openapi => {
+            print!("{}", crate::openapi::document_json());
+            return ExitCode::SUCCESS;
+        }
+        Command::Completions { shell } => {
+            clap_complete::generate(
+                *shell,
+                &mut Cli::command(),
+                "umpire",
+                &mut std::io::stdout(),
+            );
+            return ExitCode::SUCCESS;
+        }
+        _ => {}
+    }
+    // `serve` says what it does (where it listens) unless asked not to;
+    // the other commands print their data and a summary, and log warnings.
+    let default = i16::from(matches!(cli.command, Command::Serve { .. }));
+    logging::init_tracing(default + i16::from(cli.verbose) - i16::from(cli.quiet));
+    let report = Report {
+        summary: cli.quiet == 0,
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("umpire: could not start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli.command, admin_token_in_arguments, report)) {
+        Ok(Done::All) => ExitCode::SUCCESS,
+        Ok(Done::InPart) => ExitCode::from(3),
+        Err(error) => {
+            // The whole chain, outermost first: what was being done, then why.
+            eprintln!("umpire: {error:#}");
+            let status = error
+                .downcast_ref::<StoppedBeforeServing>()
+                .map_or(1, |stopped| stopped.0.exit_status());
+            ExitCode::from(status)
+        }
+    }
+}
+
+/// What a command prints on standard error besides logs.
+#[derive(Debug, Clone, Copy)]
+struct Report {
+    /// Summary lines and progress bars (not under `--quiet`).
+    summary: bool,
+}
+
+impl Report {
+    /// Prints a command's closing summary: `text`, or `json` under `--json`.
+    fn summary(self, json: bool, text: impl FnOnce() -> String, as_json: impl FnOnce() -> String) {
+        if self.summary {
+            eprintln!("{}", if json { as_json() } else { text() });
+        }
+    }
+}
+
+async fn run(
+    command: Command,
+    admin_token_in_arguments: bool,
+    report: Report,
+) -> anyhow::Result<Done> {
+    match command {
+        Command::Serve {
+            bind,
+            data,
+            pool_size,
+            workers,
+            append_writers,
+            admin_token,
+            admin_token_file,
+            max_streams,
+            max_streams_per_client,
+            memory_budget,
+        } => {
+            serve::serve(serve::ServeCommand {
+                bind,
+                data_dir: data.path(),
+                pool_size,
+                workers,
+                append_writers,
+                admin_token,
+                admin_token_file,
+                admin_token_in_arguments,
+                max_streams,
+                max_streams_per_client,
+                memory_budget,
+            })
+            .await?;
+            Ok(Done::All)
+        }
+        Command::Migrate { data } => {
+            let database = database::open(&data.path()).await?;
+            umpire_storage::migrate(&database.owner_url)
+                .await
+                .context("migrations failed")?;
+            tracing::info!("migrations applied");
+            Ok(Done::All)
+        }
+        Command::Openapi | Command::Completions { .. } => Ok(Done::All),
+        Command::Audit {
+            game_id,
+            file,
+            data,
+        } => {
+            let (source, _database) = archive_source(game_id, file, &data).await?;
+            commands::audit(source).await?;
+            Ok(Done::All)
+        }
+        Command::WhatIf {
+            game_id,
+            file,
+            options,
+            data,
+        } => {
+            let (source, _database) = archive_source(game_id, file, &data).await?;
+            commands::what_if(source, &options).await?;
+            Ok(Done::All)
+        }
+        Command::Export {
+            game_ids,
+            all,
+            out,
+            data,
+        } => {
+            if game_ids.is_empty() && !all {
+                bail!("export what? Name one or more game ids, or pass --all");
+            }
+            let database = database::open_existing(&data.path()).await?;
+            commands::export(&database.service_url, &game_ids, all, out.as_deref()).await?;
+            Ok(Done::All)
+        }
+        Command::Import { inputs, json, data } => {
+            let database = database::open(&data.path()).await?;
+            umpire_storage::migrate(&database.owner_url)
+                .await
+                .context("migrations failed")?;
+            let totals = commands::import(&database.service_url, &inputs).await?;
+            report.summary(
+                json,
+                || {
+                    format!(
+                        "umpire import: {} imported, {} refused",
+                        totals.imported, totals.refused
+                    )
+                },
+                || serde_json::json!(totals).to_string(),
+            );
+            Ok(Done::unless_failed(totals.refused))
+        }
+        Command::Simulate {
+            game,
+            count,
+            seed,
+            options,
+            max_actions,
+            out,
+        } => {
+            tokio::task::block_in_place(|| {
+                commands::simulate(
+                    &game,
+                    count,
+                    seed,
+                    &options,
+                    max_actions,
+                    out.as_deref(),
+                    report.summary,
+                )
+            })?;
+            Ok(Done::All)
+        }
+        Command::Score {
+            inputs,
+            db,
+            format,
+            finished_only,
+            threads,
+            out,
+            json,
+            data,
+        } => {
+            if !db && inputs.is_empty() {
+                bail!("score what? Name files, directories or `-`, or pass --db");
+            }
+            let database = if db {
+                Some(database::open_existing(&data.path()).await?)
+            } else {
+                None
+            };
+            let summary = commands::score(commands::ScoreCommand {
+                inputs,
+                database: database.as_ref().map(|d| d.service_url.clone()),
+                format,
+                finished_only,
+                threads,
+                out,
+                progress: report.summary,
+            })
+            .await?;
+            report.summary(json, || summary.line(), || summary.json());
+            Ok(Done::unless_failed(summary.totals.errors))
+        }
+    }
+}
+
+/// Where `audit` and `what-if` read their archive: a file, or a stored game
+/// (with the database it is in, held open until the command is done).
+async fn archive_source(
+    game_id: Option<Uuid>,
+    file: Option<PathBuf>,
+    data: &DataDir,
+) -> anyhow::Result<(commands::ArchiveSource, Option<database::Database>)> {
+    match (game_id, file) {
+        (_, Some(path)) => Ok((commands::ArchiveSource::File(path), None)),
+        (Some(game_id), None) => {
+            let database = database::open_existing(&data.path()).await?;
+            let source = commands::ArchiveSource::Database {
+                url: database.service_url.clone(),
+                game_id,
+            };
+            Ok((source, Some(database)))
+        }
+        (None, None) => bail!("which game? Name a game id, or pass --file"),
+    }
+}
