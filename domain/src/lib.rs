@@ -15,6 +15,7 @@ pub mod schema_names;
 pub mod seat;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod text_schema;
 pub mod violation;
 
 pub use dry_run::{dry_run, DryRun};

@@ -5,8 +5,9 @@ use std::borrow::Cow;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
+use umpire_domain::text_schema::with_pattern;
 use umpire_domain::SeatIndex;
-use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+use utoipa::openapi::schema::Schema;
 use utoipa::openapi::RefOr;
 use utoipa::{PartialSchema, ToSchema};
 
@@ -242,19 +243,9 @@ impl std::str::FromStr for Cell {
     }
 }
 
-/// A string schema with a pattern and an example, for the string newtypes.
-fn string_schema(description: &str, pattern: &str, example: &str) -> RefOr<Schema> {
-    ObjectBuilder::new()
-        .schema_type(Type::String)
-        .description(Some(description))
-        .pattern(Some(pattern))
-        .examples([serde_json::Value::from(example)])
-        .into()
-}
-
 impl PartialSchema for Piece {
     fn schema() -> RefOr<Schema> {
-        string_schema(
+        with_pattern(
             "A domino of two flowers, `first-second`; the first goes on the first cell named.",
             "^(white|red|yellow|blue|purple|orange)-(white|red|yellow|blue|purple|orange)$",
             "red-blue",
@@ -270,7 +261,7 @@ impl ToSchema for Piece {
 
 impl PartialSchema for Cell {
     fn schema() -> RefOr<Schema> {
-        string_schema(
+        with_pattern(
             "A cell of a field: column letter A-E, row 1-5.",
             "^[A-E][1-5]$",
             "C3",
