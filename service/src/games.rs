@@ -6,9 +6,10 @@
 
 use std::collections::BTreeMap;
 use std::num::NonZeroUsize;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use lru::LruCache;
+use parking_lot::Mutex;
 use serde_json::Value;
 use umpire_domain::erased::event_type;
 use umpire_domain::record::SYSTEM_LABEL;
@@ -220,12 +221,7 @@ impl GameService {
             return Ok(Principal::Spectator);
         };
         let key = (game_id, umpire_storage::hash_token(token));
-        let remembered = self
-            .grants
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
-            .cloned();
+        let remembered = self.grants.lock().get(&key).cloned();
         let grant = match remembered {
             Some(grant) => grant,
             None => {
@@ -235,10 +231,7 @@ impl GameService {
                         message: "This token is not valid for this game.".into(),
                     });
                 };
-                self.grants
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .put(key, grant.clone());
+                self.grants.lock().put(key, grant.clone());
                 grant
             }
         };

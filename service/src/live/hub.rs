@@ -5,15 +5,16 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex, MutexGuard, Once};
+use std::sync::{Arc, Once};
 
+use parking_lot::{Mutex, MutexGuard};
 use tokio::sync::{watch, Semaphore};
 use umpire_storage::Appended;
 use uuid::Uuid;
 
 use super::follower::{Base, Follower};
 use super::renders::Renders;
-use super::{locked, LiveLimits, StreamClient, REFUSAL_LOG_EVERY};
+use super::{LiveLimits, StreamClient, REFUSAL_LOG_EVERY};
 use crate::budget::{MemoryBudget, Reservation};
 use crate::error::ServiceError;
 use crate::folds::Reader;
@@ -75,7 +76,7 @@ pub(super) struct Hub {
 
 impl Hub {
     fn games(&self) -> MutexGuard<'_, HashMap<Uuid, Followed>> {
-        locked(&self.games)
+        self.games.lock()
     }
 
     /// Starts the instance's one heartbeat ticker, once (from a task, so
@@ -100,7 +101,7 @@ impl Hub {
     /// A slot for one more stream of `client`, if it has fewer than its
     /// limit open.
     fn client_slot(self: &Arc<Self>, client: StreamClient) -> Option<ClientSlot> {
-        let mut clients = locked(&self.clients);
+        let mut clients = self.clients.lock();
         let open = clients.entry(client.clone()).or_insert(0);
         if *open >= self.limits.max_per_client {
             return None;
@@ -139,7 +140,7 @@ pub(super) struct ClientSlot {
 
 impl Drop for ClientSlot {
     fn drop(&mut self) {
-        let mut clients = locked(&self.hub.clients);
+        let mut clients = self.hub.clients.lock();
         if let Some(open) = clients.get_mut(&self.client) {
             *open = open.saturating_sub(1);
             if *open == 0 {

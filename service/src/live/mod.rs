@@ -43,7 +43,7 @@ mod listener;
 mod renders;
 
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use umpire_domain::erased::StatusJson;
@@ -168,9 +168,4 @@ pub enum Woken {
     /// log should be read too (announcements may have been missed: no
     /// listening connection is up).
     Heartbeat { read: bool },
-}
-
-fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Each use is one operation that leaves the value whole.
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
