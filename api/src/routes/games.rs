@@ -13,7 +13,7 @@ use umpire_service::model::{
 use umpire_service::reads::{DEFAULT_EVENT_PAGE, MAX_EVENT_PAGE};
 use umpire_service::schemas::AnyAction;
 
-use crate::auth::principal;
+use crate::auth::viewer;
 use crate::error::{ApiError, ErrorBody};
 use crate::params::{AtQuery, EventsQuery};
 use crate::AppState;
@@ -83,8 +83,8 @@ pub async fn get_game(
     let game_id = id.into_inner();
     // The summary is public, but a token sent with it is checked as every
     // other read checks it: a client with a wrong token learns so here too.
-    let principal = principal(&state.service, game_id, &request).await?;
-    Ok(HttpResponse::Ok().json(state.service.summary(game_id, &principal).await?))
+    let viewer = viewer(&state.service, game_id, &request).await?;
+    Ok(HttpResponse::Ok().json(state.service.summary(game_id, &viewer).await?))
 }
 
 const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
@@ -137,11 +137,11 @@ pub async fn submit_action(
     body: web::Json<SubmitActionRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    let principal = principal(&state.service, game_id, &request).await?;
+    let viewer = viewer(&state.service, game_id, &request).await?;
     let key = idempotency_key(&request)?;
     let (accepted, replayed) = state
         .service
-        .submit(game_id, &principal, &body, key.as_deref())
+        .submit(game_id, &viewer, &body, key.as_deref())
         .await?;
     let mut response = HttpResponse::Created();
     if replayed {
@@ -184,10 +184,10 @@ pub async fn check_action(
     body: web::Json<CheckActionRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    let principal = principal(&state.service, game_id, &request).await?;
+    let viewer = viewer(&state.service, game_id, &request).await?;
     let check = state
         .service
-        .check(game_id, &principal, &body.action, query.at)
+        .check(game_id, &viewer, &body.action, query.at)
         .await?;
     Ok(HttpResponse::Ok().json(check))
 }
@@ -214,8 +214,8 @@ pub async fn get_game_state(
     query: web::Query<AtQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    let principal = principal(&state.service, game_id, &request).await?;
-    Ok(HttpResponse::Ok().json(state.service.state(game_id, &principal, query.at).await?))
+    let viewer = viewer(&state.service, game_id, &request).await?;
+    Ok(HttpResponse::Ok().json(state.service.state(game_id, &viewer, query.at).await?))
 }
 
 /// The score sheet at version `at` (default now), final or provisional.
@@ -240,8 +240,8 @@ pub async fn get_game_score(
     query: web::Query<AtQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    let principal = principal(&state.service, game_id, &request).await?;
-    Ok(HttpResponse::Ok().json(state.service.score(game_id, &principal, query.at).await?))
+    let viewer = viewer(&state.service, game_id, &request).await?;
+    Ok(HttpResponse::Ok().json(state.service.score(game_id, &viewer, query.at).await?))
 }
 
 /// The event log, redacted for the caller, a page at a time.
@@ -273,10 +273,10 @@ pub async fn list_game_events(
             format!("limit must be between 1 and {MAX_EVENT_PAGE}, not {limit}."),
         ));
     }
-    let principal = principal(&state.service, game_id, &request).await?;
+    let viewer = viewer(&state.service, game_id, &request).await?;
     let page = state
         .service
-        .events(game_id, &principal, query.after.unwrap_or(0), limit)
+        .events(game_id, &viewer, query.after.unwrap_or(0), limit)
         .await?;
     Ok(HttpResponse::Ok().json(page))
 }
@@ -301,6 +301,6 @@ pub async fn list_legal_actions(
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    let principal = principal(&state.service, game_id, &request).await?;
-    Ok(HttpResponse::Ok().json(state.service.legal_actions(game_id, &principal).await?))
+    let viewer = viewer(&state.service, game_id, &request).await?;
+    Ok(HttpResponse::Ok().json(state.service.legal_actions(game_id, &viewer).await?))
 }

@@ -17,7 +17,7 @@ use umpire_domain::erased::StatusJson;
 use umpire_service::model::{StreamEnd, StreamEvent};
 use umpire_service::{Follower, RenderedEvent, ServiceError, StreamClient, Woken};
 
-use crate::auth::principal;
+use crate::auth::viewer;
 use crate::error::{ApiError, ErrorBody};
 use crate::AppState;
 
@@ -130,16 +130,13 @@ pub async fn stream_game_events(
             })?,
         None => query.after.unwrap_or(0),
     };
-    let principal = principal(&state.service, game_id, &request).await?;
+    let viewer = viewer(&state.service, game_id, &request).await?;
     let client = StreamClient::of(
         game_id,
-        &principal,
+        &viewer,
         request.peer_addr().map(|address| address.ip()),
     );
-    let follower = state
-        .service
-        .follow(game_id, principal, client, after)
-        .await?;
+    let follower = state.service.follow(game_id, viewer, client, after).await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/event-stream"))
         // The stream carries a seat's secrets, like every /v1 answer.

@@ -7,7 +7,7 @@ use std::sync::{Arc, Weak};
 
 use tokio::sync::OwnedSemaphorePermit;
 use umpire_domain::erased::{Shown, StatusJson};
-use umpire_domain::{DynMatch, RecordedEvent};
+use umpire_domain::{DynMatch, RecordedEvent, Viewer};
 use uuid::Uuid;
 
 use super::hub::{ClientSlot, Subscription};
@@ -16,7 +16,6 @@ use super::{RenderedEvent, StreamBatch, Woken, STREAM_PAGE};
 use crate::budget::Reservation;
 use crate::error::ServiceError;
 use crate::folds::{corrupt, replay, Fold, Reader};
-use crate::principal::Principal;
 use crate::shown::shown_event;
 
 /// The state at a stream's position: the fold it last read when the
@@ -37,7 +36,7 @@ pub struct Follower {
     /// What the stream reads through: not the whole service.
     pub(super) reader: Reader,
     pub(super) game_id: Uuid,
-    pub(super) principal: Principal,
+    pub(super) viewer: Viewer<String>,
     pub(super) position: u64,
     pub(super) base: Option<Base>,
     pub(super) subscription: Subscription,
@@ -176,14 +175,14 @@ impl Follower {
         let judged_at = latest.head.version();
         let seq = event.seq;
         let renders = &self.subscription.renders;
-        let audience = Audience::of(latest.state.as_ref(), event, &self.principal);
+        let audience = Audience::of(latest.state.as_ref(), event, &self.viewer);
         if let Some(json) = renders.lock().get(judged_at, seq, &audience) {
             return Ok(RenderedEvent { seq, json });
         }
         let decoded = renders.lock().decoded(seq);
         let shown = latest
             .state
-            .show_event(&event.payload, &decoded, &self.principal.viewer())?;
+            .show_event(&event.payload, &decoded, &self.viewer)?;
         let audience = match shown {
             Shown::Hidden => Audience::Hidden,
             _ => audience,
@@ -191,7 +190,7 @@ impl Follower {
         if let Some(json) = renders.lock().get(judged_at, seq, &audience) {
             return Ok(RenderedEvent { seq, json });
         }
-        let shown = shown_event(event, shown, &self.principal);
+        let shown = shown_event(event, shown, &self.viewer);
         let json: Arc<str> =
             serde_json::to_string(&shown.streamed(&latest.record.game, &status_after()))
                 .map_err(|e| ServiceError::Internal(format!("rendering a stream event: {e}")))?

@@ -9,6 +9,7 @@ use std::sync::{Arc, Once};
 
 use parking_lot::{Mutex, MutexGuard};
 use tokio::sync::{watch, Semaphore};
+use umpire_domain::Viewer;
 use umpire_storage::Appended;
 use uuid::Uuid;
 
@@ -20,7 +21,6 @@ use crate::error::ServiceError;
 use crate::folds::Reader;
 use crate::log_every::LogEvery;
 use crate::metrics::Metrics;
-use crate::principal::Principal;
 
 /// Who is following which game, and the latest version announced for it.
 #[derive(Clone)]
@@ -270,7 +270,7 @@ impl Live {
 }
 
 impl Live {
-    /// Opens a stream of `game_id` after version `after` for `principal`,
+    /// Opens a stream of `game_id` after version `after` for `viewer`,
     /// reading through `reader`: refused when `client` holds its limit of
     /// streams, with `Busy` when the instance holds its limit or
     /// `reserve_memory` finds no room for one more (in that order), and
@@ -279,7 +279,7 @@ impl Live {
         &self,
         reader: Reader,
         game_id: Uuid,
-        principal: Principal,
+        viewer: Viewer<String>,
         client: StreamClient,
         after: u64,
         reserve_memory: impl FnOnce() -> Result<Reservation, ServiceError>,
@@ -318,7 +318,7 @@ impl Live {
         Ok(Follower {
             reader,
             game_id,
-            principal,
+            viewer,
             position: after,
             base: (after == version).then(|| Base::Head(Arc::downgrade(&latest))),
             subscription,
