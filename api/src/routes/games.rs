@@ -13,6 +13,7 @@ use umpire_service::model::{
 use umpire_service::reads::{DEFAULT_EVENT_PAGE, MAX_EVENT_PAGE};
 use umpire_service::schemas::AnyAction;
 
+use super::error_answers::{ActingInAGame, ReadingAGame};
 use crate::auth::viewer;
 use crate::error::{ApiError, ErrorBody};
 use crate::params::{AtQuery, EventsQuery};
@@ -69,9 +70,7 @@ pub async fn list_game_types(state: web::Data<AppState>) -> Result<HttpResponse,
     security((), ("bearer" = [])),
     responses(
         (status = 200, description = "The game", body = GameSummary),
-        (status = 401, description = "A token that is not valid for this game", body = ErrorBody),
-        (status = 404, description = "No such game", body = ErrorBody),
-        (status = 503, description = "Database unavailable", body = ErrorBody),
+        ReadingAGame,
     )
 )]
 #[get("/games/{id}")]
@@ -119,14 +118,12 @@ fn idempotency_key(request: &HttpRequest) -> Result<Option<String>, ApiError> {
     responses(
         (status = 201, description = "Accepted: the new version and the events the caller may see", body = ActionAccepted),
         (status = 400, description = "Malformed JSON or action", body = ErrorBody),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody),
-        (status = 404, description = "No such game", body = ErrorBody),
+        ActingInAGame,
         (status = 409, description = "expected_version is stale", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "The body was sent without `Content-Type: application/json`", body = ErrorBody),
         (status = 422, description = "The rules refuse the action (code, message, rule)", body = ErrorBody),
         (status = 429, description = "Too many refused actions from this token in this game: `too_many_refusals`, retry after `Retry-After` seconds", body = ErrorBody),
-        (status = 503, description = "Database unavailable", body = ErrorBody),
     )
 )]
 #[post("/games/{id}/actions")]
@@ -169,10 +166,8 @@ pub struct CheckActionRequest {
     responses(
         (status = 200, description = "The verdict", body = ActionCheck),
         (status = 400, description = "Malformed JSON, action or version", body = ErrorBody),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody),
-        (status = 404, description = "No such game", body = ErrorBody),
+        ActingInAGame,
         (status = 415, description = "The body was sent without `Content-Type: application/json`", body = ErrorBody),
-        (status = 503, description = "Database unavailable", body = ErrorBody),
     )
 )]
 #[post("/games/{id}/actions/check")]
@@ -201,9 +196,7 @@ pub async fn check_action(
     responses(
         (status = 200, description = "The state", body = StateResponse),
         (status = 400, description = "Bad version", body = ErrorBody),
-        (status = 401, description = "Invalid token", body = ErrorBody),
-        (status = 404, description = "No such game", body = ErrorBody),
-        (status = 503, description = "Database unavailable", body = ErrorBody),
+        ReadingAGame,
     )
 )]
 #[get("/games/{id}/state")]
@@ -227,9 +220,7 @@ pub async fn get_game_state(
     responses(
         (status = 200, description = "The score sheet", body = ScoreResponse),
         (status = 400, description = "Bad version", body = ErrorBody),
-        (status = 401, description = "Invalid token", body = ErrorBody),
-        (status = 404, description = "No such game", body = ErrorBody),
-        (status = 503, description = "Database unavailable", body = ErrorBody),
+        ReadingAGame,
     )
 )]
 #[get("/games/{id}/score")]
@@ -253,9 +244,7 @@ pub async fn get_game_score(
     responses(
         (status = 200, description = "A page of events", body = EventPage),
         (status = 400, description = "Bad paging parameters", body = ErrorBody),
-        (status = 401, description = "Invalid token", body = ErrorBody),
-        (status = 404, description = "No such game", body = ErrorBody),
-        (status = 503, description = "Database unavailable", body = ErrorBody),
+        ReadingAGame,
     )
 )]
 #[get("/games/{id}/events")]
@@ -289,9 +278,7 @@ pub async fn list_game_events(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Legal actions for the caller", body = LegalActions),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody),
-        (status = 404, description = "No such game", body = ErrorBody),
-        (status = 503, description = "Database unavailable", body = ErrorBody),
+        ActingInAGame,
     )
 )]
 #[get("/games/{id}/legal-actions")]

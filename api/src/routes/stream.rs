@@ -17,6 +17,7 @@ use umpire_domain::erased::StatusJson;
 use umpire_service::model::{StreamEnd, StreamEvent};
 use umpire_service::{Follower, RenderedEvent, ServiceError, StreamClient, Woken};
 
+use super::error_answers::ReadingAGame;
 use crate::auth::viewer;
 use crate::error::{ApiError, ErrorBody};
 use crate::AppState;
@@ -103,9 +104,10 @@ pub struct StreamQuery {
     responses(
         (status = 200, description = "An endless `text/event-stream`; each message's `data:` is one of these", content_type = "text/event-stream", body = StreamEvent),
         (status = 400, description = "Bad `after` or `Last-Event-ID`, or a version the game does not have yet", body = ErrorBody),
-        (status = 401, description = "Invalid token", body = ErrorBody),
-        (status = 404, description = "No such game", body = ErrorBody),
+        ReadingAGame,
         (status = 429, description = "This client already holds its limit of streams (`too_many_streams`)", body = ErrorBody),
+        // Its own 503, with more causes than the database, replaces the
+        // family's.
         (status = 503, description = "Too many streams open on this instance, the memory budget spent (`busy`), or the database unavailable", body = ErrorBody),
     )
 )]
