@@ -3,7 +3,8 @@
 
 use actix_web::http::header;
 use actix_web::HttpRequest;
-use umpire_service::{GameService, Principal, ServiceError};
+use umpire_domain::Viewer;
+use umpire_service::{access, GameService, ServiceError};
 use uuid::Uuid;
 
 use crate::error::ApiError;
@@ -35,13 +36,13 @@ pub fn bearer_token(request: &HttpRequest) -> Result<Option<String>, ApiError> {
 /// Who sends `request` to a game: 404 for an unknown game before anything
 /// about the token is said (so a stranger's token cannot tell games apart),
 /// 401 for a token that is not valid there, a spectator without one.
-pub async fn principal(
+pub async fn viewer(
     service: &GameService,
     game_id: Uuid,
     request: &HttpRequest,
-) -> Result<Principal, ApiError> {
+) -> Result<Viewer<String>, ApiError> {
     match bearer_token(request) {
-        Ok(token) => Ok(service.principal(game_id, token.as_deref()).await?),
+        Ok(token) => Ok(service.viewer(game_id, token.as_deref()).await?),
         Err(malformed) => {
             service.record(game_id).await?;
             Err(malformed)
@@ -49,10 +50,22 @@ pub async fn principal(
     }
 }
 
+/// Only the umpire may audit, export or re-run a game: each shows every
+/// seat's secrets.
+pub async fn require_umpire(
+    service: &GameService,
+    game_id: Uuid,
+    request: &HttpRequest,
+) -> Result<(), ApiError> {
+    Ok(access::require_umpire(
+        &viewer(service, game_id, request).await?,
+    )?)
+}
+
 /// Checks the admin token for game creation and import, when one is set.
 pub fn require_admin(configured: Option<&str>, request: &HttpRequest) -> Result<(), ApiError> {
     let presented = bearer_token(request)?;
-    Ok(umpire_service::principal::require_admin(
+    Ok(umpire_service::access::require_admin(
         configured,
         presented.as_deref(),
     )?)

@@ -15,6 +15,7 @@ use utoipa_actix_web::{scope, service_config::ServiceConfig, AppExt};
 use crate::routes::{archives, games, health, stream};
 
 pub mod by_game;
+pub mod flattened;
 
 #[derive(OpenApi)]
 #[openapi(
@@ -88,7 +89,8 @@ pub fn document() -> Value {
         .service(health::healthz)
         .service(health::readyz)
         .split_for_parts();
-    let document = publish_error_codes(document);
+    let mut document = publish_error_codes(document);
+    flattened::merge_flattened(&mut document);
     let document = add_examples_for_every_game(document);
     let mut json = serde_json::to_value(&document).expect("the OpenAPI document serialises");
     by_game::discriminate(&mut json);

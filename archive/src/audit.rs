@@ -8,13 +8,14 @@ use std::convert::Infallible;
 
 use serde::Serialize;
 use serde_json::Value;
+use umpire_domain::actor_label;
 use umpire_domain::{Actor, DynMatch, GameError, Registry, ScoreSummary, StatusJson, Viewer};
 use uuid::Uuid;
 
 use umpire_domain::record::RecordedRejection;
 
 use crate::format::Archive;
-use crate::replay::{self, parse_actor, Divergence, Group};
+use crate::replay::{self, Divergence, Group};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -39,16 +40,71 @@ pub struct Ruling {
     pub rule: Option<String>,
 }
 
-/// What today's rules say about the entry's action, against the same state.
+impl Ruling {
+    /// The ruling a game's refusal makes: its violation, or `malformed` for
+    /// an action the game cannot read.
+    pub(crate) fn of(error: &GameError) -> Ruling {
+        match error {
+            GameError::Violation(violation) => Ruling {
+                code: violation.code.to_string(),
+                message: violation.message.clone(),
+                rule: Some(violation.rule.to_string()),
+            },
+            other => Ruling::malformed(other.to_string()),
+        }
+    }
+
+    fn malformed(message: String) -> Ruling {
+        Ruling {
+            code: "malformed".into(),
+            message,
+            rule: None,
+        }
+    }
+}
+
+/// What the rules decided about one action: accepted, with the events it
+/// makes, or refused, with the ruling. The one form of a decision in an
+/// audit and a what-if (each adds what it compares it with).
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
-pub struct TodaysVerdict {
+pub struct Verdict {
     pub accepted: bool,
-    /// The events today's rules produce, when accepted.
+    /// The events the rules produce, when accepted.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[schema(schema_with = umpire_domain::schema_names::any_events)]
     pub events: Vec<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub violation: Option<Ruling>,
+}
+
+impl Verdict {
+    /// The verdict of a decision: what `decide` (or `setup`) returned.
+    pub fn of(decision: &Result<Vec<Value>, GameError>) -> Verdict {
+        match decision {
+            Ok(events) => Verdict {
+                accepted: true,
+                events: events.clone(),
+                violation: None,
+            },
+            Err(error) => Verdict::refused(Ruling::of(error)),
+        }
+    }
+
+    fn refused(ruling: Ruling) -> Verdict {
+        Verdict {
+            accepted: false,
+            events: Vec::new(),
+            violation: Some(ruling),
+        }
+    }
+}
+
+/// What today's rules say about the entry's action, against the same state.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct TodaysVerdict {
+    #[serde(flatten)]
+    #[schema(inline)]
+    pub verdict: Verdict,
     /// True when today's verdict is the recorded one: the same events for an
     /// accepted action, a refusal with the same code for a rejected one.
     pub agrees: bool,
@@ -110,48 +166,17 @@ pub struct ChainReport {
 }
 
 /// The audit of one game (see `archive/README.md`).
+// Its opening, its entries and its closing, in the order the streamed answer
+// writes them (`routes/archives.rs`), so that the two are one document.
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct AuditReport {
-    pub game_id: Uuid,
-    pub game: String,
-    #[schema(schema_with = umpire_domain::schema_names::any_options)]
-    pub options: Value,
-    /// The rules version of this build, which re-decided every action.
-    pub rules_version_today: u32,
-    /// Events in the log.
-    pub version: u64,
-    /// True when the chain holds and every action re-decides to the log.
-    pub valid: bool,
-    pub chain: ChainReport,
-    /// The first decision today's rules do not reproduce.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub divergence: Option<Divergence>,
-    /// The earlier of the chain break and the divergence.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub first_failure: Option<Divergence>,
-    /// Rejections that today's rules would decide differently.
-    pub disputed_rejections: usize,
+    #[serde(flatten)]
+    #[schema(inline)]
+    pub opening: AuditOpening,
     pub entries: Vec<AuditEntry>,
-    /// The score at the last verified version.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub score: Option<ScoreSummary>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub status: Option<StatusJson>,
-}
-
-fn ruling_of(error: &GameError) -> Ruling {
-    match error {
-        GameError::Violation(violation) => Ruling {
-            code: violation.code.to_string(),
-            message: violation.message.clone(),
-            rule: Some(violation.rule.to_string()),
-        },
-        other => Ruling {
-            code: "malformed".into(),
-            message: other.to_string(),
-            rule: None,
-        },
-    }
+    #[serde(flatten)]
+    #[schema(inline)]
+    pub closing: AuditClosing,
 }
 
 fn views(state: &dyn DynMatch, seats: &[String]) -> BTreeMap<String, Value> {
@@ -161,10 +186,7 @@ fn views(state: &dyn DynMatch, seats: &[String]) -> BTreeMap<String, Value> {
     }
     for seat in seats {
         if let Ok(view) = state.view(&Viewer::Seat(seat.clone())) {
-            out.insert(
-                umpire_domain::record::actor_label(&Actor::Seat(seat.clone())),
-                view,
-            );
+            out.insert(actor_label::write(&Actor::Seat(seat)), view);
         }
     }
     out
@@ -185,32 +207,22 @@ fn rejection_entry(
         // is no action to decide again.
         Some(state) if rejection.action.is_null() => (views(state, seats), None),
         Some(state) => {
-            let today = match parse_actor(&rejection.actor) {
-                Some(actor) => match state.decide(&actor, &rejection.action) {
-                    Ok(events) => TodaysVerdict {
-                        accepted: true,
-                        events,
-                        violation: None,
-                        agrees: false,
-                    },
-                    Err(error) => {
-                        let ruling = ruling_of(&error);
-                        TodaysVerdict {
-                            accepted: false,
-                            events: Vec::new(),
-                            agrees: ruling.code == recorded.code,
-                            violation: Some(ruling),
-                        }
-                    }
-                },
+            let today = match actor_label::read(&rejection.actor) {
+                Some(actor) => {
+                    let verdict = Verdict::of(&state.decide(&actor, &rejection.action));
+                    // A refusal agrees when today's rules refuse it too, for
+                    // the same reason.
+                    let agrees = verdict
+                        .violation
+                        .as_ref()
+                        .is_some_and(|ruling| ruling.code == recorded.code);
+                    TodaysVerdict { verdict, agrees }
+                }
                 None => TodaysVerdict {
-                    accepted: false,
-                    events: Vec::new(),
-                    violation: Some(Ruling {
-                        code: "malformed".into(),
-                        message: format!("`{}` is not an actor", rejection.actor),
-                        rule: None,
-                    }),
+                    verdict: Verdict::refused(Ruling::malformed(format!(
+                        "`{}` is not an actor",
+                        rejection.actor
+                    ))),
                     agrees: false,
                 },
             };
@@ -270,26 +282,34 @@ fn unchecked_entry(group: &Group<'_>) -> AuditEntry {
 }
 
 /// What a report says before its entries: known from the archive alone.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct AuditOpening {
     pub game_id: Uuid,
     pub game: String,
+    #[schema(schema_with = umpire_domain::schema_names::any_options)]
     pub options: Value,
+    /// The rules version of this build, which re-decided every action.
     pub rules_version_today: u32,
+    /// Events in the log.
     pub version: u64,
 }
 
 /// What a report says after its entries: known only once every one was
 /// judged.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct AuditClosing {
+    /// True when the chain holds and every action re-decides to the log.
     pub valid: bool,
     pub chain: ChainReport,
+    /// The first decision today's rules do not reproduce.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub divergence: Option<Divergence>,
+    /// The earlier of the chain break and the divergence.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_failure: Option<Divergence>,
+    /// Rejections that today's rules would decide differently.
     pub disputed_rejections: usize,
+    /// The score at the last verified version.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub score: Option<ScoreSummary>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -412,19 +432,9 @@ pub fn audit_entries<E>(
         }
         let group = step.group;
         let first = &group.events[0];
-        let today = match step.verdict {
-            Ok(events) => TodaysVerdict {
-                accepted: true,
-                events: events.clone(),
-                violation: None,
-                agrees: step.divergence.is_none(),
-            },
-            Err(error) => TodaysVerdict {
-                accepted: false,
-                events: Vec::new(),
-                violation: Some(ruling_of(error)),
-                agrees: false,
-            },
+        let today = TodaysVerdict {
+            verdict: Verdict::of(step.verdict),
+            agrees: step.verdict.is_ok() && step.divergence.is_none(),
         };
         auditor.write(AuditEntry {
             kind: if group.is_setup() && version == 0 {
@@ -507,18 +517,8 @@ pub fn audit(registry: &Registry, archive: &Archive) -> Result<AuditReport, Dive
         AuditStop::Stopped(never) => match never {},
     })?;
     Ok(AuditReport {
-        game_id: opening.game_id,
-        game: opening.game,
-        options: opening.options,
-        rules_version_today: opening.rules_version_today,
-        version: opening.version,
-        valid: closing.valid,
-        chain: closing.chain,
-        divergence: closing.divergence,
-        first_failure: closing.first_failure,
-        disputed_rejections: closing.disputed_rejections,
+        opening,
         entries,
-        score: closing.score,
-        status: closing.status,
+        closing,
     })
 }

@@ -15,7 +15,9 @@ use serde::Serialize;
 use serde_json::Value;
 use umpire_domain::Registry;
 
-use umpire_domain::record::{format_recorded_at, is_canonical_recorded_at, ActorLabel};
+use umpire_domain::actor_label;
+use umpire_domain::record::{format_recorded_at, is_canonical_recorded_at};
+use umpire_domain::Actor;
 
 use umpire_domain::record::RecordedRejection;
 
@@ -321,10 +323,10 @@ fn check_one(
             "it holds a U+0000 character, which cannot be stored".to_string(),
         ));
     }
-    let is_actor = match ActorLabel::parse(&rejection.actor) {
-        Some(ActorLabel::Umpire) => true,
-        Some(ActorLabel::Seat(seat)) => seats.contains(&seat),
-        Some(ActorLabel::System) | None => false,
+    let is_actor = match actor_label::read(&rejection.actor) {
+        Some(Actor::Umpire) => true,
+        Some(Actor::Seat(seat)) => seats.contains(&seat),
+        None => false,
     };
     if !is_actor {
         return Err((

@@ -10,8 +10,9 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use umpire_domain::record::{self, ActorLabel, ChainFault};
-use umpire_domain::{Actor, DynGame, DynMatch, GameError, RecordedEvent, Registry};
+use umpire_domain::actor_label;
+use umpire_domain::record::{self, ChainFault};
+use umpire_domain::{DynGame, DynMatch, GameError, RecordedEvent, Registry};
 
 use crate::format::Archive;
 
@@ -142,12 +143,6 @@ pub fn groups(events: &[RecordedEvent]) -> Vec<Group<'_>> {
     out
 }
 
-/// The actor a stored label names (`umpire`, `seat:<name>`); `None` for
-/// setup (`system`) and for anything that is not a label.
-pub fn parse_actor(label: &str) -> Option<Actor<String>> {
-    ActorLabel::parse(label)?.actor()
-}
-
 /// Verifies the hash chain from the first event; the first break, if any.
 pub fn verify_chain(archive: &Archive) -> Option<Divergence> {
     let broken = record::verify_chain(&archive.game_id.to_string(), &archive.events).err()?;
@@ -256,7 +251,7 @@ pub fn replay(
                 Some(found) => (Ok(Vec::new()), Some(found)),
                 None => {
                     // The shape was checked: the actor parses.
-                    let actor = parse_actor(group.actor).expect("checked actor");
+                    let actor = actor_label::read(group.actor).expect("checked actor");
                     let verdict = state.decide(&actor, group.action);
                     let found = compare(group, version, &verdict);
                     (verdict, found)
@@ -329,7 +324,7 @@ fn check_group_shape(group: &Group<'_>, version: u64) -> Option<Divergence> {
             "an event without an action outside the setup: no action explains it",
         ));
     }
-    if parse_actor(group.actor).is_none() {
+    if actor_label::read(group.actor).is_none() {
         return Some(Divergence::new(
             first.seq,
             version,

@@ -18,8 +18,9 @@ use umpire_domain::rng::{rng_from_seed, seed_from_random_bits};
 use umpire_domain::{Actor, GameError, Registry};
 
 use crate::format::{Archive, FORMAT, FORMAT_VERSION};
+use umpire_domain::actor_label;
+use umpire_domain::record::format_recorded_at;
 use umpire_domain::record::RecordedRejection;
-use umpire_domain::record::{actor_label, format_recorded_at};
 use umpire_domain::RecordedEvent;
 
 /// How many actions a random game may take before it is cut off unfinished.
@@ -152,7 +153,7 @@ pub fn simulate_one(
                 if let Err(GameError::Violation(violation)) = state.decide(&intruder, &action) {
                     rejections.push(RecordedRejection {
                         at_version: state.version(),
-                        actor: actor_label(&intruder),
+                        actor: actor_label::write(&intruder),
                         action: action.clone(),
                         code: violation.code.to_string(),
                         message: violation.message,
@@ -168,7 +169,7 @@ pub fn simulate_one(
         for event in &events {
             state.apply_json(event)?;
         }
-        log.append(&actor_label(&actor), &action, events);
+        log.append(&actor_label::write(&actor), &action, events);
     }
     Ok(Archive {
         format: FORMAT.to_string(),

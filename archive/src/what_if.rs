@@ -12,23 +12,21 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::Value;
+use umpire_domain::actor_label;
 use umpire_domain::{DynMatch, GameError, Registry, ScoreSummary};
 use uuid::Uuid;
 
-use crate::audit::Ruling;
+use crate::audit::{Ruling, Verdict};
 use crate::format::Archive;
-use crate::replay::{self, parse_actor, Divergence};
+use crate::replay::{self, Divergence};
 
 /// What one decision produced in one of the two games.
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 #[schema(as = WhatIfOutcome)]
 pub struct Outcome {
-    pub accepted: bool,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    #[schema(schema_with = umpire_domain::schema_names::any_events)]
-    pub events: Vec<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub violation: Option<Ruling>,
+    #[serde(flatten)]
+    #[schema(inline)]
+    pub verdict: Verdict,
     /// The provisional score after this decision.
     pub score: ScoreSummary,
 }
@@ -119,31 +117,11 @@ pub fn merge_patch(base: &Value, patch: &Value) -> Value {
     }
 }
 
-fn outcome_of(verdict: &Result<Vec<Value>, GameError>, state: &dyn DynMatch) -> Outcome {
-    match verdict {
-        Ok(events) => Outcome {
-            accepted: true,
-            events: events.clone(),
-            violation: None,
-            score: state.summary(),
-        },
-        Err(error) => Outcome {
-            accepted: false,
-            events: Vec::new(),
-            violation: Some(match error {
-                GameError::Violation(v) => Ruling {
-                    code: v.code.to_string(),
-                    message: v.message.clone(),
-                    rule: Some(v.rule.to_string()),
-                },
-                other => Ruling {
-                    code: "malformed".into(),
-                    message: other.to_string(),
-                    rule: None,
-                },
-            }),
-            score: state.summary(),
-        },
+/// The verdict of `decision`, with the score of `state` after it.
+fn outcome_of(decision: &Result<Vec<Value>, GameError>, state: &dyn DynMatch) -> Outcome {
+    Outcome {
+        verdict: Verdict::of(decision),
+        score: state.summary(),
     }
 }
 
@@ -194,7 +172,7 @@ pub fn what_if(
             continue;
         }
         actions += 1;
-        let Some(actor) = parse_actor(group.actor) else {
+        let Some(actor) = actor_label::read(group.actor) else {
             continue;
         };
         let verdict = alternative.decide(&actor, group.action);
@@ -206,24 +184,19 @@ pub fn what_if(
             }
         }
         if let Err(error) = &verdict {
-            let outcome = outcome_of(&verdict, alternative.as_ref());
             refused.push(Refusal {
                 version: group.decided_at,
                 actor: group.actor.to_string(),
                 action: group.action.clone(),
-                violation: outcome.violation.clone().unwrap_or(Ruling {
-                    code: "malformed".into(),
-                    message: error.to_string(),
-                    rule: None,
-                }),
+                violation: Ruling::of(error),
             });
         }
         if first_difference.is_none() {
             let recorded_outcome = outcome_of(&Ok(payloads), original.as_ref());
             let alternative_outcome = outcome_of(&verdict, alternative.as_ref());
-            let what = if !alternative_outcome.accepted {
+            let what = if !alternative_outcome.verdict.accepted {
                 Some("refused")
-            } else if alternative_outcome.events != recorded_outcome.events {
+            } else if alternative_outcome.verdict.events != recorded_outcome.verdict.events {
                 Some("events")
             } else if alternative_outcome.score != recorded_outcome.score {
                 Some("score")

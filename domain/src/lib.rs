@@ -5,6 +5,7 @@
 //! generator: randomness enters as a seed handed to [`Game::setup`], whose
 //! draws are recorded as events, so a replay never re-rolls.
 
+pub mod actor_label;
 pub mod chain;
 pub mod dry_run;
 pub mod erased;
@@ -15,12 +16,13 @@ pub mod schema_names;
 pub mod seat;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod text_schema;
 pub mod violation;
 
 pub use dry_run::{dry_run, DryRun};
 pub use erased::{Decision, DynGame, DynMatch, GameError, GameSchemas, Registry, StatusJson};
 pub use game::{Game, ScoreSummary, Status};
-pub use record::{ActorLabel, RecordedEvent};
+pub use record::RecordedEvent;
 pub use rng::GameRng;
 pub use seat::{Actor, Seat, SeatIndex, Viewer};
 pub use violation::{Violation, ViolationKind};

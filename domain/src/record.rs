@@ -1,8 +1,9 @@
 //! The recorded event: one definition of what the event store keeps, what an
 //! archive carries and what the hash chain covers, with the one verifier of
-//! that chain, the one codec of actor labels and the one form of the hashed
-//! time. These are the tamper-evidence invariant: storage, archives and the
-//! service all use them, so none can drift from another.
+//! that chain and the one form of the hashed time (the one codec of actor
+//! labels is [`crate::actor_label`]). These are the tamper-evidence
+//! invariant: storage, archives and the service all use them, so none can
+//! drift from another.
 
 use std::sync::Arc;
 
@@ -10,7 +11,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::chain::{ChainLink, GENESIS_HASH};
-use crate::seat::Actor;
 
 /// One event as recorded in a game's log, with its place in the hash chain.
 /// Field for field what the event store keeps and an archive carries.
@@ -20,8 +20,11 @@ pub struct RecordedEvent {
     pub event_type: String,
     #[schema(schema_with = crate::schema_names::any_event)]
     pub payload: Value,
-    /// Who caused it: an [`ActorLabel`] as text (`system`, `umpire`,
+    /// Who caused it: an actor label as text (`system`, `umpire`,
     /// `seat:<name>`), kept as recorded because the hash covers the text.
+    // Written and read by `crate::actor_label` (named here, not in the doc
+    // comment: that is the OpenAPI document's text, which names no Rust
+    // items).
     pub actor: String,
     /// The action that caused the event; `null` for setup events. Shared,
     /// not copied, by the events one action makes.
@@ -166,76 +169,6 @@ fn short(hash: &str) -> &str {
     hash.get(..12).unwrap_or(hash)
 }
 
-/// Who recorded an event or a refusal, as the log writes it: the system
-/// (setup), the umpire, or a seat (`seat:<name>`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum ActorLabel {
-    System,
-    Umpire,
-    Seat(String),
-}
-
-/// The label of setup events.
-pub const SYSTEM_LABEL: &str = "system";
-const UMPIRE_LABEL: &str = "umpire";
-const SEAT_PREFIX: &str = "seat:";
-
-impl ActorLabel {
-    /// Reads a label; `None` for anything that is not one.
-    pub fn parse(label: &str) -> Option<ActorLabel> {
-        match label {
-            SYSTEM_LABEL => Some(ActorLabel::System),
-            UMPIRE_LABEL => Some(ActorLabel::Umpire),
-            other => other
-                .strip_prefix(SEAT_PREFIX)
-                .filter(|seat| !seat.is_empty())
-                .map(|seat| ActorLabel::Seat(seat.to_string())),
-        }
-    }
-
-    /// Whether `label` is this one written out (without writing it).
-    pub fn is(&self, label: &str) -> bool {
-        match self {
-            ActorLabel::System => label == SYSTEM_LABEL,
-            ActorLabel::Umpire => label == UMPIRE_LABEL,
-            ActorLabel::Seat(seat) => label.strip_prefix(SEAT_PREFIX) == Some(seat.as_str()),
-        }
-    }
-
-    /// The actor who acted, for anything but setup.
-    pub fn actor(&self) -> Option<Actor<String>> {
-        match self {
-            ActorLabel::System => None,
-            ActorLabel::Umpire => Some(Actor::Umpire),
-            ActorLabel::Seat(seat) => Some(Actor::Seat(seat.clone())),
-        }
-    }
-}
-
-impl From<&Actor<String>> for ActorLabel {
-    fn from(actor: &Actor<String>) -> Self {
-        match actor {
-            Actor::Umpire => ActorLabel::Umpire,
-            Actor::Seat(seat) => ActorLabel::Seat(seat.clone()),
-        }
-    }
-}
-
-impl std::fmt::Display for ActorLabel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ActorLabel::System => f.write_str(SYSTEM_LABEL),
-            ActorLabel::Umpire => f.write_str(UMPIRE_LABEL),
-            ActorLabel::Seat(seat) => write!(f, "{SEAT_PREFIX}{seat}"),
-        }
-    }
-}
-
-/// The label an actor is recorded under.
-pub fn actor_label(actor: &Actor<String>) -> String {
-    ActorLabel::from(actor).to_string()
-}
-
 /// Formats a time as the log records and hashes it: UTC, exactly six
 /// fractional digits, `Z` (what PostgreSQL's microsecond `timestamptz`
 /// holds, so reading a time back gives the hashed string again).
@@ -263,7 +196,7 @@ mod tests {
                 seq,
                 event_type: "noted".into(),
                 payload: json!({"type": "noted", "n": seq}),
-                actor: SYSTEM_LABEL.into(),
+                actor: crate::actor_label::SYSTEM.into(),
                 action: Value::Null.into(),
                 decided_at: 0,
                 rules_version: 1,
@@ -302,50 +235,6 @@ mod tests {
         changed[3].payload = json!({"type": "noted", "n": 99});
         let broken = verify_chain("g", &changed).unwrap_err();
         assert_eq!((broken.seq, broken.fault), (4, ChainFault::HashMismatch));
-    }
-
-    #[test]
-    fn actor_labels_read_back_what_they_write() {
-        for label in [
-            ActorLabel::System,
-            ActorLabel::Umpire,
-            ActorLabel::Seat("red".into()),
-        ] {
-            assert_eq!(ActorLabel::parse(&label.to_string()), Some(label));
-        }
-        for not_a_label in ["", "seat:", "Umpire", "seat", "spectator", "red"] {
-            assert_eq!(ActorLabel::parse(not_a_label), None, "{not_a_label:?}");
-        }
-        assert_eq!(actor_label(&Actor::Seat("0".into())), "seat:0");
-    }
-
-    /// `is` agrees with writing the label out and comparing.
-    #[test]
-    fn a_label_is_what_it_writes_and_nothing_else() {
-        let labels = [
-            ActorLabel::System,
-            ActorLabel::Umpire,
-            ActorLabel::Seat("red".into()),
-            ActorLabel::Seat("re".into()),
-        ];
-        let texts = [
-            "system",
-            "umpire",
-            "seat:red",
-            "seat:re",
-            "seat:",
-            "red",
-            "seat:redd",
-        ];
-        for label in &labels {
-            for text in texts {
-                assert_eq!(
-                    label.is(text),
-                    label.to_string() == text,
-                    "{label} vs {text}"
-                );
-            }
-        }
     }
 
     #[test]

@@ -74,12 +74,35 @@ impl<S: Copy + Eq> Viewer<S> {
             Viewer::Spectator => false,
         }
     }
+}
+
+impl<S> Viewer<S> {
     pub fn is_umpire(&self) -> bool {
         matches!(self, Viewer::Umpire)
     }
+
+    /// Whom this viewer may act as: the same seat, or the umpire; `None`
+    /// for a spectator, who may not act.
+    pub fn actor(&self) -> Option<Actor<&S>> {
+        match self {
+            Viewer::Spectator => None,
+            Viewer::Seat(seat) => Some(Actor::Seat(seat)),
+            Viewer::Umpire => Some(Actor::Umpire),
+        }
+    }
 }
 
-impl<S: Copy> From<Actor<S>> for Viewer<S> {
+impl<S: Clone> Actor<&S> {
+    /// The actor with its seat owned.
+    pub fn cloned(&self) -> Actor<S> {
+        match self {
+            Actor::Seat(seat) => Actor::Seat((*seat).clone()),
+            Actor::Umpire => Actor::Umpire,
+        }
+    }
+}
+
+impl<S> From<Actor<S>> for Viewer<S> {
     fn from(actor: Actor<S>) -> Self {
         match actor {
             Actor::Seat(seat) => Viewer::Seat(seat),
@@ -100,6 +123,19 @@ mod tests {
         assert_eq!(SeatIndex::parse("-1"), None);
         assert_eq!(SeatIndex::parse(""), None);
         assert_eq!(SeatIndex::parse("red"), None);
+    }
+
+    #[test]
+    fn a_viewer_acts_as_its_seat_or_the_umpire_and_a_spectator_not_at_all() {
+        assert_eq!(
+            Viewer::Seat(SeatIndex(1)).actor(),
+            Some(Actor::Seat(&SeatIndex(1)))
+        );
+        assert_eq!(Viewer::<SeatIndex>::Umpire.actor(), Some(Actor::Umpire));
+        assert_eq!(Viewer::<SeatIndex>::Spectator.actor(), None);
+        for actor in [Actor::Seat(SeatIndex(2)), Actor::Umpire] {
+            assert_eq!(Viewer::from(actor).actor().map(|a| a.cloned()), Some(actor));
+        }
     }
 
     #[test]

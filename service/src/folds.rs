@@ -8,7 +8,9 @@
 //! correct.
 
 use std::num::NonZeroUsize;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use lru::LruCache;
 use umpire_domain::{DynMatch, GameError, RecordedEvent, Registry, Viewer};
@@ -255,28 +257,20 @@ impl Folds {
     /// budget, or none is left: a reservation that did not fit asks this
     /// first. Folds still in use by a request stay in memory until it ends.
     pub fn make_room(&self, bytes: usize) {
-        let mut cache = self.lock();
+        let mut cache = self.cache.lock();
         let room = cache.budget.room_for(Charge::Folds);
         let target = room.saturating_sub(bytes);
         cache.shrink_to(target, 0);
     }
 
-    /// The cache, even after a panic elsewhere while it was held: none of
-    /// its operations can panic half way, so a
-    /// poisoned lock holds nothing half done, and turning the cache off for
-    /// the life of the process would be the worse failure.
-    fn lock(&self) -> MutexGuard<'_, Cache<Arc<Fold>>> {
-        self.cache.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
     pub fn cached(&self, game_id: Uuid) -> Option<Arc<Fold>> {
-        self.lock().get(&game_id)
+        self.cache.lock().get(&game_id)
     }
 
     /// Keeps `fold` as the game's latest, unless a fresher one written by a
     /// concurrent request is there already.
     pub fn remember(&self, game_id: Uuid, fold: Arc<Fold>) {
-        let mut cache = self.lock();
+        let mut cache = self.cache.lock();
         let stale = cache
             .peek(&game_id)
             .is_none_or(|existing| existing.head.version() <= fold.head.version());
@@ -330,7 +324,8 @@ impl FoldProbe {
 impl Folds {
     /// A probe of the game's cached fold, if one is cached.
     pub fn probe(&self, game_id: Uuid) -> Option<FoldProbe> {
-        self.lock()
+        self.cache
+            .lock()
             .peek(&game_id)
             .map(|fold| FoldProbe(Arc::downgrade(fold)))
     }

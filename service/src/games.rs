@@ -6,16 +6,17 @@
 
 use std::collections::BTreeMap;
 use std::num::NonZeroUsize;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use lru::LruCache;
+use parking_lot::Mutex;
 use serde_json::Value;
 use umpire_domain::erased::event_type;
-use umpire_domain::record::SYSTEM_LABEL;
-use umpire_domain::Registry;
-use umpire_storage::{EventStore, GameRecord, Grant, NewEvent, NewGame, NewToken};
+use umpire_domain::{actor_label, Actor, Registry, Viewer};
+use umpire_storage::{EventStore, GameRecord, NewEvent, NewGame, NewToken};
 use uuid::Uuid;
 
+use crate::access::{new_seed, new_token};
 use crate::budget::{Charge, MemoryBudget, Reservation, DEFAULT_MEMORY_BUDGET};
 use crate::error::ServiceError;
 use crate::folds::{corrupt, replay, Folds, LoadedGame, Reader};
@@ -23,20 +24,21 @@ use crate::live::{Follower, Live, LiveLimits, StreamClient, STREAM_BYTES};
 use crate::log_every::LogEvery;
 use crate::metrics::Metrics;
 use crate::model::{CreateGameRequest, CreatedGame, GameSummary};
-use crate::principal::{new_seed, new_token, Principal};
 use crate::throttle::RefusalThrottle;
 use crate::turns::Turns;
 
 /// How many tokens' grants an instance keeps (a few per cached game).
 const CACHED_TOKENS: usize = 16384;
 
+/// Whom tokens let act, by `(game, token hash)`.
+type Grants = LruCache<(Uuid, String), Actor<String>>;
+
 #[derive(Clone)]
 pub struct GameService {
     pub(crate) store: EventStore,
     pub(crate) registry: Arc<Registry>,
     pub(crate) folds: Folds,
-    /// What tokens grant, by `(game, token hash)`.
-    grants: Arc<Mutex<LruCache<(Uuid, String), Grant>>>,
+    grants: Arc<Mutex<Grants>>,
     /// Submissions to one game take turns within this instance.
     pub(crate) turns: Turns,
     /// Refused actions per (game, actor): a flood of them is answered 429.
@@ -167,14 +169,14 @@ impl GameService {
         }
     }
 
-    /// Starts following `game_id` after version `after` as `principal`:
+    /// Starts following `game_id` after version `after` as `viewer`:
     /// refused when the game does not have that version yet, and with
     /// `Busy` when the instance already holds its limit of streams (see
     /// `Live::follow` in `live/hub.rs`).
     pub async fn follow(
         &self,
         game_id: Uuid,
-        principal: Principal,
+        viewer: Viewer<String>,
         client: StreamClient,
         after: u64,
     ) -> Result<Follower, ServiceError> {
@@ -183,7 +185,7 @@ impl GameService {
             .follow(
                 self.reader(),
                 game_id,
-                principal,
+                viewer,
                 client,
                 after,
                 reserve_memory,
@@ -210,22 +212,17 @@ impl GameService {
     /// an unknown game before any token is looked at. Tokens never change
     /// once issued, so a grant is remembered (by the token's hash); a
     /// refusal is not, so guessing cannot fill the cache.
-    pub async fn principal(
+    pub async fn viewer(
         &self,
         game_id: Uuid,
         token: Option<&str>,
-    ) -> Result<Principal, ServiceError> {
+    ) -> Result<Viewer<String>, ServiceError> {
         self.record(game_id).await?;
         let Some(token) = token else {
-            return Ok(Principal::Spectator);
+            return Ok(Viewer::Spectator);
         };
         let key = (game_id, umpire_storage::hash_token(token));
-        let remembered = self
-            .grants
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
-            .cloned();
+        let remembered = self.grants.lock().get(&key).cloned();
         let grant = match remembered {
             Some(grant) => grant,
             None => {
@@ -235,17 +232,11 @@ impl GameService {
                         message: "This token is not valid for this game.".into(),
                     });
                 };
-                self.grants
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .put(key, grant.clone());
+                self.grants.lock().put(key, grant.clone());
                 grant
             }
         };
-        Ok(match grant {
-            Grant::Umpire => Principal::Umpire,
-            Grant::Seat(seat) => Principal::Seat(seat),
-        })
+        Ok(Viewer::from(grant))
     }
 
     /// The game's record (immutable, so served from the cache when possible).
@@ -290,7 +281,7 @@ impl GameService {
             .map(|payload| NewEvent {
                 event_type: event_type(&payload).to_string(),
                 payload,
-                actor: SYSTEM_LABEL.into(),
+                actor: actor_label::SYSTEM.into(),
                 action: Arc::new(Value::Null),
                 rules_version: game.rules_version(),
             })
@@ -346,7 +337,7 @@ impl GameService {
     pub async fn summary(
         &self,
         game_id: Uuid,
-        principal: &Principal,
+        viewer: &Viewer<String>,
     ) -> Result<GameSummary, ServiceError> {
         let loaded = self.load(game_id, None).await?;
         let game = self
@@ -363,9 +354,10 @@ impl GameService {
                 .map_err(|e| corrupt(game_id, e))?,
             status: loaded.state().status(),
             created_at: loaded.record().created_at.to_rfc3339(),
-            viewer: principal
-                .label()
-                .map_or_else(|| "spectator".to_string(), |label| label.to_string()),
+            viewer: viewer.actor().map_or_else(
+                || "spectator".to_string(),
+                |actor| actor_label::write(&actor),
+            ),
         })
     }
 }
@@ -383,14 +375,14 @@ pub(crate) fn mint_tokens(seats: Vec<String>) -> Result<MintedTokens, ServiceErr
     let umpire_token = new_token()?;
     let mut tokens = vec![NewToken {
         token_hash: umpire_storage::hash_token(&umpire_token),
-        grant: Grant::Umpire,
+        grant: Actor::Umpire,
     }];
     let mut seat_tokens = BTreeMap::new();
     for seat in seats {
         let token = new_token()?;
         tokens.push(NewToken {
             token_hash: umpire_storage::hash_token(&token),
-            grant: Grant::Seat(seat.clone()),
+            grant: Actor::Seat(seat.clone()),
         });
         seat_tokens.insert(seat, token);
     }

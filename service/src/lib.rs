@@ -7,6 +7,7 @@
 //! [`ServiceError`] to statuses in one place; nothing here knows a status,
 //! a header or a route.
 
+pub mod access;
 pub mod archives;
 pub mod budget;
 pub mod codes;
@@ -18,7 +19,6 @@ pub mod live;
 pub mod log_every;
 pub mod metrics;
 pub mod model;
-pub mod principal;
 pub mod reads;
 pub mod schemas;
 mod shown;
@@ -34,4 +34,3 @@ pub use games::{GameService, ServiceLimits};
 pub use import::{ImportLine, ImportPace, ImportTotals};
 pub use live::{Follower, LiveLimits, RenderedEvent, StreamBatch, StreamClient, Woken};
 pub use metrics::Metrics;
-pub use principal::Principal;

@@ -6,8 +6,9 @@
 //! at most once every period, saying how many went unlogged since.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
 
 pub struct LogEvery {
     every: Duration,
@@ -31,7 +32,7 @@ impl LogEvery {
     /// `Some(how many went unlogged since the last line)` when a line is
     /// due now; `None` (counted) when one was written within the period.
     pub fn due(&self) -> Option<u64> {
-        let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut last = self.last.lock();
         if last.is_some_and(|at| at.elapsed() < self.every) {
             self.unlogged.fetch_add(1, Ordering::Relaxed);
             return None;
@@ -53,7 +54,7 @@ mod tests {
         assert_eq!(log.due(), Some(0));
         assert_eq!(log.due(), None);
         assert_eq!(log.due(), None);
-        *log.last.lock().unwrap() = Some(Instant::now() - Duration::from_secs(3601));
+        *log.last.lock() = Some(Instant::now() - Duration::from_secs(3601));
         assert_eq!(log.due(), Some(2));
         let always = LogEvery::new(Duration::ZERO);
         assert_eq!(always.due(), Some(0));

@@ -3,15 +3,15 @@
 //! viewer.
 
 use serde_json::Value;
-use umpire_domain::GameError;
+use umpire_domain::{GameError, Viewer};
 use uuid::Uuid;
 
+use crate::access::acting;
 use crate::error::ServiceError;
 use crate::games::GameService;
 use crate::model::{
     ActionCheck, EventPage, GameType, GameTypes, LegalActions, ScoreResponse, StateResponse,
 };
-use crate::principal::Principal;
 use crate::shown::envelopes;
 
 /// Page size of the event log.
@@ -45,11 +45,11 @@ impl GameService {
     pub async fn check(
         &self,
         game_id: Uuid,
-        principal: &Principal,
+        viewer: &Viewer<String>,
         action: &Value,
         at: Option<u64>,
     ) -> Result<ActionCheck, ServiceError> {
-        let actor = principal.actor()?;
+        let actor = acting(viewer)?;
         let loaded = self.load(game_id, at).await?;
         let at = loaded.state().version();
         let decision = match loaded.state().decide(&actor, action) {
@@ -72,9 +72,9 @@ impl GameService {
     pub async fn legal_actions(
         &self,
         game_id: Uuid,
-        principal: &Principal,
+        viewer: &Viewer<String>,
     ) -> Result<LegalActions, ServiceError> {
-        let actor = principal.actor()?;
+        let actor = acting(viewer)?;
         let loaded = self.load(game_id, None).await?;
         Ok(LegalActions {
             game: loaded.record().game.clone(),
@@ -86,7 +86,7 @@ impl GameService {
     pub async fn state(
         &self,
         game_id: Uuid,
-        principal: &Principal,
+        viewer: &Viewer<String>,
         at: Option<u64>,
     ) -> Result<StateResponse, ServiceError> {
         let loaded = self.load(game_id, at).await?;
@@ -95,14 +95,14 @@ impl GameService {
             game: loaded.record().game.clone(),
             version: loaded.state().version(),
             status: loaded.state().status(),
-            state: loaded.state().view(&principal.viewer())?,
+            state: loaded.state().view(viewer)?,
         })
     }
 
     pub async fn score(
         &self,
         game_id: Uuid,
-        principal: &Principal,
+        viewer: &Viewer<String>,
         at: Option<u64>,
     ) -> Result<ScoreResponse, ServiceError> {
         let loaded = self.load(game_id, at).await?;
@@ -111,7 +111,7 @@ impl GameService {
             game: loaded.record().game.clone(),
             version: loaded.state().version(),
             is_final: loaded.state().status().finished,
-            score: loaded.state().score(&principal.viewer())?,
+            score: loaded.state().score(viewer)?,
         })
     }
 
@@ -119,7 +119,7 @@ impl GameService {
     pub async fn events(
         &self,
         game_id: Uuid,
-        principal: &Principal,
+        viewer: &Viewer<String>,
         after: u64,
         limit: u64,
     ) -> Result<EventPage, ServiceError> {
@@ -132,7 +132,7 @@ impl GameService {
             id: game_id,
             game: loaded.record().game.clone(),
             version,
-            events: envelopes(loaded.state(), page.iter().map(|e| e.as_ref()), principal)?,
+            events: envelopes(loaded.state(), page.iter().map(|e| e.as_ref()), viewer)?,
             next_after: ((end as u64) < version).then_some(end as u64),
         })
     }

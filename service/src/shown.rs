@@ -7,14 +7,12 @@
 use std::borrow::Cow;
 
 use umpire_domain::erased::{hidden_event, DecodedEvent, Shown, HIDDEN_EVENT_TYPE};
-use umpire_domain::record::SYSTEM_LABEL;
-use umpire_domain::{DynMatch, RecordedEvent};
+use umpire_domain::{actor_label, DynMatch, RecordedEvent, Viewer};
 
 use crate::error::ServiceError;
 use crate::model::{EventEnvelope, ShownEvent};
-use crate::principal::Principal;
 
-/// An event as `principal` may see it, judged against the latest state
+/// An event as `viewer` may see it, judged against the latest state
 /// `now`. An event it may not see is a placeholder in its place (`{"type":
 /// "hidden"}`), so that every viewer's sequence is gap-free: its number and
 /// time, and that the system (setup) recorded it, are public; who acted is
@@ -22,33 +20,29 @@ use crate::principal::Principal;
 pub(crate) fn envelope(
     now: &dyn DynMatch,
     event: &RecordedEvent,
-    principal: &Principal,
+    viewer: &Viewer<String>,
 ) -> Result<EventEnvelope, ServiceError> {
-    let shown = now.show_event(
-        &event.payload,
-        &DecodedEvent::default(),
-        &principal.viewer(),
-    )?;
-    Ok(shown_event(event, shown, principal).into_envelope())
+    let shown = now.show_event(&event.payload, &DecodedEvent::default(), viewer)?;
+    Ok(shown_event(event, shown, viewer).into_envelope())
 }
 
-/// `event` as `principal` is shown it, borrowed from the stored event. A
+/// `event` as `viewer` is shown it, borrowed from the stored event. A
 /// hidden event's placeholder is the same for every viewer it is hidden
 /// from.
 pub(crate) fn shown_event<'a>(
     event: &'a RecordedEvent,
     shown: Shown,
-    principal: &Principal,
+    viewer: &Viewer<String>,
 ) -> ShownEvent<'a> {
-    let umpire = principal.is_umpire();
+    let umpire = viewer.is_umpire();
     let payload = match shown {
         Shown::Whole => Cow::Borrowed(&event.payload),
         Shown::Redacted(redacted) => Cow::Owned(redacted),
         Shown::Hidden => {
             return ShownEvent {
                 seq: event.seq,
-                actor: if event.actor == SYSTEM_LABEL {
-                    SYSTEM_LABEL
+                actor: if event.actor == actor_label::SYSTEM {
+                    actor_label::SYSTEM
                 } else {
                     HIDDEN_EVENT_TYPE
                 },
@@ -61,7 +55,7 @@ pub(crate) fn shown_event<'a>(
             }
         }
     };
-    let own_action = umpire || acted(principal, event);
+    let own_action = umpire || acted(viewer, event);
     ShownEvent {
         seq: event.seq,
         actor: &event.actor,
@@ -74,22 +68,22 @@ pub(crate) fn shown_event<'a>(
     }
 }
 
-/// Whether `principal` is the seat (or the umpire) whose action `event`
+/// Whether `viewer` is the seat (or the umpire) whose action `event`
 /// records: the action is shown to its actor.
-pub(crate) fn acted(principal: &Principal, event: &RecordedEvent) -> bool {
-    principal
-        .label()
-        .is_some_and(|label| label.is(&event.actor))
+pub(crate) fn acted(viewer: &Viewer<String>, event: &RecordedEvent) -> bool {
+    viewer
+        .actor()
+        .is_some_and(|actor| actor_label::names(&event.actor, &actor))
 }
 
-/// Several events as `principal` may see them.
+/// Several events as `viewer` may see them.
 pub(crate) fn envelopes<'a>(
     now: &dyn DynMatch,
     events: impl IntoIterator<Item = &'a RecordedEvent>,
-    principal: &Principal,
+    viewer: &Viewer<String>,
 ) -> Result<Vec<EventEnvelope>, ServiceError> {
     events
         .into_iter()
-        .map(|event| envelope(now, event, principal))
+        .map(|event| envelope(now, event, viewer))
         .collect()
 }

@@ -7,19 +7,18 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use umpire_domain::erased::event_type;
-use umpire_domain::record::actor_label;
 use umpire_domain::record::RecordedRejection;
-use umpire_domain::{Actor, DynMatch, GameError, RecordedEvent};
+use umpire_domain::{actor_label, Actor, DynMatch, GameError, RecordedEvent, Viewer};
 use umpire_storage::{
     AppendOutcome, Head, IdempotentAnswer, IdempotentRequest, NewEvent, StoreError,
 };
 use uuid::Uuid;
 
+use crate::access::acting;
 use crate::error::ServiceError;
 use crate::folds::Fold;
 use crate::games::GameService;
 use crate::model::{ActionAccepted, SubmitActionRequest};
-use crate::principal::Principal;
 use crate::shown::envelopes;
 
 /// How long a submission may wait for its turn at a game and retry races
@@ -29,7 +28,7 @@ const SUBMIT_DEADLINE: Duration = Duration::from_secs(2);
 /// One submission: who sends what, and how it is recorded.
 struct Submission<'a> {
     game_id: Uuid,
-    principal: &'a Principal,
+    viewer: &'a Viewer<String>,
     actor: Actor<String>,
     /// The actor's label, as events and refusals record it.
     label: String,
@@ -153,15 +152,15 @@ impl GameService {
     pub async fn submit(
         &self,
         game_id: Uuid,
-        principal: &Principal,
+        viewer: &Viewer<String>,
         request: &SubmitActionRequest,
         idempotency_key: Option<&str>,
     ) -> Result<(ActionAccepted, bool), ServiceError> {
-        let actor = principal.actor()?;
-        let label = actor_label(&actor);
+        let actor = acting(viewer)?;
+        let label = actor_label::write(&actor);
         let submission = Submission {
             game_id,
-            principal,
+            viewer,
             idempotency: idempotency_key.map(|key| Idempotency {
                 key,
                 request_hash: request_hash(&label, request),
@@ -404,7 +403,7 @@ impl GameService {
                 fold.events[fold.events.len() - count..]
                     .iter()
                     .map(|e| e.as_ref()),
-                submission.principal,
+                submission.viewer,
             )?,
             status: fold.state.status(),
         };
@@ -443,7 +442,7 @@ impl GameService {
             events: envelopes(
                 loaded.latest_state(),
                 events.iter().map(|e| e.as_ref()),
-                submission.principal,
+                submission.viewer,
             )?,
             status: loaded.state().status(),
         })

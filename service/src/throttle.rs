@@ -12,10 +12,10 @@
 //! again, which only ever errs on the side of the player.
 
 use std::num::NonZeroUsize;
-use std::sync::Mutex;
 use std::time::Instant;
 
 use lru::LruCache;
+use parking_lot::Mutex;
 use uuid::Uuid;
 
 /// Refusals a (game, actor) may make at once before being slowed.
@@ -49,9 +49,7 @@ impl RefusalThrottle {
     /// Takes one refusal from `actor`'s budget in `game_id` at `now`: `Ok` if
     /// there was one, else `Err(seconds)` until there will be.
     pub fn take(&self, game_id: Uuid, actor: &str, now: Instant) -> Result<(), u64> {
-        // A poisoned lock only means another request panicked mid-update of
-        // a counter; the counters are still usable.
-        let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
+        let mut buckets = self.buckets.lock();
         let bucket = buckets.get_or_insert_mut((game_id, actor.to_string()), || Bucket {
             tokens: REFUSAL_BURST,
             refreshed: now,

@@ -9,9 +9,10 @@
 //! append in between (the store's `(game_id, seq)` key catches that).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 use std::time::Instant;
 
+use parking_lot::Mutex;
 use tokio::sync::{Mutex as TurnLock, OwnedMutexGuard};
 use uuid::Uuid;
 
@@ -44,13 +45,7 @@ impl Turns {
     }
 
     fn lock_of(&self, game_id: Uuid) -> Arc<TurnLock<()>> {
-        // A poisoned map only means another thread panicked while holding
-        // it; the map itself is still consistent (every operation on it is
-        // a single insert or retain), so carry on with it.
-        let mut games = self
-            .games
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut games = self.games.lock();
         if let Some(lock) = games.get(&game_id).and_then(Weak::upgrade) {
             return lock;
         }
@@ -62,9 +57,9 @@ impl Turns {
         lock
     }
 
-    /// How many games the map holds (swept or not).
-    /// How many games it holds an entry for (the sweep keeps this bounded).
+    /// How many games it holds an entry for, swept or not (the sweep keeps
+    /// this bounded).
     pub fn tracked(&self) -> usize {
-        self.games.lock().map(|games| games.len()).unwrap_or(0)
+        self.games.lock().len()
     }
 }

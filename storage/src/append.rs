@@ -24,7 +24,7 @@ use uuid::Uuid;
 pub struct NewEvent {
     pub event_type: String,
     pub payload: Value,
-    /// An [`umpire_domain::ActorLabel`] as text: `system`, `umpire` or
+    /// An actor label ([`umpire_domain::actor_label`]): `system`, `umpire` or
     /// `seat:<name>`.
     pub actor: String,
     /// The action that caused it; `Value::Null` for setup events. Shared
@@ -38,7 +38,7 @@ pub struct NewEvent {
 /// key from two actors of a game names two requests.
 #[derive(Debug, Clone)]
 pub struct IdempotentRequest {
-    /// The sender's [`umpire_domain::ActorLabel`] as text: `umpire` or
+    /// The sender's actor label ([`umpire_domain::actor_label`]): `umpire` or
     /// `seat:<name>`.
     pub actor: String,
     pub key: String,

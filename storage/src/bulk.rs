@@ -24,7 +24,7 @@ use umpire_domain::RecordedEvent;
 
 use umpire_domain::record::RecordedRejection;
 
-use crate::store::{GameRecord, Grant, NewToken};
+use crate::store::{token_role, GameRecord, NewToken};
 use crate::{EventStore, StoreError};
 
 /// An event row's columns as archives and import move them by binary
@@ -468,20 +468,8 @@ impl EventStore {
             .collect();
         let token_games: Vec<Uuid> = tokens.iter().map(|(id, _)| *id).collect();
         let hashes: Vec<&str> = tokens.iter().map(|(_, t)| t.token_hash.as_str()).collect();
-        let roles: Vec<&str> = tokens
-            .iter()
-            .map(|(_, t)| match t.grant {
-                Grant::Umpire => "umpire",
-                Grant::Seat(_) => "seat",
-            })
-            .collect();
-        let seats: Vec<Option<&str>> = tokens
-            .iter()
-            .map(|(_, t)| match &t.grant {
-                Grant::Umpire => None,
-                Grant::Seat(seat) => Some(seat.as_str()),
-            })
-            .collect();
+        let (roles, seats): (Vec<&str>, Vec<Option<&str>>) =
+            tokens.iter().map(|(_, t)| token_role(&t.grant)).unzip();
         transaction
             .execute(
                 "INSERT INTO tokens (game_id, token_hash, role, seat)

@@ -16,10 +16,11 @@
 //! lone retry could turn a written append into a reported conflict.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
+use parking_lot::Mutex;
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
@@ -109,7 +110,7 @@ impl GroupCommit {
     ) -> Option<(GroupOutcome, LinkedAppend)> {
         let (reply, outcome) = oneshot::channel();
         let start_writer = {
-            let mut queue = self.lock();
+            let mut queue = self.queue.lock();
             queue.waiting.push_back(Waiting { append, reply });
             let start = queue.writers < self.limits.writers;
             if start {
@@ -123,11 +124,6 @@ impl GroupCommit {
         outcome.await.ok()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
-        // The queue holds no invariant a panic elsewhere could break.
-        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
     /// Writes batches until the queue is empty, then retires.
     async fn drain(self, pool: Pool) {
         let mut retire = Retire {
@@ -136,7 +132,7 @@ impl GroupCommit {
         };
         loop {
             let batch = {
-                let mut queue = self.lock();
+                let mut queue = self.queue.lock();
                 let batch = take_batch(&mut queue.waiting, self.limits.batch);
                 if batch.is_empty() {
                     // Retire under the lock, so an append queued after this
@@ -178,7 +174,7 @@ struct Retire {
 impl Drop for Retire {
     fn drop(&mut self) {
         if self.armed {
-            self.group.lock().writers -= 1;
+            self.group.queue.lock().writers -= 1;
         }
     }
 }

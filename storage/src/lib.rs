@@ -22,9 +22,8 @@ pub use cluster::{ClusterError, Durability, PrivateCluster};
 pub use group_commit::{BatchObserver, GroupCommitLimits};
 pub use pool::{connect, logs_in_as_superuser, migrate, Pool};
 pub use store::{
-    hash_token, AppendOutcome, Archive, EventStore, GameRecord, Grant, NewGame, NewToken,
-    RejectionCursor, RejectionPage, REFUSALS_KEPT_PER_GAME, REFUSALS_KEPT_PER_VERSION,
-    REFUSALS_NOT_KEPT_CODE,
+    hash_token, AppendOutcome, Archive, EventStore, GameRecord, NewGame, NewToken, RejectionCursor,
+    RejectionPage, REFUSALS_KEPT_PER_GAME, REFUSALS_KEPT_PER_VERSION, REFUSALS_NOT_KEPT_CODE,
 };
 
 /// Every way the store can fail, as the API sees it.

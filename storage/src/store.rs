@@ -8,7 +8,7 @@ use serde_json::Value;
 use tokio_postgres::error::SqlState;
 use umpire_domain::record::format_recorded_at;
 use umpire_domain::record::RecordedRejection;
-use umpire_domain::RecordedEvent;
+use umpire_domain::{Actor, RecordedEvent};
 use uuid::Uuid;
 
 use crate::append::{
@@ -19,20 +19,22 @@ use crate::group_commit::{
 };
 use crate::{Pool, StoreError};
 
-/// What a token lets its holder do in one game.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Grant {
-    /// Umpire actions, and everything may be seen.
-    Umpire,
-    /// One seat's actions and secrets.
-    Seat(String),
-}
-
 #[derive(Debug, Clone)]
 pub struct NewToken {
     /// SHA-256 of the token ([`hash_token`]): the token itself is never stored.
     pub token_hash: String,
-    pub grant: Grant,
+    /// Whom the token lets its holder act as (and see as): a seat, with
+    /// that seat's secrets, or the umpire, who sees everything.
+    pub grant: Actor<String>,
+}
+
+/// How the `tokens` table keeps whom a token lets act: a role, and the
+/// seat for a seat's token.
+pub(crate) fn token_role(grant: &Actor<String>) -> (&'static str, Option<&str>) {
+    match grant {
+        Actor::Umpire => ("umpire", None),
+        Actor::Seat(seat) => ("seat", Some(seat.as_str())),
+    }
 }
 
 /// Inserts a game's tokens inside the transaction creating or importing it.
@@ -42,10 +44,7 @@ pub(crate) async fn insert_tokens(
     tokens: &[NewToken],
 ) -> Result<(), StoreError> {
     for token in tokens {
-        let (role, seat) = match &token.grant {
-            Grant::Umpire => ("umpire", None),
-            Grant::Seat(seat) => ("seat", Some(seat.as_str())),
-        };
+        let (role, seat) = token_role(&token.grant);
         transaction
             .execute(
                 "INSERT INTO tokens (game_id, token_hash, role, seat) VALUES ($1, $2, $3, $4)",
@@ -451,12 +450,12 @@ impl EventStore {
         Ok(Some((row.get(0), answer)))
     }
 
-    /// What a token grants in a game, if anything.
+    /// Whom a token lets act in a game, if anyone.
     pub async fn token_grant(
         &self,
         game_id: Uuid,
         token: &str,
-    ) -> Result<Option<Grant>, StoreError> {
+    ) -> Result<Option<Actor<String>>, StoreError> {
         let client = self.pool.get().await?;
         let statement = client
             .prepare_cached("SELECT role, seat FROM tokens WHERE game_id = $1 AND token_hash = $2")
@@ -469,8 +468,8 @@ impl EventStore {
         };
         let (role, seat): (String, Option<String>) = (row.get(0), row.get(1));
         match (role.as_str(), seat) {
-            ("umpire", None) => Ok(Some(Grant::Umpire)),
-            ("seat", Some(seat)) => Ok(Some(Grant::Seat(seat))),
+            ("umpire", None) => Ok(Some(Actor::Umpire)),
+            ("seat", Some(seat)) => Ok(Some(Actor::Seat(seat))),
             (role, seat) => Err(StoreError::Corrupt(format!(
                 "a token of game {game_id} has role `{role}` and seat {seat:?}"
             ))),

@@ -19,8 +19,12 @@ fn rejected_attempts_are_interleaved_at_their_versions_with_their_rulings() {
     for game in GAMES {
         let archive = game_with_rejections(game);
         let report = audit(&registry(), &archive).unwrap();
-        assert!(report.valid, "{game}: {:?}", report.first_failure);
-        assert!(report.chain.intact);
+        assert!(
+            report.closing.valid,
+            "{game}: {:?}",
+            report.closing.first_failure
+        );
+        assert!(report.closing.chain.intact);
         // Every action and every rejection, in version order.
         let accepted = report
             .entries
@@ -65,7 +69,7 @@ fn rejected_attempts_are_interleaved_at_their_versions_with_their_rulings() {
             );
             assert!(violation.rule.is_some());
             let today = entry.today.as_ref().unwrap();
-            assert!(!today.accepted && today.agrees, "{game}: {today:?}");
+            assert!(!today.verdict.accepted && today.agrees, "{game}: {today:?}");
             // The state before, as a spectator and as every seat saw it.
             assert!(entry.before.contains_key("spectator"));
             for seat in &seats {
@@ -75,8 +79,8 @@ fn rejected_attempts_are_interleaved_at_their_versions_with_their_rulings() {
                 );
             }
         }
-        assert_eq!(report.disputed_rejections, 0);
-        assert_eq!(report.score, Some(replayed_summary(&archive)));
+        assert_eq!(report.closing.disputed_rejections, 0);
+        assert_eq!(report.closing.score, Some(replayed_summary(&archive)));
     }
 }
 
@@ -106,8 +110,11 @@ fn a_rejection_todays_rules_would_accept_is_counted_as_disputed() {
             repeats: 1,
         });
     let report = audit(&registry(), &archive).unwrap();
-    assert_eq!(report.disputed_rejections, 1);
-    assert!(report.valid, "a disputed rejection is not a broken log");
+    assert_eq!(report.closing.disputed_rejections, 1);
+    assert!(
+        report.closing.valid,
+        "a disputed rejection is not a broken log"
+    );
 }
 
 #[test]
@@ -117,9 +124,9 @@ fn the_audit_reports_a_divergence_with_its_version_and_stops_judging_there() {
     archive.events[seq - 1].payload["forged"] = json!(1);
     rechain(&mut archive);
     let report = audit(&registry(), &archive).unwrap();
-    assert!(!report.valid);
-    assert!(report.chain.intact, "the forger rebuilt the chain");
-    let divergence = report.divergence.as_ref().unwrap();
+    assert!(!report.closing.valid);
+    assert!(report.closing.chain.intact, "the forger rebuilt the chain");
+    let divergence = report.closing.divergence.as_ref().unwrap();
     assert_eq!(divergence.seq, seq as u64);
     assert_eq!(divergence.cause, Cause::EventDiffers);
     assert_eq!(divergence.version, archive.events[seq - 1].decided_at);
@@ -140,7 +147,7 @@ fn the_audit_reports_an_untouched_chain_break_by_seq() {
     let mut archive = simulated("draft_cider", 2);
     archive.events[6].payload["forged"] = json!(1);
     let report = audit(&registry(), &archive).unwrap();
-    assert!(!report.valid && !report.chain.intact);
-    let first = report.first_failure.unwrap();
+    assert!(!report.closing.valid && !report.closing.chain.intact);
+    let first = report.closing.first_failure.unwrap();
     assert_eq!((first.seq, first.cause), (7, Cause::HashMismatch));
 }

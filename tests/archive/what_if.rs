@@ -35,7 +35,10 @@ fn easy_mode_changes_the_score_from_the_first_bad_batch_card_on() {
         };
         found = true;
         assert_eq!(difference.what, "score");
-        assert_eq!(difference.recorded.events, difference.alternative.events);
+        assert_eq!(
+            difference.recorded.verdict.events,
+            difference.alternative.verdict.events
+        );
         assert_ne!(difference.recorded.score, difference.alternative.score);
         // The version is where the provisional scores first part: replaying
         // the log up to just before it, both games scored the same.

@@ -7,7 +7,6 @@
 use reqwest::StatusCode;
 use serde_json::Value;
 use umpire_api::routes::archives::MAX_ARCHIVES_PER_REQUEST;
-use umpire_archive::replay::parse_actor;
 use umpire_archive::{audit, Archive, ScoreRow};
 use umpire_domain::record::RecordedRejection;
 use umpire_domain::GameError;
@@ -64,8 +63,9 @@ fn with_refusals(mut archive: Archive, count: usize) -> Option<Archive> {
                 {
                     break;
                 }
-                if let Err(GameError::Violation(violation)) =
-                    step.before.decide(&parse_actor(&actor).unwrap(), action)
+                if let Err(GameError::Violation(violation)) = step
+                    .before
+                    .decide(&umpire_domain::actor_label::read(&actor).unwrap(), action)
                 {
                     refusals.push(RecordedRejection {
                         at_version: step.before.version(),

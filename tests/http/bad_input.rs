@@ -2,6 +2,7 @@
 
 use reqwest::StatusCode;
 use serde_json::json;
+use umpire_arboretum::codes;
 
 use crate::support::{assert_error, Created, TestApp};
 
@@ -89,7 +90,7 @@ async fn invalid_options_are_refused() {
     assert_error(
         response,
         StatusCode::UNPROCESSABLE_ENTITY,
-        "draft_cider.invalid_option",
+        umpire_draft_cider::codes::INVALID_PLAYERS.code,
     )
     .await;
 }
@@ -204,7 +205,7 @@ async fn an_action_for_the_wrong_seat_is_a_422_with_the_rule() {
     let body = assert_error(
         response,
         StatusCode::UNPROCESSABLE_ENTITY,
-        "arboretum.not_your_turn",
+        codes::NOT_YOUR_TURN_TO_CHOOSE_START.code,
     )
     .await;
     assert!(body["rule"].as_str().unwrap().starts_with("arboretum §"));
@@ -216,7 +217,10 @@ async fn an_action_for_the_wrong_seat_is_a_422_with_the_rule() {
         .await
         .unwrap();
     assert_eq!(rejections.len(), 1);
-    assert_eq!(rejections[0].code, "arboretum.not_your_turn");
+    assert_eq!(
+        rejections[0].code,
+        codes::NOT_YOUR_TURN_TO_CHOOSE_START.code
+    );
     assert_eq!(rejections[0].actor, "seat:blue");
     assert_eq!(rejections[0].at_version, 1);
 }
@@ -243,7 +247,7 @@ async fn an_illegal_action_is_a_422_and_a_malformed_one_a_400() {
     assert_error(
         response,
         StatusCode::UNPROCESSABLE_ENTITY,
-        "arboretum.bid_not_non_increasing",
+        codes::BID_NOT_NON_INCREASING.code,
     )
     .await;
     let response = app

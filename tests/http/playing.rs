@@ -2,6 +2,7 @@
 
 use reqwest::StatusCode;
 use serde_json::{json, Value};
+use umpire_arboretum::codes;
 
 use crate::support::TestApp;
 
@@ -170,7 +171,10 @@ async fn a_dry_run_says_whether_an_action_is_legal_and_stores_nothing() {
         .await
         .unwrap();
     assert_eq!(illegal["legal"], false);
-    assert_eq!(illegal["violation"]["code"], "arboretum.not_your_turn");
+    assert_eq!(
+        illegal["violation"]["code"],
+        codes::NOT_YOUR_TURN_TO_CHOOSE_START.code
+    );
     assert_eq!(app.stored_version(&created.id).await, 1);
     // Once bidding has begun, the umpire may time a seat out, and sees
     // what that would cause.

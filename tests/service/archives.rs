@@ -3,9 +3,10 @@
 use futures_util::StreamExt;
 use umpire_archive::Archive;
 use umpire_domain::record::verify_chain;
+use umpire_domain::Actor;
 use umpire_service::archives::{export_game, import_archive};
 use umpire_service::ServiceError;
-use umpire_storage::{connect, EventStore, Grant, StoreError};
+use umpire_storage::{connect, EventStore, StoreError};
 
 use crate::archive_support::{first_action_seq, rechain, registry, simulated, GAMES};
 
@@ -60,7 +61,7 @@ async fn an_imported_archive_exports_unchanged_and_folds_to_the_same_state() {
             .token_grant(archive.game_id, &created.umpire_token)
             .await
             .unwrap();
-        assert_eq!(grant, Some(Grant::Umpire));
+        assert_eq!(grant, Some(Actor::Umpire));
     }
 }
 

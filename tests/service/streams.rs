@@ -2,10 +2,10 @@
 
 use std::sync::Arc;
 
+use umpire_domain::Viewer;
 use umpire_service::archives::import_archive;
 use umpire_service::{
-    Charge, GameService, LiveLimits, Principal, RenderedEvent, ServiceError, ServiceLimits,
-    StreamClient,
+    Charge, GameService, LiveLimits, RenderedEvent, ServiceError, ServiceLimits, StreamClient,
 };
 use umpire_storage::{connect, EventStore};
 
@@ -34,12 +34,7 @@ async fn the_streams_of_a_game_that_share_a_viewer_share_each_rendering() {
     let mut spectators = Vec::new();
     for _ in 0..2 {
         let follower = service
-            .follow(
-                archive.game_id,
-                Principal::Spectator,
-                StreamClient::Unknown,
-                0,
-            )
+            .follow(archive.game_id, Viewer::Spectator, StreamClient::Unknown, 0)
             .await
             .expect("followed");
         spectators.push(follower);
@@ -47,8 +42,8 @@ async fn the_streams_of_a_game_that_share_a_viewer_share_each_rendering() {
     let mut umpire = service
         .follow(
             archive.game_id,
-            Principal::Umpire,
-            StreamClient::of(archive.game_id, &Principal::Umpire, None),
+            Viewer::Umpire,
+            StreamClient::of(archive.game_id, &Viewer::Umpire, None),
             0,
         )
         .await
@@ -96,12 +91,7 @@ async fn an_idle_stream_at_the_head_holds_no_game_log() {
         .events()
         .len() as u64;
     let mut follower = service
-        .follow(
-            game_id,
-            Principal::Spectator,
-            StreamClient::Unknown,
-            version,
-        )
+        .follow(game_id, Viewer::Spectator, StreamClient::Unknown, version)
         .await
         .expect("followed");
     let probe = service.probe_cached_fold(game_id).expect("cached");
@@ -144,7 +134,7 @@ async fn one_client_cannot_take_every_stream_slot() {
     let first = StreamClient::Address("192.0.2.1".parse().unwrap());
     let second = StreamClient::Address("192.0.2.2".parse().unwrap());
     let follow =
-        |client: &StreamClient| service.follow(game_id, Principal::Spectator, client.clone(), 0);
+        |client: &StreamClient| service.follow(game_id, Viewer::Spectator, client.clone(), 0);
     let one = follow(&first).await.expect("first stream");
     let _two = follow(&first).await.expect("second stream");
     match follow(&first).await {
@@ -154,9 +144,9 @@ async fn one_client_cannot_take_every_stream_slot() {
     let _other = follow(&second)
         .await
         .expect("another client still gets a stream");
-    let umpire = StreamClient::of(game_id, &Principal::Umpire, None);
+    let umpire = StreamClient::of(game_id, &Viewer::Umpire, None);
     let _umpires = service
-        .follow(game_id, Principal::Umpire, umpire, 0)
+        .follow(game_id, Viewer::Umpire, umpire, 0)
         .await
         .expect("a token is a client of its own");
     drop(one);
@@ -183,7 +173,7 @@ async fn a_stream_the_memory_budget_has_no_room_for_is_refused_busy() {
     let mut open = Vec::new();
     let refused = loop {
         match service
-            .follow(game_id, Principal::Spectator, StreamClient::Unknown, 0)
+            .follow(game_id, Viewer::Spectator, StreamClient::Unknown, 0)
             .await
         {
             Ok(follower) => open.push(follower),

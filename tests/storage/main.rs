@@ -4,10 +4,10 @@
 use serde_json::json;
 use umpire_domain::record::verify_chain;
 use umpire_domain::record::RecordedRejection;
-use umpire_domain::RecordedEvent;
+use umpire_domain::{Actor, RecordedEvent};
 use umpire_storage::{
-    connect, hash_token, AppendOutcome, EventStore, Grant, Head, IdempotentAnswer,
-    IdempotentRequest, NewEvent, NewGame, NewToken, StoreError,
+    connect, hash_token, AppendOutcome, EventStore, Head, IdempotentAnswer, IdempotentRequest,
+    NewEvent, NewGame, NewToken, StoreError,
 };
 use uuid::Uuid;
 
@@ -51,11 +51,11 @@ async fn new_game(store: &EventStore) -> Uuid {
             tokens: vec![
                 NewToken {
                     token_hash: hash_token("umpire-secret"),
-                    grant: Grant::Umpire,
+                    grant: Actor::Umpire,
                 },
                 NewToken {
                     token_hash: hash_token("red-secret"),
-                    grant: Grant::Seat("red".into()),
+                    grant: Actor::Seat("red".into()),
                 },
             ],
         })
@@ -423,11 +423,11 @@ async fn tokens_are_stored_hashed_and_resolve_to_their_role() {
     let game_id = new_game(&store).await;
     assert_eq!(
         store.token_grant(game_id, "red-secret").await.unwrap(),
-        Some(Grant::Seat("red".into()))
+        Some(Actor::Seat("red".into()))
     );
     assert_eq!(
         store.token_grant(game_id, "umpire-secret").await.unwrap(),
-        Some(Grant::Umpire)
+        Some(Actor::Umpire)
     );
     assert_eq!(store.token_grant(game_id, "nope").await.unwrap(), None);
     assert_eq!(

@@ -79,7 +79,7 @@ pub async fn audit(source: ArchiveSource) -> anyhow::Result<()> {
             println!("{}", serde_json::to_string_pretty(&report)?);
         }
         audited += 1;
-        if let Some(failure) = &report.first_failure {
+        if let Some(failure) = &report.closing.first_failure {
             failed += 1;
             eprintln!(
                 "umpire audit: the log of game {} does not hold: {failure}",

@@ -13,7 +13,8 @@ use umpire_service::model::{
 use umpire_service::reads::{DEFAULT_EVENT_PAGE, MAX_EVENT_PAGE};
 use umpire_service::schemas::AnyAction;
 
-use crate::auth::principal;
+use super::error_answers::{ActingInAGame, ReadingAGame};
+use crate::auth::viewer;
 use crate::error::{ApiError, ErrorBody};
 use crate::params::{AtQuery, EventsQuery};
 use crate::AppState;
@@ -69,9 +70,7 @@ pub async fn list_game_types(state: web::Data<AppState>) -> Result<HttpResponse,
     security((), ("bearer" = [])),
     responses(
         (status = 200, description = "The game", body = GameSummary),
-        (status = 401, description = "A token that is not valid for this game", body = ErrorBody),
-        (status = 404, description = "No such game", body = ErrorBody),
-        (status = 503, description = "Database unavailable", body = ErrorBody),
+        ReadingAGame,
     )
 )]
 #[get("/games/{id}")]
@@ -83,8 +82,8 @@ pub async fn get_game(
     let game_id = id.into_inner();
     // The summary is public, but a token sent with it is checked as every
     // other read checks it: a client with a wrong token learns so here too.
-    let principal = principal(&state.service, game_id, &request).await?;
-    Ok(HttpResponse::Ok().json(state.service.summary(game_id, &principal).await?))
+    let viewer = viewer(&state.service, game_id, &request).await?;
+    Ok(HttpResponse::Ok().json(state.service.summary(game_id, &viewer).await?))
 }
 
 const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
@@ -119,14 +118,12 @@ fn idempotency_key(request: &HttpRequest) -> Result<Option<String>, ApiError> {
     responses(
         (status = 201, description = "Accepted: the new version and the events the caller may see", body = ActionAccepted),
         (status = 400, description = "Malformed JSON or action", body = ErrorBody),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody),
-        (status = 404, description = "No such game", body = ErrorBody),
+        ActingInAGame,
         (status = 409, description = "expected_version is stale", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "The body was sent without `Content-Type: application/json`", body = ErrorBody),
         (status = 422, description = "The rules refuse the action (code, message, rule)", body = ErrorBody),
         (status = 429, description = "Too many refused actions from this token in this game: `too_many_refusals`, retry after `Retry-After` seconds", body = ErrorBody),
-        (status = 503, description = "Database unavailable", body = ErrorBody),
     )
 )]
 #[post("/games/{id}/actions")]
@@ -137,11 +134,11 @@ pub async fn submit_action(
     body: web::Json<SubmitActionRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    let principal = principal(&state.service, game_id, &request).await?;
+    let viewer = viewer(&state.service, game_id, &request).await?;
     let key = idempotency_key(&request)?;
     let (accepted, replayed) = state
         .service
-        .submit(game_id, &principal, &body, key.as_deref())
+        .submit(game_id, &viewer, &body, key.as_deref())
         .await?;
     let mut response = HttpResponse::Created();
     if replayed {
@@ -169,10 +166,8 @@ pub struct CheckActionRequest {
     responses(
         (status = 200, description = "The verdict", body = ActionCheck),
         (status = 400, description = "Malformed JSON, action or version", body = ErrorBody),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody),
-        (status = 404, description = "No such game", body = ErrorBody),
+        ActingInAGame,
         (status = 415, description = "The body was sent without `Content-Type: application/json`", body = ErrorBody),
-        (status = 503, description = "Database unavailable", body = ErrorBody),
     )
 )]
 #[post("/games/{id}/actions/check")]
@@ -184,10 +179,10 @@ pub async fn check_action(
     body: web::Json<CheckActionRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    let principal = principal(&state.service, game_id, &request).await?;
+    let viewer = viewer(&state.service, game_id, &request).await?;
     let check = state
         .service
-        .check(game_id, &principal, &body.action, query.at)
+        .check(game_id, &viewer, &body.action, query.at)
         .await?;
     Ok(HttpResponse::Ok().json(check))
 }
@@ -201,9 +196,7 @@ pub async fn check_action(
     responses(
         (status = 200, description = "The state", body = StateResponse),
         (status = 400, description = "Bad version", body = ErrorBody),
-        (status = 401, description = "Invalid token", body = ErrorBody),
-        (status = 404, description = "No such game", body = ErrorBody),
-        (status = 503, description = "Database unavailable", body = ErrorBody),
+        ReadingAGame,
     )
 )]
 #[get("/games/{id}/state")]
@@ -214,8 +207,8 @@ pub async fn get_game_state(
     query: web::Query<AtQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    let principal = principal(&state.service, game_id, &request).await?;
-    Ok(HttpResponse::Ok().json(state.service.state(game_id, &principal, query.at).await?))
+    let viewer = viewer(&state.service, game_id, &request).await?;
+    Ok(HttpResponse::Ok().json(state.service.state(game_id, &viewer, query.at).await?))
 }
 
 /// The score sheet at version `at` (default now), final or provisional.
@@ -227,9 +220,7 @@ pub async fn get_game_state(
     responses(
         (status = 200, description = "The score sheet", body = ScoreResponse),
         (status = 400, description = "Bad version", body = ErrorBody),
-        (status = 401, description = "Invalid token", body = ErrorBody),
-        (status = 404, description = "No such game", body = ErrorBody),
-        (status = 503, description = "Database unavailable", body = ErrorBody),
+        ReadingAGame,
     )
 )]
 #[get("/games/{id}/score")]
@@ -240,8 +231,8 @@ pub async fn get_game_score(
     query: web::Query<AtQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    let principal = principal(&state.service, game_id, &request).await?;
-    Ok(HttpResponse::Ok().json(state.service.score(game_id, &principal, query.at).await?))
+    let viewer = viewer(&state.service, game_id, &request).await?;
+    Ok(HttpResponse::Ok().json(state.service.score(game_id, &viewer, query.at).await?))
 }
 
 /// The event log, redacted for the caller, a page at a time.
@@ -253,9 +244,7 @@ pub async fn get_game_score(
     responses(
         (status = 200, description = "A page of events", body = EventPage),
         (status = 400, description = "Bad paging parameters", body = ErrorBody),
-        (status = 401, description = "Invalid token", body = ErrorBody),
-        (status = 404, description = "No such game", body = ErrorBody),
-        (status = 503, description = "Database unavailable", body = ErrorBody),
+        ReadingAGame,
     )
 )]
 #[get("/games/{id}/events")]
@@ -273,10 +262,10 @@ pub async fn list_game_events(
             format!("limit must be between 1 and {MAX_EVENT_PAGE}, not {limit}."),
         ));
     }
-    let principal = principal(&state.service, game_id, &request).await?;
+    let viewer = viewer(&state.service, game_id, &request).await?;
     let page = state
         .service
-        .events(game_id, &principal, query.after.unwrap_or(0), limit)
+        .events(game_id, &viewer, query.after.unwrap_or(0), limit)
         .await?;
     Ok(HttpResponse::Ok().json(page))
 }
@@ -289,9 +278,7 @@ pub async fn list_game_events(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Legal actions for the caller", body = LegalActions),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody),
-        (status = 404, description = "No such game", body = ErrorBody),
-        (status = 503, description = "Database unavailable", body = ErrorBody),
+        ActingInAGame,
     )
 )]
 #[get("/games/{id}/legal-actions")]
@@ -301,6 +288,6 @@ pub async fn list_legal_actions(
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    let principal = principal(&state.service, game_id, &request).await?;
-    Ok(HttpResponse::Ok().json(state.service.legal_actions(game_id, &principal).await?))
+    let viewer = viewer(&state.service, game_id, &request).await?;
+    Ok(HttpResponse::Ok().json(state.service.legal_actions(game_id, &viewer).await?))
 }

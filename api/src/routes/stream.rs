@@ -17,7 +17,8 @@ use umpire_domain::erased::StatusJson;
 use umpire_service::model::{StreamEnd, StreamEvent};
 use umpire_service::{Follower, RenderedEvent, ServiceError, StreamClient, Woken};
 
-use crate::auth::principal;
+use super::error_answers::ReadingAGame;
+use crate::auth::viewer;
 use crate::error::{ApiError, ErrorBody};
 use crate::AppState;
 
@@ -103,9 +104,10 @@ pub struct StreamQuery {
     responses(
         (status = 200, description = "An endless `text/event-stream`; each message's `data:` is one of these", content_type = "text/event-stream", body = StreamEvent),
         (status = 400, description = "Bad `after` or `Last-Event-ID`, or a version the game does not have yet", body = ErrorBody),
-        (status = 401, description = "Invalid token", body = ErrorBody),
-        (status = 404, description = "No such game", body = ErrorBody),
+        ReadingAGame,
         (status = 429, description = "This client already holds its limit of streams (`too_many_streams`)", body = ErrorBody),
+        // Its own 503, with more causes than the database, replaces the
+        // family's.
         (status = 503, description = "Too many streams open on this instance, the memory budget spent (`busy`), or the database unavailable", body = ErrorBody),
     )
 )]
@@ -130,16 +132,13 @@ pub async fn stream_game_events(
             })?,
         None => query.after.unwrap_or(0),
     };
-    let principal = principal(&state.service, game_id, &request).await?;
+    let viewer = viewer(&state.service, game_id, &request).await?;
     let client = StreamClient::of(
         game_id,
-        &principal,
+        &viewer,
         request.peer_addr().map(|address| address.ip()),
     );
-    let follower = state
-        .service
-        .follow(game_id, principal, client, after)
-        .await?;
+    let follower = state.service.follow(game_id, viewer, client, after).await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/event-stream"))
         // The stream carries a seat's secrets, like every /v1 answer.

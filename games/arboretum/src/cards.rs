@@ -4,7 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
-use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+use utoipa::openapi::schema::Schema;
 use utoipa::openapi::RefOr;
 
 /// One of the eight tree suits, written as its letter.
@@ -144,12 +144,11 @@ impl FromStr for ArboretumCard {
 
 impl utoipa::PartialSchema for ArboretumCard {
     fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new()
-            .schema_type(Type::String)
-            .description(Some("A tree card: suit letter P-W then number 1-8."))
-            .pattern(Some("^[P-W][1-8]$"))
-            .examples([serde_json::json!("Q7")])
-            .into()
+        umpire_domain::text_schema::with_pattern(
+            "A tree card: suit letter P-W then number 1-8.",
+            "^[P-W][1-8]$",
+            "Q7",
+        )
     }
 }
 

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+use utoipa::openapi::schema::Schema;
 use utoipa::openapi::RefOr;
 
 /// Width and height of an arboretum.
@@ -87,12 +87,11 @@ impl FromStr for ArboretumCell {
 
 impl utoipa::PartialSchema for ArboretumCell {
     fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new()
-            .schema_type(Type::String)
-            .description(Some("An arboretum cell: column A-F then row 1-6."))
-            .pattern(Some("^[A-F][1-6]$"))
-            .examples([serde_json::json!("D5")])
-            .into()
+        umpire_domain::text_schema::with_pattern(
+            "An arboretum cell: column A-F then row 1-6.",
+            "^[A-F][1-6]$",
+            "D5",
+        )
     }
 }
 

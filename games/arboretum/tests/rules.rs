@@ -4,6 +4,7 @@
 use crate::support;
 
 use support::*;
+use umpire_arboretum::codes;
 use umpire_arboretum::turn_order::turn_order;
 use umpire_arboretum::{
     Arboretum, ArboretumAction, ArboretumEvent, ArboretumOptions, ArboretumPhase, ArboretumSeat,
@@ -54,7 +55,7 @@ fn only_the_dm_advantage_holder_chooses_the_starting_player() {
     table.refuses(
         BLUE,
         ArboretumAction::ChooseStart { seat: Blue },
-        "arboretum.not_your_turn",
+        codes::NOT_YOUR_TURN_TO_CHOOSE_START.code,
     );
     let events = table.accepts(RED, ArboretumAction::ChooseStart { seat: Blue });
     assert!(events.contains(&ArboretumEvent::StartingPlayerChosen { seat: Blue }));
@@ -66,7 +67,7 @@ fn only_the_dm_advantage_holder_chooses_the_starting_player() {
     table.refuses(
         RED,
         ArboretumAction::ChooseStart { seat: Red },
-        "arboretum.not_your_turn",
+        codes::NOT_YOUR_TURN_TO_CHOOSE_START.code,
     );
     table.accepts(BLUE, ArboretumAction::ChooseStart { seat: Red });
 }
@@ -77,7 +78,7 @@ fn choosing_the_start_twice_is_refused_as_the_wrong_phase() {
     table.refuses(
         RED,
         ArboretumAction::ChooseStart { seat: Blue },
-        "arboretum.wrong_phase",
+        codes::WRONG_PHASE.code,
     );
     table.accepts(RED, bid("2g"));
 }
@@ -145,30 +146,30 @@ fn rounds_deal_five_six_then_seven_cards_from_the_recorded_deck_until_it_is_used
 #[test]
 fn a_group_without_parrots_is_refused() {
     let mut table = round_one(Red);
-    table.refuses(RED, bid("2g 0b"), "arboretum.bid_group_empty");
+    table.refuses(RED, bid("2g 0b"), codes::BID_GROUP_EMPTY.code);
     table.accepts(RED, bid("2g 1b"));
 }
 
 #[test]
 fn increasing_group_sizes_are_refused() {
     let mut table = round_one(Red);
-    table.refuses(BLUE, bid("1g 2b"), "arboretum.bid_not_non_increasing");
+    table.refuses(BLUE, bid("1g 2b"), codes::BID_NOT_NON_INCREASING.code);
     table.accepts(BLUE, bid("2b 2g 1g"));
 }
 
 #[test]
 fn the_round_one_starting_player_may_bid_only_five_parrots() {
     let mut table = round_one(Red);
-    table.refuses(RED, bid("3g 3b"), "arboretum.bid_too_many_parrots");
+    table.refuses(RED, bid("3g 3b"), codes::BID_TOO_MANY_PARROTS.code);
     table.accepts(RED, bid("3g 2b"));
-    table.refuses(BLUE, bid("4g 3b"), "arboretum.bid_too_many_parrots");
+    table.refuses(BLUE, bid("4g 3b"), codes::BID_TOO_MANY_PARROTS.code);
     table.accepts(BLUE, bid("3g 3b"));
 }
 
 #[test]
 fn after_round_one_every_parrot_may_be_bid() {
     let mut table = Position::round(2, Red).offering(&["P1"]).table();
-    table.refuses(RED, bid("4g 3g"), "arboretum.bid_too_many_parrots");
+    table.refuses(RED, bid("4g 3g"), codes::BID_TOO_MANY_PARROTS.code);
     table.accepts(RED, bid("3g 3g"));
 }
 
@@ -191,7 +192,7 @@ fn a_bid_may_be_replaced_until_both_seats_have_bid() {
     ));
     table.accepts(BLUE, bid("1g"));
     assert_eq!(turn_letters(&table), "R R B");
-    table.refuses(RED, bid("1g"), "arboretum.wrong_phase");
+    table.refuses(RED, bid("1g"), codes::WRONG_PHASE.code);
 }
 
 #[test]
@@ -222,7 +223,7 @@ fn a_bid_is_hidden_from_the_other_seat_and_spectators_until_the_reveal() {
 #[test]
 fn bidding_outside_the_bidding_phase_is_refused() {
     let mut table = new_game();
-    table.refuses(RED, bid("1g"), "arboretum.wrong_phase");
+    table.refuses(RED, bid("1g"), codes::WRONG_PHASE.code);
     table.accepts(RED, ArboretumAction::ChooseStart { seat: Red });
     table.accepts(RED, bid("1g"));
 }
@@ -234,7 +235,7 @@ fn an_umpire_timeout_in_bidding_bids_zero_groups() {
     table.refuses(
         UMPIRE,
         ArboretumAction::Timeout { seat: Red },
-        "arboretum.timeout_not_applicable",
+        codes::TIMEOUT_AFTER_BID.code,
     );
     let events = table.accepts(UMPIRE, ArboretumAction::Timeout { seat: Blue });
     assert!(events.contains(&ArboretumEvent::BidTimedOut {
@@ -251,9 +252,9 @@ fn only_the_umpire_may_send_a_timeout_and_the_umpire_sends_no_seat_actions() {
     table.refuses(
         RED,
         ArboretumAction::Timeout { seat: Blue },
-        "arboretum.umpire_only",
+        codes::UMPIRE_ONLY.code,
     );
-    table.refuses(UMPIRE, bid("1g"), "arboretum.not_a_seat_action");
+    table.refuses(UMPIRE, bid("1g"), codes::NOT_A_SEAT_ACTION.code);
     table.accepts(UMPIRE, ArboretumAction::Timeout { seat: Blue });
 }
 
@@ -263,7 +264,7 @@ fn a_timeout_while_the_start_is_being_chosen_is_the_wrong_phase() {
     table.refuses(
         UMPIRE,
         ArboretumAction::Timeout { seat: Red },
-        "arboretum.wrong_phase",
+        codes::WRONG_PHASE.code,
     );
 }
 
@@ -306,7 +307,7 @@ fn equal_sizes_alternate_from_the_starting_player() {
 fn acting_out_of_turn_is_refused() {
     let mut table = simple_position().table();
     bids(&mut table, "2g", "1g");
-    table.refuses(BLUE, plant("Q7", "C3"), "arboretum.not_your_turn");
+    table.refuses(BLUE, plant("Q7", "C3"), codes::NOT_YOUR_TURN.code);
     table.accepts(RED, plant("Q7", "C3"));
     table.accepts(BLUE, plant("T4", "A1"));
 }
@@ -314,8 +315,8 @@ fn acting_out_of_turn_is_refused() {
 #[test]
 fn a_turn_action_during_bidding_is_refused_as_the_wrong_phase() {
     let mut table = simple_position().table();
-    table.refuses(RED, plant("Q7", "C3"), "arboretum.wrong_phase");
-    table.refuses(RED, ArboretumAction::Skip, "arboretum.wrong_phase");
+    table.refuses(RED, plant("Q7", "C3"), codes::WRONG_PHASE.code);
+    table.refuses(RED, ArboretumAction::Skip, codes::WRONG_PHASE.code);
     table.accepts(RED, bid("1g"));
 }
 
@@ -323,11 +324,11 @@ fn a_turn_action_during_bidding_is_refused_as_the_wrong_phase() {
 fn an_action_outside_the_groups_plan_is_refused() {
     let mut table = simple_position().table();
     bids(&mut table, "2g", "1b");
-    table.refuses(RED, take("Q7", None), "arboretum.plan_mismatch");
-    table.refuses(RED, hire(&["Q7"]), "arboretum.plan_mismatch");
+    table.refuses(RED, take("Q7", None), codes::PLAN_MISMATCH.code);
+    table.refuses(RED, hire(&["Q7"]), codes::PLAN_MISMATCH.code);
     table.accepts(RED, plant("Q7", "C3"));
-    table.refuses(BLUE, plant("T4", "C3"), "arboretum.plan_mismatch");
-    table.refuses(BLUE, dig("V1", "C3"), "arboretum.plan_mismatch");
+    table.refuses(BLUE, plant("T4", "C3"), codes::PLAN_MISMATCH.code);
+    table.refuses(BLUE, dig("V1", "C3"), codes::PLAN_MISMATCH.code);
     table.accepts(BLUE, take("T4", None));
 }
 
@@ -348,7 +349,7 @@ fn skipping_forfeits_all_remaining_turns_of_the_round() {
     table.accepts(BLUE, take("Q7", None));
     // Red's next turn is passed over at once, and so is the one after it.
     assert_eq!(table.state.current_turn().map(|turn| turn.seat), Some(Blue));
-    table.refuses(RED, plant("T4", "A1"), "arboretum.not_your_turn");
+    table.refuses(RED, plant("T4", "A1"), codes::NOT_YOUR_TURN.code);
     let events = table.accepts(BLUE, take("T4", None));
     assert!(events.contains(&ArboretumEvent::TurnSkipped {
         seat: Red,
@@ -398,7 +399,7 @@ fn an_umpire_timeout_in_play_skips_the_rest_of_the_round() {
     table.refuses(
         UMPIRE,
         ArboretumAction::Timeout { seat: Blue },
-        "arboretum.timeout_not_applicable",
+        codes::TIMEOUT_NOT_THEIR_TURN.code,
     );
     let events = table.accepts(UMPIRE, ArboretumAction::Timeout { seat: Red });
     assert_eq!(
@@ -422,7 +423,7 @@ fn an_umpire_timeout_in_play_skips_the_rest_of_the_round() {
 fn planting_a_card_not_on_offer_is_refused() {
     let mut table = simple_position().table();
     bids(&mut table, "1g", "");
-    table.refuses(RED, plant("V1", "C3"), "arboretum.card_not_in_offering");
+    table.refuses(RED, plant("V1", "C3"), codes::CARD_NOT_IN_OFFERING.code);
     table.accepts(RED, plant("Q7", "F6"));
 }
 
@@ -430,7 +431,7 @@ fn planting_a_card_not_on_offer_is_refused() {
 fn planting_away_from_the_arboretum_is_refused() {
     let mut table = simple_position().planted(Red, &["C3:P1"]).table();
     bids(&mut table, "1g", "");
-    table.refuses(RED, plant("Q7", "D4"), "arboretum.cell_not_adjacent");
+    table.refuses(RED, plant("Q7", "D4"), codes::CELL_NOT_ADJACENT.code);
     table.accepts(RED, plant("Q7", "D3"));
 }
 
@@ -438,7 +439,7 @@ fn planting_away_from_the_arboretum_is_refused() {
 fn planting_on_an_occupied_cell_is_refused() {
     let mut table = simple_position().planted(Red, &["C3:P1"]).table();
     bids(&mut table, "1g", "");
-    table.refuses(RED, plant("Q7", "C3"), "arboretum.cell_occupied");
+    table.refuses(RED, plant("Q7", "C3"), codes::CELL_OCCUPIED.code);
     table.accepts(RED, plant("Q7", "C4"));
 }
 
@@ -461,8 +462,8 @@ fn a_full_arboretum_allows_no_plant_or_dig() {
         .planted(Red, &pairs)
         .table();
     bids(&mut table, "1g", "1g");
-    table.refuses(RED, plant("W8", "A1"), "arboretum.arboretum_full");
-    table.refuses(RED, dig("W7", "A1"), "arboretum.arboretum_full");
+    table.refuses(RED, plant("W8", "A1"), codes::ARBORETUM_FULL.code);
+    table.refuses(RED, dig("W7", "A1"), codes::ARBORETUM_FULL.code);
     table.accepts(RED, ArboretumAction::Start);
     table.accepts(BLUE, dig("W7", "A1"));
 }
@@ -471,7 +472,7 @@ fn a_full_arboretum_allows_no_plant_or_dig() {
 fn digging_a_card_not_in_the_refuse_pile_is_refused() {
     let mut table = simple_position().table();
     bids(&mut table, "1g", "");
-    table.refuses(RED, dig("Q7", "C3"), "arboretum.card_not_in_refuse");
+    table.refuses(RED, dig("Q7", "C3"), codes::CARD_NOT_IN_REFUSE.code);
     let events = table.accepts(RED, dig("V1", "C3"));
     assert!(events.contains(&ArboretumEvent::CardDug {
         seat: Red,
@@ -489,8 +490,8 @@ fn digging_a_card_not_in_the_refuse_pile_is_refused() {
 fn digging_follows_the_planting_rules() {
     let mut table = simple_position().planted(Red, &["C3:P1"]).table();
     bids(&mut table, "1g", "");
-    table.refuses(RED, dig("V1", "C3"), "arboretum.cell_occupied");
-    table.refuses(RED, dig("V1", "A1"), "arboretum.cell_not_adjacent");
+    table.refuses(RED, dig("V1", "C3"), codes::CELL_OCCUPIED.code);
+    table.refuses(RED, dig("V1", "A1"), codes::CELL_NOT_ADJACENT.code);
     table.accepts(RED, dig("V1", "B3"));
 }
 
@@ -502,16 +503,16 @@ fn dig_hire_and_start_are_each_available_once_per_round_across_both_seats() {
         .table();
     bids(&mut table, "1g 1b 1g", "1g 1b 1g");
     table.accepts(RED, dig("V1", "C3"));
-    table.refuses(BLUE, dig("W2", "C3"), "arboretum.special_already_taken");
+    table.refuses(BLUE, dig("W2", "C3"), codes::SPECIAL_ALREADY_TAKEN.code);
     table.accepts(BLUE, plant("Q7", "C3"));
     table.accepts(RED, hire(&["P4", "P5"]));
-    table.refuses(BLUE, hire(&["Q4", "Q5"]), "arboretum.special_already_taken");
+    table.refuses(BLUE, hire(&["Q4", "Q5"]), codes::SPECIAL_ALREADY_TAKEN.code);
     table.accepts(BLUE, take("T4", None));
     table.accepts(RED, ArboretumAction::Start);
     table.refuses(
         BLUE,
         ArboretumAction::Start,
-        "arboretum.special_already_taken",
+        codes::SPECIAL_ALREADY_TAKEN.code,
     );
     table.accepts(BLUE, plant("S2", "C4"));
 }
@@ -534,7 +535,7 @@ const FULL_BOARD: [&str; 7] = ["P1", "P2", "P3", "P4", "P5", "P6", "P7"];
 fn taking_an_eighth_card_requires_a_discard() {
     let mut table = simple_position().ad_board(Red, &FULL_BOARD).table();
     bids(&mut table, "1b", "");
-    table.refuses(RED, take("Q7", None), "arboretum.discard_required");
+    table.refuses(RED, take("Q7", None), codes::DISCARD_REQUIRED.code);
     let events = table.accepts(RED, take("Q7", Some("P3")));
     assert_eq!(
         events[0],
@@ -559,7 +560,7 @@ fn the_discard_cannot_be_the_card_just_taken() {
     table.refuses(
         RED,
         take("Q7", Some("Q7")),
-        "arboretum.discard_is_taken_card",
+        codes::DISCARD_IS_TAKEN_CARD.code,
     );
     table.accepts(RED, take("Q7", Some("P7")));
 }
@@ -571,7 +572,7 @@ fn the_discard_must_be_on_the_ad_board() {
     table.refuses(
         RED,
         take("Q7", Some("T4")),
-        "arboretum.card_not_on_ad_board",
+        codes::CARD_NOT_ON_AD_BOARD.code,
     );
     table.accepts(RED, take("Q7", Some("P1")));
 }
@@ -580,7 +581,7 @@ fn the_discard_must_be_on_the_ad_board() {
 fn a_discard_with_seven_or_fewer_cards_is_refused() {
     let mut table = simple_position().ad_board(Red, &FULL_BOARD[..6]).table();
     bids(&mut table, "1b", "");
-    table.refuses(RED, take("Q7", Some("P1")), "arboretum.discard_not_allowed");
+    table.refuses(RED, take("Q7", Some("P1")), codes::DISCARD_NOT_ALLOWED.code);
     table.accepts(RED, take("Q7", None));
     assert_eq!(table.state.player(Red).ad_board.len(), 7);
 }
@@ -589,7 +590,7 @@ fn a_discard_with_seven_or_fewer_cards_is_refused() {
 fn taking_a_card_not_on_offer_is_refused() {
     let mut table = simple_position().table();
     bids(&mut table, "1b", "");
-    table.refuses(RED, take("V1", None), "arboretum.card_not_in_offering");
+    table.refuses(RED, take("V1", None), codes::CARD_NOT_IN_OFFERING.code);
     table.accepts(RED, take("T4", None));
 }
 
@@ -599,8 +600,8 @@ fn hiring_needs_a_total_of_at_least_parrots_plus_one() {
         .ad_board(Red, &["P3", "Q3", "R1", "S6"])
         .table();
     bids(&mut table, "1b", "");
-    table.refuses(RED, hire(&["P3", "Q3"]), "arboretum.hire_total_too_low");
-    table.refuses(RED, hire(&[]), "arboretum.hire_total_too_low");
+    table.refuses(RED, hire(&["P3", "Q3"]), codes::HIRE_TOTAL_TOO_LOW.code);
+    table.refuses(RED, hire(&[]), codes::HIRE_TOTAL_TOO_LOW.code);
     table.accepts(RED, hire(&["P3", "Q3", "R1"]));
     assert_eq!(table.state.player(Red).parrots, 7);
     assert_eq!(table.state.player(Red).ad_board, cards(&["S6"]));
@@ -627,8 +628,8 @@ fn hiring_may_overpay_and_returns_the_cards_to_the_offering_area() {
 fn hiring_cards_not_on_the_ad_board_is_refused() {
     let mut table = simple_position().ad_board(Red, &["P3", "Q7"]).table();
     bids(&mut table, "1b", "");
-    table.refuses(RED, hire(&["P3", "T4"]), "arboretum.card_not_on_ad_board");
-    table.refuses(RED, hire(&["Q7", "Q7"]), "arboretum.card_not_on_ad_board");
+    table.refuses(RED, hire(&["P3", "T4"]), codes::CARD_NOT_ON_AD_BOARD.code);
+    table.refuses(RED, hire(&["Q7", "Q7"]), codes::CARD_NOT_ON_AD_BOARD.code);
     table.accepts(RED, hire(&["P3", "Q7"]));
 }
 
@@ -683,13 +684,13 @@ fn the_game_is_over_after_round_eleven() {
         ArboretumEvent::GameEnded { .. }
     )));
     assert!(Arboretum::status(&table.state).finished);
-    table.refuses(RED, bid("1g"), "arboretum.game_over");
+    table.refuses(RED, bid("1g"), codes::GAME_OVER.code);
     table.refuses(
         UMPIRE,
         ArboretumAction::Timeout { seat: Red },
-        "arboretum.game_over",
+        codes::GAME_OVER.code,
     );
-    table.refuses(BLUE, plant("Q7", "A1"), "arboretum.game_over");
+    table.refuses(BLUE, plant("Q7", "A1"), codes::GAME_OVER.code);
 }
 
 #[test]

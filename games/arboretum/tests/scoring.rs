@@ -6,6 +6,7 @@ use crate::support;
 use std::collections::BTreeMap;
 
 use support::*;
+use umpire_arboretum::codes;
 use umpire_arboretum::score::{ad_board_sum, best_path, score_sheet};
 use umpire_arboretum::{
     Arboretum, ArboretumAction, ArboretumCard, ArboretumCell, ArboretumEvent, ArboretumOptions,
@@ -61,17 +62,17 @@ fn play_seed_round_eleven() -> (Table<Arboretum>, Vec<ArboretumEvent>) {
     bids(&mut table, "3b 2g 2g 1g 1g", "3b 3g 2b 1b 1g");
     assert_eq!(turn_letters(&table), "R B B R B R R B R");
     // 1: red hires with Q7 + T4 = 11 (no subset makes exactly 10).
-    table.refuses(RED, hire(&["P7", "U1"]), "arboretum.hire_total_too_low");
+    table.refuses(RED, hire(&["P7", "U1"]), codes::HIRE_TOTAL_TOO_LOW.code);
     table.accepts(RED, hire(&["Q7", "T4"]));
     assert_eq!(table.state.player(Red).parrots, 10);
     // 2: blue cannot hire any more; takes T4 and must discard.
-    table.refuses(BLUE, hire(&["U8", "V7"]), "arboretum.special_already_taken");
-    table.refuses(BLUE, take("T4", None), "arboretum.discard_required");
+    table.refuses(BLUE, hire(&["U8", "V7"]), codes::SPECIAL_ALREADY_TAKEN.code);
+    table.refuses(BLUE, take("T4", None), codes::DISCARD_REQUIRED.code);
     table.accepts(BLUE, take("T4", Some("S2")));
     // 3: blue digs V1 onto D1.
     table.accepts(BLUE, dig("V1", "D1"));
     // 4: red cannot dig any more; plants the Q7 he discarded on D5.
-    table.refuses(RED, dig("W2", "F4"), "arboretum.special_already_taken");
+    table.refuses(RED, dig("W2", "F4"), codes::SPECIAL_ALREADY_TAKEN.code);
     table.accepts(RED, plant("Q7", "D5"));
     // 5: blue takes P5, discarding W5.
     table.accepts(BLUE, take("P5", Some("W5")));

@@ -4,7 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
-use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+use utoipa::openapi::schema::Schema;
 use utoipa::openapi::RefOr;
 
 /// An apple's colour (rule book §1).
@@ -178,14 +178,11 @@ impl FromStr for DraftCiderCard {
 
 impl utoipa::PartialSchema for DraftCiderCard {
     fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new()
-            .schema_type(Type::String)
-            .description(Some(
-                "An apple card: colour (green, gold, red), height h1–h5 and sweetness s1–s5.",
-            ))
-            .pattern(Some("^(green|gold|red) h[1-5] s[1-5]$"))
-            .examples([serde_json::json!("gold h3 s5")])
-            .into()
+        umpire_domain::text_schema::with_pattern(
+            "An apple card: colour (green, gold, red), height h1–h5 and sweetness s1–s5.",
+            "^(green|gold|red) h[1-5] s[1-5]$",
+            "gold h3 s5",
+        )
     }
 }
 

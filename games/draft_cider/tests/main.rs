@@ -1,7 +1,7 @@
 //! Every test of Draft & Cider, in one binary: one link instead of one per file.
 
-mod common;
 mod golden;
 mod properties;
 mod rules;
 mod scoring;
+mod support;

@@ -1,10 +1,11 @@
 //! Given/when/then tests for every rule and every violation code of the rule book.
 
-use crate::common;
+use crate::support;
 
-use common::{card, cards, options, Position};
+use support::{card, cards, options, Position};
 use umpire_domain::testing::Table;
 use umpire_domain::{Actor, Game, SeatIndex, Viewer};
+use umpire_draft_cider::codes;
 use umpire_draft_cider::score::{score_sheet, winners, DraftCiderSeatScore};
 use umpire_draft_cider::{
     DraftCider, DraftCiderAction, DraftCiderBatch, DraftCiderBrokenTree, DraftCiderDecidedBy,
@@ -69,7 +70,7 @@ fn the_rule_book_options_example_parses() {
 fn a_player_count_outside_one_to_six_is_an_invalid_option() {
     for players in [0, 7, 200] {
         let violation = DraftCider::validate_options(options(players)).expect_err("refused");
-        assert_eq!(violation.code, "draft_cider.invalid_option");
+        assert_eq!(violation.code, codes::INVALID_PLAYERS.code);
         assert!(violation.message.contains(&players.to_string()));
     }
     for players in 1..=6 {
@@ -84,7 +85,7 @@ fn a_first_picker_who_is_not_a_seat_is_an_invalid_option() {
         ..options(3)
     };
     let violation = DraftCider::validate_options(refused).expect_err("refused");
-    assert_eq!(violation.code, "draft_cider.invalid_option");
+    assert_eq!(violation.code, codes::INVALID_FIRST_PICKER.code);
     let accepted = DraftCiderOptions {
         first_picker: 2,
         ..options(3)
@@ -213,16 +214,8 @@ fn picking_out_of_turn_is_refused() {
     let mut table = Position::new(3, &["gold h3 s5", "red h1 s1", "green h2 s2"])
         .picking(1)
         .table();
-    table.refuses(
-        seat(0),
-        pick("gold h3 s5", Bad),
-        "draft_cider.not_your_turn",
-    );
-    table.refuses(
-        seat(2),
-        pick("gold h3 s5", Bad),
-        "draft_cider.not_your_turn",
-    );
+    table.refuses(seat(0), pick("gold h3 s5", Bad), codes::NOT_YOUR_TURN.code);
+    table.refuses(seat(2), pick("gold h3 s5", Bad), codes::NOT_YOUR_TURN.code);
     table.accepts(seat(1), pick("gold h3 s5", Bad));
 }
 
@@ -232,7 +225,7 @@ fn picking_a_card_that_is_not_in_the_communal_hand_is_refused() {
     let violation = table.refuses(
         seat(0),
         pick("gold h3 s4", Monochrome),
-        "draft_cider.card_not_in_hand",
+        codes::CARD_NOT_IN_HAND.code,
     );
     assert!(violation.message.contains("gold h3 s4"));
     table.accepts(seat(0), pick("gold h3 s5", Monochrome));
@@ -240,23 +233,23 @@ fn picking_a_card_that_is_not_in_the_communal_hand_is_refused() {
     table.refuses(
         seat(1),
         pick("gold h3 s5", Bad),
-        "draft_cider.card_not_in_hand",
+        codes::CARD_NOT_IN_HAND.code,
     );
 }
 
 #[test]
 fn a_seat_beyond_the_table_is_an_unknown_seat() {
     let mut table = Position::new(3, &["gold h3 s5", "red h1 s1"]).table();
-    table.refuses(seat(3), pick("gold h3 s5", Bad), "draft_cider.unknown_seat");
-    table.refuses(Actor::Umpire, timeout(5), "draft_cider.unknown_seat");
+    table.refuses(seat(3), pick("gold h3 s5", Bad), codes::UNKNOWN_SEAT.code);
+    table.refuses(Actor::Umpire, timeout(5), codes::UNKNOWN_SEAT.code);
     table.accepts(seat(0), pick("gold h3 s5", Bad));
 }
 
 #[test]
 fn picking_before_any_deal_is_refused_as_not_started() {
     let mut table = Table::<DraftCider>::from_events(options(2), Vec::new());
-    table.refuses(seat(0), pick("gold h3 s5", Bad), "draft_cider.not_started");
-    table.refuses(Actor::Umpire, timeout(0), "draft_cider.not_started");
+    table.refuses(seat(0), pick("gold h3 s5", Bad), codes::NOT_STARTED.code);
+    table.refuses(Actor::Umpire, timeout(0), codes::NOT_STARTED.code);
     assert!(DraftCider::legal_actions(&table.state, seat(0)).is_empty());
     // After setup the same pick is possible.
     let mut table = Table::<DraftCider>::new(options(2), 1);
@@ -276,11 +269,7 @@ fn picks_go_round_robin_clockwise_from_the_rounds_first_picker() {
         .picking(2)
         .table();
     table.accepts(seat(2), pick("gold h1 s1", Bad));
-    table.refuses(
-        seat(2),
-        pick("gold h1 s2", Bad),
-        "draft_cider.not_your_turn",
-    );
+    table.refuses(seat(2), pick("gold h1 s2", Bad), codes::NOT_YOUR_TURN.code);
     table.accepts(seat(0), pick("gold h1 s2", Bad));
     table.accepts(seat(1), pick("gold h1 s3", Bad));
     assert_eq!(DraftCider::status(&table.state).to_act, vec![SeatIndex(2)]);
@@ -349,8 +338,8 @@ fn after_the_last_round_the_game_finishes_and_further_picks_are_refused_as_game_
         "{events:?}"
     );
     assert!(DraftCider::status(&table.state).finished);
-    table.refuses(seat(0), pick("red h1 s1", Bad), "draft_cider.game_over");
-    table.refuses(Actor::Umpire, timeout(0), "draft_cider.game_over");
+    table.refuses(seat(0), pick("red h1 s1", Bad), codes::GAME_OVER.code);
+    table.refuses(Actor::Umpire, timeout(0), codes::GAME_OVER.code);
     assert!(DraftCider::legal_actions(&table.state, seat(0)).is_empty());
     assert!(DraftCider::legal_actions(&table.state, Actor::Umpire).is_empty());
 }
@@ -397,7 +386,7 @@ fn a_timeout_places_the_first_card_of_the_communal_hand_in_deal_order_in_the_bad
         .picking(1)
         .table();
     // A pick changes nothing about deal order: the first card stays first.
-    table.refuses(Actor::Umpire, timeout(0), "draft_cider.not_your_turn");
+    table.refuses(Actor::Umpire, timeout(0), codes::NOT_YOUR_TURN.code);
     table.accepts(seat(1), pick("red h1 s1", Monochrome));
     let events = table.accepts(Actor::Umpire, timeout(0));
     assert_eq!(
@@ -417,8 +406,8 @@ fn a_timeout_places_the_first_card_of_the_communal_hand_in_deal_order_in_the_bad
 #[test]
 fn a_seat_declaring_a_timeout_is_refused_as_umpire_only() {
     let mut table = Position::new(2, &["gold h3 s5", "red h1 s1"]).table();
-    table.refuses(seat(1), timeout(0), "draft_cider.umpire_only");
-    table.refuses(seat(0), timeout(0), "draft_cider.umpire_only");
+    table.refuses(seat(1), timeout(0), codes::UMPIRE_ONLY.code);
+    table.refuses(seat(0), timeout(0), codes::UMPIRE_ONLY.code);
     table.accepts(Actor::Umpire, timeout(0));
 }
 
@@ -428,7 +417,7 @@ fn the_umpire_sending_a_pick_is_refused_as_not_a_seat_action() {
     table.refuses(
         Actor::Umpire,
         pick("gold h3 s5", Bad),
-        "draft_cider.not_a_seat_action",
+        codes::NOT_A_SEAT_ACTION.code,
     );
     table.accepts(seat(0), pick("gold h3 s5", Bad));
 }
@@ -457,13 +446,13 @@ fn the_first_monochrome_card_fixes_the_colour_and_another_colour_is_refused() {
     let violation = table.refuses(
         seat(0),
         pick("red h1 s1", Monochrome),
-        "draft_cider.monochrome_colour",
+        codes::MONOCHROME_COLOUR.code,
     );
     assert!(violation.message.contains("red h1 s1"));
     table.refuses(
         seat(0),
         pick("green h2 s2", Monochrome),
-        "draft_cider.monochrome_colour",
+        codes::MONOCHROME_COLOUR.code,
     );
     table.accepts(seat(0), pick("gold h5 s5", Monochrome));
     // Any colour may start an empty Monochrome batch.
@@ -481,13 +470,13 @@ fn the_rule_book_feather_chain_locks_sweetness_after_s3_h2_then_s3_h4() {
     table.refuses(
         seat(0),
         pick("red h4 s5", Feather),
-        "draft_cider.feather_mismatch",
+        codes::FEATHER_MISMATCH.code,
     );
     // Height 2 was live after the first card, but the lock dropped it.
     table.refuses(
         seat(0),
         pick("red h2 s4", Feather),
-        "draft_cider.feather_mismatch",
+        codes::FEATHER_MISMATCH.code,
     );
     table.accepts(seat(0), pick("green h1 s3", Feather));
 }
@@ -500,14 +489,14 @@ fn the_second_feather_card_must_match_the_first_cards_sweetness_or_height() {
     table.refuses(
         seat(0),
         pick("red h5 s4", Feather),
-        "draft_cider.feather_mismatch",
+        codes::FEATHER_MISMATCH.code,
     );
     table.accepts(seat(0), pick("red h2 s5", Feather));
     // That locked height 2: sweetness 3 is no longer live.
     table.refuses(
         seat(0),
         pick("red h5 s3", Feather),
-        "draft_cider.feather_mismatch",
+        codes::FEATHER_MISMATCH.code,
     );
 }
 
@@ -526,7 +515,7 @@ fn a_feather_card_matching_both_attributes_keeps_both_live() {
     table.refuses(
         seat(0),
         pick("red h2 s5", Feather),
-        "draft_cider.feather_mismatch",
+        codes::FEATHER_MISMATCH.code,
     );
 }
 
@@ -540,7 +529,7 @@ fn a_second_card_in_the_special_colour_tree_is_refused() {
     table.refuses(
         seat(0),
         pick("red h2 s2", SpecialTree),
-        "draft_cider.special_tree_occupied",
+        codes::SPECIAL_TREE_OCCUPIED.code,
     );
     table.accepts(seat(0), pick("red h2 s2", Monochrome));
     table.accepts(seat(1), pick("gold h1 s1", SpecialTree));
@@ -555,7 +544,7 @@ fn a_special_colour_tree_of_a_colour_already_outside_the_bad_batch_is_refused() 
     let violation = table.refuses(
         seat(0),
         pick("gold h1 s1", SpecialTree),
-        "draft_cider.special_tree_colour_used",
+        codes::SPECIAL_TREE_COLOUR_USED.code,
     );
     assert!(violation.message.contains("gold h1 s1"));
     // A card of that colour in the Bad batch does not count.
@@ -607,7 +596,7 @@ fn an_unlucky_card_spreading_sweetness_more_than_one_apart_is_refused() {
     let violation = table.refuses(
         seat(0),
         pick("red h1 s5", Unlucky),
-        "draft_cider.unlucky_spread",
+        codes::UNLUCKY_SPREAD.code,
     );
     assert!(violation.message.contains("red h1 s5"));
     table.accepts(seat(0), pick("red h1 s4", Unlucky));
@@ -615,7 +604,7 @@ fn an_unlucky_card_spreading_sweetness_more_than_one_apart_is_refused() {
     table.refuses(
         seat(0),
         pick("red h1 s2", Unlucky),
-        "draft_cider.unlucky_spread",
+        codes::UNLUCKY_SPREAD.code,
     );
     table.accepts(seat(0), pick("gold h2 s3", Unlucky));
 }
@@ -650,7 +639,7 @@ fn a_fortepiano_pair_of_the_same_height_is_refused() {
     let violation = table.refuses(
         seat(0),
         pick("red h2 s1", Fortepiano),
-        "draft_cider.fortepiano_same_height",
+        codes::FORTEPIANO_SAME_HEIGHT.code,
     );
     assert!(violation.message.contains("gold h2 s3"));
     table.accepts(seat(0), pick("red h5 s1", Fortepiano));
@@ -682,7 +671,7 @@ fn a_sweet_couple_of_different_sweetness_is_refused() {
     table.refuses(
         seat(0),
         pick("red h1 s4", SweetCouple),
-        "draft_cider.sweet_couple_mismatch",
+        codes::SWEET_COUPLE_MISMATCH.code,
     );
     table.accepts(seat(0), pick("red h2 s3", SweetCouple));
     assert_eq!(points_of(&table, 0, SweetCouple), 7);
@@ -697,15 +686,11 @@ fn a_steady_height_step_of_more_than_one_is_refused() {
     let mut table = Position::new(1, &["red h5 s1", "red h4 s1", "green h5 s2", "green h1 s1"])
         .with_placed(0, "gold h3 s3", Steady)
         .table();
-    table.refuses(
-        seat(0),
-        pick("red h5 s1", Steady),
-        "draft_cider.steady_step",
-    );
+    table.refuses(seat(0), pick("red h5 s1", Steady), codes::STEADY_STEP.code);
     table.refuses(
         seat(0),
         pick("green h1 s1", Steady),
-        "draft_cider.steady_step",
+        codes::STEADY_STEP.code,
     );
     table.accepts(seat(0), pick("red h4 s1", Steady));
     // Compared with the previous card (h4), not the first (h3).

@@ -1,57 +1,60 @@
 //! Folds events into the state. No rules here: every check happened in
 //! `decide`; this code only records facts and never panics.
 
-use crate::flowers::{planted_cells, Flower};
-use crate::messages::{recorded_v1, Event, Penalty};
+use crate::flowers::{planted_cells, FlowerFieldsFlower};
+use crate::messages::{recorded_v1, FlowerFieldsEvent, FlowerFieldsPenalty};
 use crate::state::{
-    BreakPayment, GameResult, GarnetAccount, HandPiece, LastPiece, PenaltyReason, Phase,
-    PointPenalty, RevealedPiece, RulingChange, State,
+    FlowerFieldsBreakPayment, FlowerFieldsGarnets, FlowerFieldsHandPiece, FlowerFieldsLastPiece,
+    FlowerFieldsPenaltyReason, FlowerFieldsPhase, FlowerFieldsPointPenalty, FlowerFieldsResult,
+    FlowerFieldsRevealedPiece, FlowerFieldsRulingChange, FlowerFieldsState,
 };
 
-pub fn apply(state: &mut State, event: &Event) {
+pub fn apply(state: &mut FlowerFieldsState, event: &FlowerFieldsEvent) {
     match event {
-        Event::GameSetUp {
+        FlowerFieldsEvent::GameSetUp {
             starting_garnets,
             scoring,
             piece_replacement,
         } => {
             state.scoring = *scoring;
             state.piece_replacement = *piece_replacement;
-            state.ruling_history = vec![RulingChange {
+            state.ruling_history = vec![FlowerFieldsRulingChange {
                 round: 0,
                 enabled: *piece_replacement,
                 at_setup: true,
             }];
             for seat in &mut state.seats {
-                seat.garnets = GarnetAccount {
+                seat.garnets = FlowerFieldsGarnets {
                     starting: *starting_garnets,
                     balance: *starting_garnets,
-                    ..GarnetAccount::default()
+                    ..FlowerFieldsGarnets::default()
                 };
             }
         }
-        Event::BagsShuffled { bags } => state.bags = bags.clone(),
-        Event::RoundStarted { round } => {
+        FlowerFieldsEvent::BagsShuffled { bags } => state.bags = bags.clone(),
+        FlowerFieldsEvent::RoundStarted { round } => {
             state.round = *round;
             if *round >= 1 {
-                state.phase = Phase::Submitting;
+                state.phase = FlowerFieldsPhase::Submitting;
             }
         }
-        Event::PieceDealt { seat, round, piece } => {
+        FlowerFieldsEvent::PieceDealt { seat, round, piece } => {
             if let Some(seat_state) = state.seat_mut(*seat) {
-                seat_state.hand.push(HandPiece::new(*piece, *round));
+                seat_state
+                    .hand
+                    .push(FlowerFieldsHandPiece::new(*piece, *round));
             }
         }
         // The notice is derived from the field; views compute it afresh.
-        Event::BreakNoticeGiven { .. } => {}
-        Event::SubmissionMade {
+        FlowerFieldsEvent::BreakNoticeGiven { .. } => {}
+        FlowerFieldsEvent::SubmissionMade {
             seat, submission, ..
         } => {
             if let Some(seat_state) = state.seat_mut(*seat) {
                 seat_state.submission = Some(*submission);
             }
         }
-        Event::PieceReplaced {
+        FlowerFieldsEvent::PieceReplaced {
             seat,
             round,
             piece,
@@ -74,15 +77,15 @@ pub fn apply(state: &mut State, event: &Event) {
                 seat_state.replacements.push((*round, *piece, *with));
             }
         }
-        Event::RulingSet { enabled, round, .. } => {
+        FlowerFieldsEvent::RulingSet { enabled, round, .. } => {
             state.piece_replacement = *enabled;
-            state.ruling_history.push(RulingChange {
+            state.ruling_history.push(FlowerFieldsRulingChange {
                 round: *round,
                 enabled: *enabled,
                 at_setup: false,
             });
         }
-        Event::SubmissionMissed {
+        FlowerFieldsEvent::SubmissionMissed {
             seat,
             round,
             piece,
@@ -103,14 +106,14 @@ pub fn apply(state: &mut State, event: &Event) {
                         }
                     }
                 }
-                seat_state.penalties.push(PointPenalty {
+                seat_state.penalties.push(FlowerFieldsPointPenalty {
                     round: *round,
-                    reason: PenaltyReason::MissedSubmission,
+                    reason: FlowerFieldsPenaltyReason::MissedSubmission,
                     points: points.unwrap_or(recorded_v1::MISSED_SUBMISSION_POINTS),
                 });
             }
         }
-        Event::PiecePlaced {
+        FlowerFieldsEvent::PiecePlaced {
             field,
             round,
             seat,
@@ -123,7 +126,7 @@ pub fn apply(state: &mut State, event: &Event) {
                 for (cell, flower) in planted_cells(*piece, *cells) {
                     field_state.set(cell, flower);
                 }
-                field_state.last_piece = Some(LastPiece {
+                field_state.last_piece = Some(FlowerFieldsLastPiece {
                     round: *round,
                     placed_by: *seat,
                     piece: *piece,
@@ -142,7 +145,7 @@ pub fn apply(state: &mut State, event: &Event) {
                 }
             }
         }
-        Event::BreakPenaltyTaken {
+        FlowerFieldsEvent::BreakPenaltyTaken {
             seat,
             round,
             break_field,
@@ -151,27 +154,29 @@ pub fn apply(state: &mut State, event: &Event) {
         } => {
             let amount = amount.unwrap_or(penalty.recorded_v1_amount());
             if let Some(seat_state) = state.seat_mut(*seat) {
-                seat_state.break_payments.push(BreakPayment {
+                seat_state.break_payments.push(FlowerFieldsBreakPayment {
                     round: *round,
                     break_field: *break_field,
                     penalty: *penalty,
                 });
                 match penalty {
-                    Penalty::Garnets => {
+                    FlowerFieldsPenalty::Garnets => {
                         seat_state.garnets.balance -= amount;
                         seat_state.garnets.spent_on_breaks += amount;
                     }
-                    Penalty::Points => seat_state.penalties.push(PointPenalty {
-                        round: *round,
-                        reason: PenaltyReason::Break {
-                            break_field: *break_field,
-                        },
-                        points: amount,
-                    }),
+                    FlowerFieldsPenalty::Points => {
+                        seat_state.penalties.push(FlowerFieldsPointPenalty {
+                            round: *round,
+                            reason: FlowerFieldsPenaltyReason::Break {
+                                break_field: *break_field,
+                            },
+                            points: amount,
+                        })
+                    }
                 }
             }
         }
-        Event::PieceRevealed {
+        FlowerFieldsEvent::PieceRevealed {
             field,
             round,
             from_seat,
@@ -179,14 +184,14 @@ pub fn apply(state: &mut State, event: &Event) {
             ..
         } => {
             if let Some(field_state) = state.field_mut(*field) {
-                field_state.revealed = Some(RevealedPiece {
+                field_state.revealed = Some(FlowerFieldsRevealedPiece {
                     piece: *piece,
                     from_seat: *from_seat,
                     due_round: round.saturating_add(1),
                 });
             }
         }
-        Event::PieceDiscarded {
+        FlowerFieldsEvent::PieceDiscarded {
             owner,
             piece,
             field,
@@ -201,19 +206,19 @@ pub fn apply(state: &mut State, event: &Event) {
                 seat_state.discarded.push(*piece);
             }
         }
-        Event::RoundResolved { .. } => {
+        FlowerFieldsEvent::RoundResolved { .. } => {
             for seat in &mut state.seats {
                 seat.submission = None;
                 seat.missed_this_round = false;
                 seat.missed_piece = None;
             }
         }
-        Event::GameEnded => {
+        FlowerFieldsEvent::GameEnded => {
             state.ended = true;
             for field in &mut state.fields {
                 for cell in &mut field.cells {
                     if cell.is_none() {
-                        *cell = Some(Flower::Black);
+                        *cell = Some(FlowerFieldsFlower::Black);
                     }
                 }
                 field.revealed = None;
@@ -224,33 +229,33 @@ pub fn apply(state: &mut State, event: &Event) {
                 seat.discarded.extend(leftover);
             }
         }
-        Event::GarnetsEarned { seat, garnets } => {
+        FlowerFieldsEvent::GarnetsEarned { seat, garnets } => {
             if let Some(seat_state) = state.seat_mut(*seat) {
                 seat_state.garnets.earned += garnets;
                 seat_state.garnets.balance += garnets;
             }
         }
-        Event::ResultDeclared { winner, candidates } => {
+        FlowerFieldsEvent::ResultDeclared { winner, candidates } => {
             let settled = match candidates.as_slice() {
                 [only] => Some(*only),
                 _ => None,
             };
             state.phase = if candidates.len() > 1 {
-                Phase::ChoosingCandidate
+                FlowerFieldsPhase::ChoosingCandidate
             } else {
-                Phase::Finished
+                FlowerFieldsPhase::Finished
             };
-            state.result = Some(GameResult {
+            state.result = Some(FlowerFieldsResult {
                 winner: *winner,
                 candidates: candidates.clone(),
                 elimination_candidate: settled,
             });
         }
-        Event::CandidateChosen { seat } => {
+        FlowerFieldsEvent::CandidateChosen { seat } => {
             if let Some(result) = state.result.as_mut() {
                 result.elimination_candidate = Some(*seat);
             }
-            state.phase = Phase::Finished;
+            state.phase = FlowerFieldsPhase::Finished;
         }
     }
 }

@@ -8,21 +8,22 @@ use crate::apply::apply;
 use crate::codes;
 use crate::flowers::{
     all_fields, all_seats, clockwise_field, field_due, managers, other_manager, placer_of,
-    FieldIndex, Piece, BREAK_GARNETS, BREAK_POINTS, LAST_REPLACEABLE_DEAL_ROUND, LAST_ROUND,
-    MISSED_SUBMISSION_POINTS, REPLACEMENT_GARNETS, SEAT_COUNT,
+    FieldIndex, FlowerFieldsPiece, BREAK_GARNETS, BREAK_POINTS, LAST_REPLACEABLE_DEAL_ROUND,
+    LAST_ROUND, MISSED_SUBMISSION_POINTS, REPLACEMENT_GARNETS, SEAT_COUNT,
 };
 use crate::messages::{
-    amount_of, recorded_v1, Action, DiscardReason, Event, Penalty, Placement, Submission,
+    amount_of, recorded_v1, FlowerFieldsAction, FlowerFieldsDiscardReason, FlowerFieldsEvent,
+    FlowerFieldsPenalty, FlowerFieldsPlacement, FlowerFieldsSubmission,
 };
-use crate::options::Options;
+use crate::options::FlowerFieldsOptions;
 use crate::score::{final_totals, garnets_earned, result_for};
-use crate::state::{FieldState, Phase, State};
+use crate::state::{FieldState, FlowerFieldsPhase, FlowerFieldsState};
 
 /// §2: every seat's bag shuffled once; round 0 and round 1 dealt from it.
-pub fn setup(options: &Options, rng: &mut GameRng) -> Vec<Event> {
-    let bags: Vec<Vec<Piece>> = all_seats()
+pub fn setup(options: &FlowerFieldsOptions, rng: &mut GameRng) -> Vec<FlowerFieldsEvent> {
+    let bags: Vec<Vec<FlowerFieldsPiece>> = all_seats()
         .map(|_| {
-            let mut bag = Piece::full_bag();
+            let mut bag = FlowerFieldsPiece::full_bag();
             bag.shuffle(rng);
             bag
         })
@@ -32,14 +33,17 @@ pub fn setup(options: &Options, rng: &mut GameRng) -> Vec<Event> {
 
 /// The setup events for bags already drawn (imported games, tests): the
 /// same events `setup` records after its shuffle.
-pub fn setup_with_bags(options: &Options, bags: Vec<Vec<Piece>>) -> Vec<Event> {
-    let mut emitter = Emitter::new(State::new(options));
-    emitter.emit(Event::GameSetUp {
+pub fn setup_with_bags(
+    options: &FlowerFieldsOptions,
+    bags: Vec<Vec<FlowerFieldsPiece>>,
+) -> Vec<FlowerFieldsEvent> {
+    let mut emitter = Emitter::new(FlowerFieldsState::new(options));
+    emitter.emit(FlowerFieldsEvent::GameSetUp {
         starting_garnets: options.starting_garnets,
         scoring: options.scoring,
         piece_replacement: options.piece_replacement,
     });
-    emitter.emit(Event::BagsShuffled { bags });
+    emitter.emit(FlowerFieldsEvent::BagsShuffled { bags });
     // Round 0 is deals only (§1): round 1 starts straight away.
     emitter.start_round(0);
     emitter.start_round(1);
@@ -49,19 +53,19 @@ pub fn setup_with_bags(options: &Options, bags: Vec<Vec<Piece>>) -> Vec<Event> {
 /// Applies events to a working copy as they are emitted, so automatic
 /// consequences are decided on the state they will actually meet.
 struct Emitter {
-    state: State,
-    events: Vec<Event>,
+    state: FlowerFieldsState,
+    events: Vec<FlowerFieldsEvent>,
 }
 
 impl Emitter {
-    fn new(state: State) -> Self {
+    fn new(state: FlowerFieldsState) -> Self {
         Emitter {
             state,
             events: Vec::new(),
         }
     }
 
-    fn emit(&mut self, event: Event) {
+    fn emit(&mut self, event: FlowerFieldsEvent) {
         apply(&mut self.state, &event);
         self.events.push(event);
     }
@@ -69,7 +73,7 @@ impl Emitter {
     /// §1, §3: a round starts with one deal per seat (from the recorded bag)
     /// and, from round 1, a break notice to both managers of every field.
     fn start_round(&mut self, round: u8) {
-        self.emit(Event::RoundStarted { round });
+        self.emit(FlowerFieldsEvent::RoundStarted { round });
         for seat in all_seats() {
             let piece = self
                 .state
@@ -78,13 +82,13 @@ impl Emitter {
                 .and_then(|bag| bag.get(usize::from(round)))
                 .copied();
             if let Some(piece) = piece {
-                self.emit(Event::PieceDealt { seat, round, piece });
+                self.emit(FlowerFieldsEvent::PieceDealt { seat, round, piece });
             }
         }
         if round >= 1 {
             for field in all_fields() {
                 let must_break = self.state.field(field).is_some_and(FieldState::must_break);
-                self.emit(Event::BreakNoticeGiven {
+                self.emit(FlowerFieldsEvent::BreakNoticeGiven {
                     field,
                     round,
                     must_break,
@@ -96,7 +100,7 @@ impl Emitter {
     /// Resolves the round once every seat submitted or missed, then starts
     /// the next round or ends the game.
     fn resolve_round_if_complete(&mut self) {
-        if self.state.phase != Phase::Submitting
+        if self.state.phase != FlowerFieldsPhase::Submitting
             || all_seats().any(|seat| self.state.is_pending(seat))
         {
             return;
@@ -119,15 +123,15 @@ impl Emitter {
             };
             let field = field_due(seat, round);
             if round >= LAST_ROUND {
-                self.emit(Event::PieceDiscarded {
+                self.emit(FlowerFieldsEvent::PieceDiscarded {
                     owner: seat,
                     round,
                     piece,
-                    reason: DiscardReason::MissedInLastRound,
+                    reason: FlowerFieldsDiscardReason::MissedInLastRound,
                     field: None,
                 });
             } else {
-                self.emit(Event::PieceRevealed {
+                self.emit(FlowerFieldsEvent::PieceRevealed {
                     field,
                     round,
                     from_seat: seat,
@@ -136,7 +140,7 @@ impl Emitter {
                 });
             }
         }
-        self.emit(Event::RoundResolved { round });
+        self.emit(FlowerFieldsEvent::RoundResolved { round });
         if round >= LAST_ROUND {
             self.end_game();
         } else {
@@ -157,7 +161,7 @@ impl Emitter {
         if let Some(revealed) = revealed {
             match submission.and_then(|submission| submission.revealed) {
                 Some(placement) => {
-                    self.emit(Event::PiecePlaced {
+                    self.emit(FlowerFieldsEvent::PiecePlaced {
                         field,
                         round,
                         seat: placer,
@@ -170,17 +174,17 @@ impl Emitter {
                         self.charge_break(field, round);
                     }
                 }
-                None => self.emit(Event::PieceDiscarded {
+                None => self.emit(FlowerFieldsEvent::PieceDiscarded {
                     owner: revealed.from_seat,
                     round,
                     piece: revealed.piece,
-                    reason: DiscardReason::ReceiverMissed,
+                    reason: FlowerFieldsDiscardReason::ReceiverMissed,
                     field: Some(field),
                 }),
             }
         }
         if let Some(submission) = submission {
-            self.emit(Event::PiecePlaced {
+            self.emit(FlowerFieldsEvent::PiecePlaced {
                 field,
                 round,
                 seat: placer,
@@ -210,16 +214,18 @@ impl Emitter {
                 }
             });
             let penalty = match choice {
-                Some(Penalty::Garnets) if seat_state.garnets.balance >= BREAK_GARNETS => {
-                    Penalty::Garnets
+                Some(FlowerFieldsPenalty::Garnets)
+                    if seat_state.garnets.balance >= BREAK_GARNETS =>
+                {
+                    FlowerFieldsPenalty::Garnets
                 }
-                _ => Penalty::Points,
+                _ => FlowerFieldsPenalty::Points,
             };
             let amount = match penalty {
-                Penalty::Garnets => BREAK_GARNETS,
-                Penalty::Points => BREAK_POINTS,
+                FlowerFieldsPenalty::Garnets => BREAK_GARNETS,
+                FlowerFieldsPenalty::Points => BREAK_POINTS,
             };
-            self.emit(Event::BreakPenaltyTaken {
+            self.emit(FlowerFieldsEvent::BreakPenaltyTaken {
                 seat: manager,
                 round,
                 break_field: field,
@@ -231,15 +237,15 @@ impl Emitter {
 
     /// §7: fill with black, earn garnets, declare the result.
     fn end_game(&mut self) {
-        self.emit(Event::GameEnded);
+        self.emit(FlowerFieldsEvent::GameEnded);
         let earned = garnets_earned(&self.state);
         for seat in all_seats() {
             let garnets = earned.get(usize::from(seat.0)).copied().unwrap_or(0);
-            self.emit(Event::GarnetsEarned { seat, garnets });
+            self.emit(FlowerFieldsEvent::GarnetsEarned { seat, garnets });
         }
         let totals = final_totals(&self.state);
         let result = result_for(&totals);
-        self.emit(Event::ResultDeclared {
+        self.emit(FlowerFieldsEvent::ResultDeclared {
             winner: result.winner,
             candidates: result.candidates,
         });
@@ -247,12 +253,12 @@ impl Emitter {
 }
 
 pub fn decide(
-    state: &State,
+    state: &FlowerFieldsState,
     actor: Actor<SeatIndex>,
-    action: &Action,
-) -> Result<Vec<Event>, Violation> {
+    action: &FlowerFieldsAction,
+) -> Result<Vec<FlowerFieldsEvent>, Violation> {
     match action {
-        Action::Submit {
+        FlowerFieldsAction::Submit {
             field,
             piece,
             cells,
@@ -262,7 +268,7 @@ pub fn decide(
             replaces_previous,
         } => {
             let seat = seat_actor(actor)?;
-            let submission = Submission {
+            let submission = FlowerFieldsSubmission {
                 field: *field,
                 piece: *piece,
                 cells: *cells,
@@ -272,30 +278,30 @@ pub fn decide(
             };
             submit(state, seat, submission, *replaces_previous)
         }
-        Action::ReplacePiece { piece, with } => {
+        FlowerFieldsAction::ReplacePiece { piece, with } => {
             let seat = seat_actor(actor)?;
             replace_piece(state, seat, *piece, *with)
         }
-        Action::Timeout { seat } => {
+        FlowerFieldsAction::Timeout { seat } => {
             umpire_actor(actor)?;
             timeout(state, *seat)
         }
-        Action::CloseRound => {
+        FlowerFieldsAction::CloseRound => {
             umpire_actor(actor)?;
             close_round(state)
         }
-        Action::SetRuling { rule, enabled } => {
+        FlowerFieldsAction::SetRuling { rule, enabled } => {
             umpire_actor(actor)?;
             if state.ended {
                 return Err(game_over());
             }
-            Ok(vec![Event::RulingSet {
+            Ok(vec![FlowerFieldsEvent::RulingSet {
                 rule: *rule,
                 enabled: *enabled,
                 round: state.round,
             }])
         }
-        Action::ChooseCandidate { seat } => {
+        FlowerFieldsAction::ChooseCandidate { seat } => {
             umpire_actor(actor)?;
             choose_candidate(state, *seat)
         }
@@ -329,11 +335,15 @@ fn game_over() -> Violation {
 }
 
 /// The checks shared by every seat action during a round.
-fn require_open_round(state: &State, seat: SeatIndex) -> Result<(), Violation> {
+fn require_open_round(state: &FlowerFieldsState, seat: SeatIndex) -> Result<(), Violation> {
     match state.phase {
-        Phase::Submitting => {}
-        Phase::Setup => return Err(codes::NOT_STARTED.with("The game has not been set up yet.")),
-        Phase::ChoosingCandidate | Phase::Finished => return Err(game_over()),
+        FlowerFieldsPhase::Submitting => {}
+        FlowerFieldsPhase::Setup => {
+            return Err(codes::NOT_STARTED.with("The game has not been set up yet."))
+        }
+        FlowerFieldsPhase::ChoosingCandidate | FlowerFieldsPhase::Finished => {
+            return Err(game_over())
+        }
     }
     if state
         .seat(seat)
@@ -349,11 +359,11 @@ fn require_open_round(state: &State, seat: SeatIndex) -> Result<(), Violation> {
 
 /// §1–§3, §5: a secret submission, checked against the field as it stands.
 fn submit(
-    state: &State,
+    state: &FlowerFieldsState,
     seat: SeatIndex,
-    submission: Submission,
+    submission: FlowerFieldsSubmission,
     replaces_previous: bool,
-) -> Result<Vec<Event>, Violation> {
+) -> Result<Vec<FlowerFieldsEvent>, Violation> {
     require_open_round(state, seat)?;
     let Some(seat_state) = state.seat(seat) else {
         return Err(no_such_seat(seat));
@@ -420,14 +430,14 @@ fn submit(
         }
         (None, None) => {}
     }
-    let own = Placement {
+    let own = FlowerFieldsPlacement {
         piece: submission.piece,
         cells: submission.cells,
         broken: submission.broken,
     };
     check_placement(&working_field, &own, "piece")?;
     let mut emitter = Emitter::new(state.clone());
-    emitter.emit(Event::SubmissionMade {
+    emitter.emit(FlowerFieldsEvent::SubmissionMade {
         seat,
         round,
         submission,
@@ -439,7 +449,11 @@ fn submit(
 
 /// §3: a domino on two adjacent empty cells, or a break onto any two empty
 /// cells when (and only when) no adjacent empty pair exists.
-fn check_placement(field: &FieldState, placement: &Placement, what: &str) -> Result<(), Violation> {
+fn check_placement(
+    field: &FieldState,
+    placement: &FlowerFieldsPlacement,
+    what: &str,
+) -> Result<(), Violation> {
     let [first, second] = placement.cells;
     if first == second {
         return Err(codes::SAME_CELL.with(format!(
@@ -473,7 +487,7 @@ fn check_placement(field: &FieldState, placement: &Placement, what: &str) -> Res
     Ok(())
 }
 
-fn place(field: &mut FieldState, placement: &Placement) {
+fn place(field: &mut FieldState, placement: &FlowerFieldsPlacement) {
     let [first_cell, second_cell] = placement.cells;
     field.set(first_cell, placement.piece.first);
     field.set(second_cell, placement.piece.second);
@@ -482,11 +496,11 @@ fn place(field: &mut FieldState, placement: &Placement) {
 /// §6: 3 garnets for any two-flower piece, for a piece dealt in rounds 0–3,
 /// only while the ruling is in force.
 fn replace_piece(
-    state: &State,
+    state: &FlowerFieldsState,
     seat: SeatIndex,
-    piece: Piece,
-    with: Piece,
-) -> Result<Vec<Event>, Violation> {
+    piece: FlowerFieldsPiece,
+    with: FlowerFieldsPiece,
+) -> Result<Vec<FlowerFieldsEvent>, Violation> {
     require_open_round(state, seat)?;
     let Some(seat_state) = state.seat(seat) else {
         return Err(no_such_seat(seat));
@@ -524,7 +538,7 @@ fn replace_piece(
             seat.0, seat_state.garnets.balance
         )));
     }
-    Ok(vec![Event::PieceReplaced {
+    Ok(vec![FlowerFieldsEvent::PieceReplaced {
         seat,
         round: state.round,
         piece: held.piece,
@@ -534,14 +548,14 @@ fn replace_piece(
     }])
 }
 
-fn missed_event(state: &State, seat: SeatIndex) -> Event {
+fn missed_event(state: &FlowerFieldsState, seat: SeatIndex) -> FlowerFieldsEvent {
     let piece = state.seat(seat).and_then(|seat_state| {
         seat_state
             .oldest_position()
             .and_then(|position| seat_state.hand.get(position))
             .map(|held| held.piece)
     });
-    Event::SubmissionMissed {
+    FlowerFieldsEvent::SubmissionMissed {
         seat,
         round: state.round,
         due_field: field_due(seat, state.round),
@@ -554,7 +568,10 @@ fn missed_event(state: &State, seat: SeatIndex) -> Event {
 }
 
 /// §5: the umpire marks one seat's submission as missed.
-fn timeout(state: &State, seat: SeatIndex) -> Result<Vec<Event>, Violation> {
+fn timeout(
+    state: &FlowerFieldsState,
+    seat: SeatIndex,
+) -> Result<Vec<FlowerFieldsEvent>, Violation> {
     if seat.0 >= SEAT_COUNT {
         return Err(no_such_seat(seat));
     }
@@ -575,11 +592,15 @@ fn timeout(state: &State, seat: SeatIndex) -> Result<Vec<Event>, Violation> {
 }
 
 /// §1, §5: every seat still pending misses, and the round resolves.
-fn close_round(state: &State) -> Result<Vec<Event>, Violation> {
+fn close_round(state: &FlowerFieldsState) -> Result<Vec<FlowerFieldsEvent>, Violation> {
     match state.phase {
-        Phase::Submitting => {}
-        Phase::Setup => return Err(codes::NOT_STARTED.with("The game has not been set up yet.")),
-        Phase::ChoosingCandidate | Phase::Finished => return Err(game_over()),
+        FlowerFieldsPhase::Submitting => {}
+        FlowerFieldsPhase::Setup => {
+            return Err(codes::NOT_STARTED.with("The game has not been set up yet."))
+        }
+        FlowerFieldsPhase::ChoosingCandidate | FlowerFieldsPhase::Finished => {
+            return Err(game_over())
+        }
     }
     let mut emitter = Emitter::new(state.clone());
     for seat in all_seats() {
@@ -592,11 +613,14 @@ fn close_round(state: &State) -> Result<Vec<Event>, Violation> {
 }
 
 /// §7: the umpire settles a tie for the Elimination Candidate.
-fn choose_candidate(state: &State, seat: SeatIndex) -> Result<Vec<Event>, Violation> {
+fn choose_candidate(
+    state: &FlowerFieldsState,
+    seat: SeatIndex,
+) -> Result<Vec<FlowerFieldsEvent>, Violation> {
     match state.phase {
-        Phase::ChoosingCandidate => {}
-        Phase::Finished => return Err(game_over()),
-        Phase::Setup | Phase::Submitting => {
+        FlowerFieldsPhase::ChoosingCandidate => {}
+        FlowerFieldsPhase::Finished => return Err(game_over()),
+        FlowerFieldsPhase::Setup | FlowerFieldsPhase::Submitting => {
             return Err(codes::NO_CANDIDATE_TIE.with(format!(
                 "There is no tie for the Elimination Candidate to settle with seat {}.",
                 seat.0
@@ -614,5 +638,5 @@ fn choose_candidate(state: &State, seat: SeatIndex) -> Result<Vec<Event>, Violat
             seat.0
         )));
     }
-    Ok(vec![Event::CandidateChosen { seat }])
+    Ok(vec![FlowerFieldsEvent::CandidateChosen { seat }])
 }

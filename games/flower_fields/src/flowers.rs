@@ -1,12 +1,12 @@
 //! Flowers, pieces (dominoes of two flowers), cells `A1`..`E5`, and the ring
 //! arithmetic of seats and fields (§1, §2).
 
-use std::borrow::Cow;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
+use umpire_domain::text_schema::with_pattern;
 use umpire_domain::SeatIndex;
-use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+use utoipa::openapi::schema::Schema;
 use utoipa::openapi::RefOr;
 use utoipa::{PartialSchema, ToSchema};
 
@@ -32,8 +32,7 @@ pub const LAST_REPLACEABLE_DEAL_ROUND: u8 = 3;
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
 )]
 #[serde(rename_all = "snake_case")]
-#[schema(as = FlowerFieldsFlower)]
-pub enum Flower {
+pub enum FlowerFieldsFlower {
     White,
     Red,
     Yellow,
@@ -43,38 +42,38 @@ pub enum Flower {
     Black,
 }
 
-impl Flower {
+impl FlowerFieldsFlower {
     /// The six types a piece can carry, in a fixed order.
-    pub const PLANTABLE: [Flower; 6] = [
-        Flower::White,
-        Flower::Red,
-        Flower::Yellow,
-        Flower::Blue,
-        Flower::Purple,
-        Flower::Orange,
+    pub const PLANTABLE: [FlowerFieldsFlower; 6] = [
+        FlowerFieldsFlower::White,
+        FlowerFieldsFlower::Red,
+        FlowerFieldsFlower::Yellow,
+        FlowerFieldsFlower::Blue,
+        FlowerFieldsFlower::Purple,
+        FlowerFieldsFlower::Orange,
     ];
 
     pub fn name(self) -> &'static str {
         match self {
-            Flower::White => "white",
-            Flower::Red => "red",
-            Flower::Yellow => "yellow",
-            Flower::Blue => "blue",
-            Flower::Purple => "purple",
-            Flower::Orange => "orange",
-            Flower::Black => "black",
+            FlowerFieldsFlower::White => "white",
+            FlowerFieldsFlower::Red => "red",
+            FlowerFieldsFlower::Yellow => "yellow",
+            FlowerFieldsFlower::Blue => "blue",
+            FlowerFieldsFlower::Purple => "purple",
+            FlowerFieldsFlower::Orange => "orange",
+            FlowerFieldsFlower::Black => "black",
         }
     }
 
     /// Parses a plantable flower name; `black` is not one.
-    pub fn parse_plantable(name: &str) -> Option<Flower> {
-        Flower::PLANTABLE
+    pub fn parse_plantable(name: &str) -> Option<FlowerFieldsFlower> {
+        FlowerFieldsFlower::PLANTABLE
             .into_iter()
             .find(|flower| flower.name() == name)
     }
 }
 
-impl fmt::Display for Flower {
+impl fmt::Display for FlowerFieldsFlower {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
@@ -94,55 +93,55 @@ impl fmt::Display for Flower {
     serde_with::SerializeDisplay,
     serde_with::DeserializeFromStr,
 )]
-pub struct Piece {
-    pub first: Flower,
-    pub second: Flower,
+pub struct FlowerFieldsPiece {
+    pub first: FlowerFieldsFlower,
+    pub second: FlowerFieldsFlower,
 }
 
-impl Piece {
-    pub fn new(first: Flower, second: Flower) -> Self {
-        Piece { first, second }
+impl FlowerFieldsPiece {
+    pub fn new(first: FlowerFieldsFlower, second: FlowerFieldsFlower) -> Self {
+        FlowerFieldsPiece { first, second }
     }
 
     /// The same piece, whatever the order its flowers are written in.
-    pub fn same_piece_as(&self, other: &Piece) -> bool {
+    pub fn same_piece_as(&self, other: &FlowerFieldsPiece) -> bool {
         (self.first == other.first && self.second == other.second)
             || (self.first == other.second && self.second == other.first)
     }
 
-    pub fn flowers(&self) -> [Flower; 2] {
+    pub fn flowers(&self) -> [FlowerFieldsFlower; 2] {
         [self.first, self.second]
     }
 
     /// The 15 pieces of a bag: every pair of two different types (§2).
-    pub fn full_bag() -> Vec<Piece> {
+    pub fn full_bag() -> Vec<FlowerFieldsPiece> {
         let mut bag = Vec::with_capacity(15);
-        for (index, first) in Flower::PLANTABLE.iter().enumerate() {
-            for second in Flower::PLANTABLE.iter().skip(index + 1) {
-                bag.push(Piece::new(*first, *second));
+        for (index, first) in FlowerFieldsFlower::PLANTABLE.iter().enumerate() {
+            for second in FlowerFieldsFlower::PLANTABLE.iter().skip(index + 1) {
+                bag.push(FlowerFieldsPiece::new(*first, *second));
             }
         }
         bag
     }
 }
 
-impl fmt::Display for Piece {
+impl fmt::Display for FlowerFieldsPiece {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}-{}", self.first, self.second)
     }
 }
 
-impl std::str::FromStr for Piece {
+impl std::str::FromStr for FlowerFieldsPiece {
     type Err = String;
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let (first, second) = text
             .split_once('-')
             .ok_or_else(|| format!("`{text}` is not a piece like `red-blue`"))?;
         let parse = |name: &str| {
-            Flower::parse_plantable(name)
+            FlowerFieldsFlower::parse_plantable(name)
                 .ok_or_else(|| format!("`{name}` is not a flower type of a piece"))
         };
-        Ok(Piece::new(parse(first)?, parse(second)?))
+        Ok(FlowerFieldsPiece::new(parse(first)?, parse(second)?))
     }
 }
 
@@ -159,50 +158,51 @@ impl std::str::FromStr for Piece {
     serde_with::SerializeDisplay,
     serde_with::DeserializeFromStr,
 )]
-pub struct Cell {
+pub struct FlowerFieldsCell {
     /// 0..4 for A..E.
     pub column: u8,
     /// 0..4 for rows 1..5.
     pub row: u8,
 }
 
-impl Cell {
+impl FlowerFieldsCell {
     /// Every cell, row by row.
-    pub fn all() -> impl Iterator<Item = Cell> {
-        (0..FIELD_SIZE).flat_map(|row| (0..FIELD_SIZE).map(move |column| Cell { column, row }))
+    pub fn all() -> impl Iterator<Item = FlowerFieldsCell> {
+        (0..FIELD_SIZE)
+            .flat_map(|row| (0..FIELD_SIZE).map(move |column| FlowerFieldsCell { column, row }))
     }
 
     pub fn index(self) -> usize {
         usize::from(self.row) * usize::from(FIELD_SIZE) + usize::from(self.column)
     }
 
-    pub fn is_adjacent_to(self, other: Cell) -> bool {
+    pub fn is_adjacent_to(self, other: FlowerFieldsCell) -> bool {
         self.column.abs_diff(other.column) + self.row.abs_diff(other.row) == 1
     }
 
     /// The orthogonal neighbours inside the field.
-    pub fn neighbours(self) -> Vec<Cell> {
+    pub fn neighbours(self) -> Vec<FlowerFieldsCell> {
         let mut neighbours = Vec::with_capacity(4);
         if self.column > 0 {
-            neighbours.push(Cell {
+            neighbours.push(FlowerFieldsCell {
                 column: self.column - 1,
                 row: self.row,
             });
         }
         if self.column + 1 < FIELD_SIZE {
-            neighbours.push(Cell {
+            neighbours.push(FlowerFieldsCell {
                 column: self.column + 1,
                 row: self.row,
             });
         }
         if self.row > 0 {
-            neighbours.push(Cell {
+            neighbours.push(FlowerFieldsCell {
                 column: self.column,
                 row: self.row - 1,
             });
         }
         if self.row + 1 < FIELD_SIZE {
-            neighbours.push(Cell {
+            neighbours.push(FlowerFieldsCell {
                 column: self.column,
                 row: self.row + 1,
             });
@@ -219,13 +219,13 @@ impl Cell {
     }
 }
 
-impl fmt::Display for Cell {
+impl fmt::Display for FlowerFieldsCell {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}{}", char::from(b'A' + self.column), self.row + 1)
     }
 }
 
-impl std::str::FromStr for Cell {
+impl std::str::FromStr for FlowerFieldsCell {
     type Err = String;
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let bytes = text.as_bytes();
@@ -238,23 +238,13 @@ impl std::str::FromStr for Cell {
         if column >= FIELD_SIZE || row >= FIELD_SIZE {
             return Err(error());
         }
-        Ok(Cell { column, row })
+        Ok(FlowerFieldsCell { column, row })
     }
 }
 
-/// A string schema with a pattern and an example, for the string newtypes.
-fn string_schema(description: &str, pattern: &str, example: &str) -> RefOr<Schema> {
-    ObjectBuilder::new()
-        .schema_type(Type::String)
-        .description(Some(description))
-        .pattern(Some(pattern))
-        .examples([serde_json::Value::from(example)])
-        .into()
-}
-
-impl PartialSchema for Piece {
+impl PartialSchema for FlowerFieldsPiece {
     fn schema() -> RefOr<Schema> {
-        string_schema(
+        with_pattern(
             "A domino of two flowers, `first-second`; the first goes on the first cell named.",
             "^(white|red|yellow|blue|purple|orange)-(white|red|yellow|blue|purple|orange)$",
             "red-blue",
@@ -262,15 +252,11 @@ impl PartialSchema for Piece {
     }
 }
 
-impl ToSchema for Piece {
-    fn name() -> Cow<'static, str> {
-        Cow::Borrowed("FlowerFieldsPiece")
-    }
-}
+impl ToSchema for FlowerFieldsPiece {}
 
-impl PartialSchema for Cell {
+impl PartialSchema for FlowerFieldsCell {
     fn schema() -> RefOr<Schema> {
-        string_schema(
+        with_pattern(
             "A cell of a field: column letter A-E, row 1-5.",
             "^[A-E][1-5]$",
             "C3",
@@ -278,11 +264,7 @@ impl PartialSchema for Cell {
     }
 }
 
-impl ToSchema for Cell {
-    fn name() -> Cow<'static, str> {
-        Cow::Borrowed("FlowerFieldsCell")
-    }
-}
+impl ToSchema for FlowerFieldsCell {}
 
 /// A field number 0..4; field `i` lies between seats `i` and `i+1` (§1).
 pub type FieldIndex = u8;
@@ -347,7 +329,10 @@ pub fn all_fields() -> impl Iterator<Item = FieldIndex> {
 }
 
 /// Cells of `placement` paired with the flowers they receive.
-pub fn planted_cells(piece: Piece, cells: [Cell; 2]) -> [(Cell, Flower); 2] {
+pub fn planted_cells(
+    piece: FlowerFieldsPiece,
+    cells: [FlowerFieldsCell; 2],
+) -> [(FlowerFieldsCell, FlowerFieldsFlower); 2] {
     [(cells[0], piece.first), (cells[1], piece.second)]
 }
 
@@ -357,15 +342,18 @@ mod tests {
 
     #[test]
     fn cells_and_pieces_round_trip_through_their_names() {
-        for cell in Cell::all() {
-            assert_eq!(cell.to_string().parse::<Cell>(), Ok(cell));
+        for cell in FlowerFieldsCell::all() {
+            assert_eq!(cell.to_string().parse::<FlowerFieldsCell>(), Ok(cell));
         }
-        assert!("F1".parse::<Cell>().is_err());
-        assert!("A0".parse::<Cell>().is_err());
-        assert_eq!(Piece::full_bag().len(), 15);
-        let piece: Piece = "blue-red".parse().expect("a piece");
-        assert!(piece.same_piece_as(&Piece::new(Flower::Red, Flower::Blue)));
-        assert!("black-red".parse::<Piece>().is_err());
+        assert!("F1".parse::<FlowerFieldsCell>().is_err());
+        assert!("A0".parse::<FlowerFieldsCell>().is_err());
+        assert_eq!(FlowerFieldsPiece::full_bag().len(), 15);
+        let piece: FlowerFieldsPiece = "blue-red".parse().expect("a piece");
+        assert!(piece.same_piece_as(&FlowerFieldsPiece::new(
+            FlowerFieldsFlower::Red,
+            FlowerFieldsFlower::Blue
+        )));
+        assert!("black-red".parse::<FlowerFieldsPiece>().is_err());
     }
 
     #[test]

@@ -4,51 +4,58 @@
 use umpire_domain::{Actor, SeatIndex};
 
 use crate::flowers::{
-    all_seats, field_due, Flower, Piece, LAST_REPLACEABLE_DEAL_ROUND, REPLACEMENT_GARNETS,
+    all_seats, field_due, FlowerFieldsFlower, FlowerFieldsPiece, LAST_REPLACEABLE_DEAL_ROUND,
+    REPLACEMENT_GARNETS,
 };
-use crate::messages::{Action, Penalty, PenaltyChoices, Placement, Ruling};
-use crate::state::{FieldState, Phase, State};
+use crate::messages::{
+    FlowerFieldsAction, FlowerFieldsPenalty, FlowerFieldsPenaltyChoices, FlowerFieldsPlacement,
+    FlowerFieldsRuling,
+};
+use crate::state::{FieldState, FlowerFieldsPhase, FlowerFieldsState};
 
 /// At most this many submissions are listed for one seat.
 const MAXIMUM_SUBMISSIONS: usize = 120;
 /// At most this many placements of a revealed piece are combined.
 const MAXIMUM_REVEALED_PLACEMENTS: usize = 3;
 
-pub fn legal_actions(state: &State, actor: Actor<SeatIndex>) -> Vec<Action> {
+pub fn legal_actions(
+    state: &FlowerFieldsState,
+    actor: Actor<SeatIndex>,
+) -> Vec<FlowerFieldsAction> {
     match actor {
         Actor::Umpire => umpire_actions(state),
         Actor::Seat(seat) => seat_actions(state, seat),
     }
 }
 
-fn umpire_actions(state: &State) -> Vec<Action> {
+fn umpire_actions(state: &FlowerFieldsState) -> Vec<FlowerFieldsAction> {
     match state.phase {
-        Phase::Submitting => {
-            let mut actions: Vec<Action> = all_seats()
+        FlowerFieldsPhase::Submitting => {
+            let mut actions: Vec<FlowerFieldsAction> = all_seats()
                 .filter(|seat| state.is_pending(*seat))
-                .map(|seat| Action::Timeout { seat })
+                .map(|seat| FlowerFieldsAction::Timeout { seat })
                 .collect();
-            actions.push(Action::CloseRound);
-            actions.push(Action::SetRuling {
-                rule: Ruling::PieceReplacement,
+            actions.push(FlowerFieldsAction::CloseRound);
+            actions.push(FlowerFieldsAction::SetRuling {
+                rule: FlowerFieldsRuling::PieceReplacement,
                 enabled: !state.piece_replacement,
             });
             actions
         }
-        Phase::ChoosingCandidate => state
+        FlowerFieldsPhase::ChoosingCandidate => state
             .result
             .iter()
             .flat_map(|result| result.candidates.iter())
-            .map(|seat| Action::ChooseCandidate { seat: *seat })
+            .map(|seat| FlowerFieldsAction::ChooseCandidate { seat: *seat })
             .collect(),
-        Phase::Setup | Phase::Finished => Vec::new(),
+        FlowerFieldsPhase::Setup | FlowerFieldsPhase::Finished => Vec::new(),
     }
 }
 
 /// Every placement of a piece on a field: a domino both ways round on each
 /// adjacent empty pair, or, when none is left, a break onto any two empty
 /// cells.
-pub fn placements(field: &FieldState, piece: Piece) -> Vec<Placement> {
+pub fn placements(field: &FieldState, piece: FlowerFieldsPiece) -> Vec<FlowerFieldsPlacement> {
     let pairs = field.adjacent_empty_pairs();
     if pairs.is_empty() {
         let empty = field.empty_cells();
@@ -56,7 +63,7 @@ pub fn placements(field: &FieldState, piece: Piece) -> Vec<Placement> {
         for first in &empty {
             for second in &empty {
                 if first != second {
-                    result.push(Placement {
+                    result.push(FlowerFieldsPlacement {
                         piece,
                         cells: [*first, *second],
                         broken: true,
@@ -70,12 +77,12 @@ pub fn placements(field: &FieldState, piece: Piece) -> Vec<Placement> {
         .into_iter()
         .flat_map(|[first, second]| {
             [
-                Placement {
+                FlowerFieldsPlacement {
                     piece,
                     cells: [first, second],
                     broken: false,
                 },
-                Placement {
+                FlowerFieldsPlacement {
                     piece,
                     cells: [second, first],
                     broken: false,
@@ -85,20 +92,20 @@ pub fn placements(field: &FieldState, piece: Piece) -> Vec<Placement> {
         .collect()
 }
 
-fn penalty_variant(index: usize) -> PenaltyChoices {
+fn penalty_variant(index: usize) -> FlowerFieldsPenaltyChoices {
     match index % 4 {
-        0 => PenaltyChoices::default(),
-        1 => PenaltyChoices {
-            clockwise: Some(Penalty::Garnets),
-            counterclockwise: Some(Penalty::Garnets),
+        0 => FlowerFieldsPenaltyChoices::default(),
+        1 => FlowerFieldsPenaltyChoices {
+            clockwise: Some(FlowerFieldsPenalty::Garnets),
+            counterclockwise: Some(FlowerFieldsPenalty::Garnets),
         },
-        2 => PenaltyChoices {
-            clockwise: Some(Penalty::Points),
-            counterclockwise: Some(Penalty::Points),
+        2 => FlowerFieldsPenaltyChoices {
+            clockwise: Some(FlowerFieldsPenalty::Points),
+            counterclockwise: Some(FlowerFieldsPenalty::Points),
         },
-        _ => PenaltyChoices {
-            clockwise: Some(Penalty::Garnets),
-            counterclockwise: Some(Penalty::Points),
+        _ => FlowerFieldsPenaltyChoices {
+            clockwise: Some(FlowerFieldsPenalty::Garnets),
+            counterclockwise: Some(FlowerFieldsPenalty::Points),
         },
     }
 }
@@ -112,8 +119,8 @@ fn spread<T: Clone>(items: &[T], limit: usize) -> Vec<T> {
     items.iter().step_by(step).cloned().collect()
 }
 
-fn seat_actions(state: &State, seat: SeatIndex) -> Vec<Action> {
-    if state.phase != Phase::Submitting {
+fn seat_actions(state: &FlowerFieldsState, seat: SeatIndex) -> Vec<FlowerFieldsAction> {
+    if state.phase != FlowerFieldsPhase::Submitting {
         return Vec::new();
     }
     let Some(seat_state) = state.seat(seat) else {
@@ -133,7 +140,7 @@ fn seat_actions(state: &State, seat: SeatIndex) -> Vec<Action> {
         .oldest_position()
         .and_then(|position| seat_state.hand.get(position))
         .filter(|held| held.play_by_round <= round);
-    let mut pieces: Vec<Piece> = match overdue {
+    let mut pieces: Vec<FlowerFieldsPiece> = match overdue {
         Some(held) => vec![held.piece],
         None => seat_state.hand.iter().map(|held| held.piece).collect(),
     };
@@ -141,7 +148,7 @@ fn seat_actions(state: &State, seat: SeatIndex) -> Vec<Action> {
     let pending = field_state
         .revealed
         .filter(|revealed| revealed.due_round == round);
-    let revealed_options: Vec<Option<Placement>> = match pending {
+    let revealed_options: Vec<Option<FlowerFieldsPlacement>> = match pending {
         Some(pending) => spread(
             &placements(field_state, pending.piece),
             MAXIMUM_REVEALED_PLACEMENTS,
@@ -164,18 +171,20 @@ fn seat_actions(state: &State, seat: SeatIndex) -> Vec<Action> {
             }
         }
     }
-    let mut actions: Vec<Action> = spread(&candidates, MAXIMUM_SUBMISSIONS)
+    let mut actions: Vec<FlowerFieldsAction> = spread(&candidates, MAXIMUM_SUBMISSIONS)
         .into_iter()
         .enumerate()
-        .map(|(index, (revealed, placement))| Action::Submit {
-            field,
-            piece: placement.piece,
-            cells: placement.cells,
-            broken: placement.broken,
-            revealed,
-            penalties: penalty_variant(index),
-            replaces_previous: already_submitted,
-        })
+        .map(
+            |(index, (revealed, placement))| FlowerFieldsAction::Submit {
+                field,
+                piece: placement.piece,
+                cells: placement.cells,
+                broken: placement.broken,
+                revealed,
+                penalties: penalty_variant(index),
+                replaces_previous: already_submitted,
+            },
+        )
         .collect();
     // §6: a few replacements while the ruling is in force.
     if !already_submitted
@@ -185,10 +194,10 @@ fn seat_actions(state: &State, seat: SeatIndex) -> Vec<Action> {
         for held in &seat_state.hand {
             if held.dealt_round <= LAST_REPLACEABLE_DEAL_ROUND {
                 for with in [
-                    Piece::new(Flower::Red, Flower::Red),
-                    Piece::new(Flower::White, Flower::Blue),
+                    FlowerFieldsPiece::new(FlowerFieldsFlower::Red, FlowerFieldsFlower::Red),
+                    FlowerFieldsPiece::new(FlowerFieldsFlower::White, FlowerFieldsFlower::Blue),
                 ] {
-                    actions.push(Action::ReplacePiece {
+                    actions.push(FlowerFieldsAction::ReplacePiece {
                         piece: held.piece,
                         with,
                     });

@@ -86,13 +86,26 @@ use umpire_domain::{
 };
 
 pub use decide::setup_with_bags;
-pub use flowers::{Cell, Flower, Piece};
+pub use flowers::{FlowerFieldsCell, FlowerFieldsFlower, FlowerFieldsPiece};
 pub use legal::placements;
-pub use messages::{Action, Event, Penalty, PenaltyChoices, Placement, Ruling, Submission};
-pub use options::{Options, ScoringMapping, ScoringRule};
-pub use score::Score;
-pub use state::{Phase, State};
-pub use view::View;
+pub use messages::{
+    FlowerFieldsAction, FlowerFieldsEvent, FlowerFieldsPenalty, FlowerFieldsPenaltyChoices,
+    FlowerFieldsPlacement, FlowerFieldsRuling, FlowerFieldsSubmission,
+};
+pub use options::{FlowerFieldsOptions, FlowerFieldsScoringMapping, FlowerFieldsScoringRule};
+pub use score::FlowerFieldsScore;
+pub use state::{FlowerFieldsPhase, FlowerFieldsState};
+pub use view::FlowerFieldsView;
+
+/// The short names `tests/golden.rs` still uses until the branch that
+/// rewrites golden-file updating lands there; the types are named as the
+/// OpenAPI document names them (`FlowerFieldsAction`). Delete with it.
+#[doc(hidden)]
+pub use {
+    messages::FlowerFieldsAction as Action, messages::FlowerFieldsEvent as Event,
+    messages::FlowerFieldsRuling as Ruling, options::FlowerFieldsOptions as Options,
+    state::FlowerFieldsState as State,
+};
 
 /// The rules of Between Flower Fields.
 pub struct FlowerFields;
@@ -103,58 +116,58 @@ impl Game for FlowerFields {
     const VIOLATIONS: &'static [umpire_domain::ViolationKind] = codes::ALL;
 
     type Seat = SeatIndex;
-    type Options = Options;
-    type State = State;
-    type Action = Action;
-    type Event = Event;
-    type View = View;
-    type Score = Score;
+    type Options = FlowerFieldsOptions;
+    type State = FlowerFieldsState;
+    type Action = FlowerFieldsAction;
+    type Event = FlowerFieldsEvent;
+    type View = FlowerFieldsView;
+    type Score = FlowerFieldsScore;
 
-    fn validate_options(options: Options) -> Result<Options, Violation> {
+    fn validate_options(options: FlowerFieldsOptions) -> Result<FlowerFieldsOptions, Violation> {
         options::validate(options)
     }
 
-    fn seats(_options: &Options) -> Vec<SeatIndex> {
+    fn seats(_options: &FlowerFieldsOptions) -> Vec<SeatIndex> {
         flowers::all_seats().collect()
     }
 
-    fn initial_state(options: &Options) -> State {
-        State::new(options)
+    fn initial_state(options: &FlowerFieldsOptions) -> FlowerFieldsState {
+        FlowerFieldsState::new(options)
     }
 
-    fn setup(options: &Options, rng: &mut GameRng) -> Vec<Event> {
+    fn setup(options: &FlowerFieldsOptions, rng: &mut GameRng) -> Vec<FlowerFieldsEvent> {
         decide::setup(options, rng)
     }
 
     fn decide(
-        state: &State,
+        state: &FlowerFieldsState,
         actor: Actor<SeatIndex>,
-        action: &Action,
-    ) -> Result<Vec<Event>, Violation> {
+        action: &FlowerFieldsAction,
+    ) -> Result<Vec<FlowerFieldsEvent>, Violation> {
         decide::decide(state, actor, action)
     }
 
-    fn apply(state: &mut State, event: &Event) {
+    fn apply(state: &mut FlowerFieldsState, event: &FlowerFieldsEvent) {
         apply::apply(state, event);
     }
 
-    fn status(state: &State) -> Status<SeatIndex> {
+    fn status(state: &FlowerFieldsState) -> Status<SeatIndex> {
         let phase = match state.phase {
-            Phase::Setup => "setup",
-            Phase::Submitting => "submitting",
-            Phase::ChoosingCandidate => "choosing_candidate",
-            Phase::Finished => "finished",
+            FlowerFieldsPhase::Setup => "setup",
+            FlowerFieldsPhase::Submitting => "submitting",
+            FlowerFieldsPhase::ChoosingCandidate => "choosing_candidate",
+            FlowerFieldsPhase::Finished => "finished",
         };
         Status {
             to_act: flowers::all_seats()
                 .filter(|seat| state.is_pending(*seat))
                 .collect(),
             phase,
-            finished: state.phase == Phase::Finished,
+            finished: state.phase == FlowerFieldsPhase::Finished,
         }
     }
 
-    fn view(state: &State, viewer: Viewer<SeatIndex>) -> View {
+    fn view(state: &FlowerFieldsState, viewer: Viewer<SeatIndex>) -> FlowerFieldsView {
         view::view(state, viewer)
     }
 
@@ -170,19 +183,26 @@ impl Game for FlowerFields {
         "candidate_chosen",
     ];
 
-    fn redact_event(now: &State, event: &Event, viewer: Viewer<SeatIndex>) -> Option<Event> {
+    fn redact_event(
+        now: &FlowerFieldsState,
+        event: &FlowerFieldsEvent,
+        viewer: Viewer<SeatIndex>,
+    ) -> Option<FlowerFieldsEvent> {
         view::redact_event(now, event, viewer)
     }
 
-    fn legal_actions(state: &State, actor: Actor<SeatIndex>) -> Vec<Action> {
+    fn legal_actions(
+        state: &FlowerFieldsState,
+        actor: Actor<SeatIndex>,
+    ) -> Vec<FlowerFieldsAction> {
         legal::legal_actions(state, actor)
     }
 
-    fn score(state: &State, viewer: Viewer<SeatIndex>) -> Score {
+    fn score(state: &FlowerFieldsState, viewer: Viewer<SeatIndex>) -> FlowerFieldsScore {
         score::score(state, viewer)
     }
 
-    fn summary(state: &State) -> ScoreSummary {
+    fn summary(state: &FlowerFieldsState) -> ScoreSummary {
         score::summary(state)
     }
 
@@ -218,6 +238,12 @@ impl Game for FlowerFields {
                 json!({"type": "choose_candidate", "seat": 2}),
             ),
         ];
-        GameSchemas::of::<Options, Action, Event, View, Score>(examples)
+        GameSchemas::of::<
+            FlowerFieldsOptions,
+            FlowerFieldsAction,
+            FlowerFieldsEvent,
+            FlowerFieldsView,
+            FlowerFieldsScore,
+        >(examples)
     }
 }

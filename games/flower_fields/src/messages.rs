@@ -5,14 +5,13 @@ use serde::{Deserialize, Serialize};
 use umpire_domain::SeatIndex;
 use utoipa::ToSchema;
 
-use crate::flowers::{Cell, Piece};
-use crate::options::ScoringMapping;
+use crate::flowers::{FlowerFieldsCell, FlowerFieldsPiece};
+use crate::options::FlowerFieldsScoringMapping;
 
 /// How a manager pays for a break (§3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
-#[schema(as = FlowerFieldsPenalty)]
-pub enum Penalty {
+pub enum FlowerFieldsPenalty {
     Garnets,
     Points,
 }
@@ -30,12 +29,12 @@ pub mod recorded_v1 {
     pub const BREAK_POINTS: i64 = 10;
 }
 
-impl Penalty {
+impl FlowerFieldsPenalty {
     /// The amount a break penalty of this kind recorded without one means.
     pub fn recorded_v1_amount(self) -> i64 {
         match self {
-            Penalty::Garnets => recorded_v1::BREAK_GARNETS,
-            Penalty::Points => recorded_v1::BREAK_POINTS,
+            FlowerFieldsPenalty::Garnets => recorded_v1::BREAK_GARNETS,
+            FlowerFieldsPenalty::Points => recorded_v1::BREAK_POINTS,
         }
     }
 }
@@ -50,24 +49,22 @@ pub fn amount_of(amount: i64, recorded_v1: i64) -> Option<i64> {
 /// (§3). A missing choice means points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
 #[serde(default, deny_unknown_fields)]
-#[schema(as = FlowerFieldsPenaltyChoices)]
-pub struct PenaltyChoices {
+pub struct FlowerFieldsPenaltyChoices {
     /// For breaks in the seat's clockwise field (field `s`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub clockwise: Option<Penalty>,
+    pub clockwise: Option<FlowerFieldsPenalty>,
     /// For breaks in the seat's counterclockwise field (field `s−1`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub counterclockwise: Option<Penalty>,
+    pub counterclockwise: Option<FlowerFieldsPenalty>,
 }
 
 /// One piece put into a field: its flowers in the order written go on the
 /// cells in the order named. Non-adjacent cells are a break (§3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(as = FlowerFieldsPlacement)]
-pub struct Placement {
-    pub piece: Piece,
-    pub cells: [Cell; 2],
+pub struct FlowerFieldsPlacement {
+    pub piece: FlowerFieldsPiece,
+    pub cells: [FlowerFieldsCell; 2],
     /// True to break the piece: allowed only when the field has no two
     /// adjacent empty cells (§3).
     #[serde(default)]
@@ -76,64 +73,67 @@ pub struct Placement {
 
 /// A seat's secret submission for a round (§1, §3, §5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[schema(as = FlowerFieldsSubmission)]
-pub struct Submission {
+pub struct FlowerFieldsSubmission {
     /// The field due this round (odd rounds clockwise, even counterclockwise).
     pub field: u8,
     /// The piece from the hand and where it goes.
-    pub piece: Piece,
-    pub cells: [Cell; 2],
+    pub piece: FlowerFieldsPiece,
+    pub cells: [FlowerFieldsCell; 2],
     /// True to break the piece (§3).
     #[serde(default)]
     pub broken: bool,
     /// The piece revealed by the other manager's missed submission, placed
     /// first (§5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub revealed: Option<Placement>,
+    pub revealed: Option<FlowerFieldsPlacement>,
     #[serde(default)]
-    pub penalties: PenaltyChoices,
+    pub penalties: FlowerFieldsPenaltyChoices,
 }
 
 /// A switchable ruling (§6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
-#[schema(as = FlowerFieldsRuling)]
-pub enum Ruling {
+pub enum FlowerFieldsRuling {
     PieceReplacement,
 }
 
 /// What a seat or the umpire sends.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-#[schema(as = FlowerFieldsAction)]
-pub enum Action {
+pub enum FlowerFieldsAction {
     /// A seat's secret submission for the round. A second submission in the
     /// same round is refused (`already_submitted`) unless
     /// `replaces_previous` is true; then it replaces the first.
     Submit {
         field: u8,
-        piece: Piece,
-        cells: [Cell; 2],
+        piece: FlowerFieldsPiece,
+        cells: [FlowerFieldsCell; 2],
         /// True to break the piece: only when no two adjacent cells are
         /// empty (§3).
         #[serde(default)]
         broken: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        revealed: Option<Placement>,
+        revealed: Option<FlowerFieldsPlacement>,
         #[serde(default)]
-        penalties: PenaltyChoices,
+        penalties: FlowerFieldsPenaltyChoices,
         #[serde(default)]
         replaces_previous: bool,
     },
     /// For 3 garnets, swap a held piece dealt in rounds 0–3 for any
     /// two-flower piece, while the ruling is in force (§6).
-    ReplacePiece { piece: Piece, with: Piece },
+    ReplacePiece {
+        piece: FlowerFieldsPiece,
+        with: FlowerFieldsPiece,
+    },
     /// Umpire: the seat missed this round's submission (§5).
     Timeout { seat: SeatIndex },
     /// Umpire: every seat still pending misses; the round resolves (§1, §5).
     CloseRound,
     /// Umpire: switch a ruling from this event forward (§6).
-    SetRuling { rule: Ruling, enabled: bool },
+    SetRuling {
+        rule: FlowerFieldsRuling,
+        enabled: bool,
+    },
     /// Umpire: settle a tie for the Elimination Candidate (§7).
     ChooseCandidate { seat: SeatIndex },
 }
@@ -141,8 +141,7 @@ pub enum Action {
 /// Why a piece left the game unplaced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
-#[schema(as = FlowerFieldsDiscardReason)]
-pub enum DiscardReason {
+pub enum FlowerFieldsDiscardReason {
     /// Missed in round 12: there is no next round to place it (§5).
     MissedInLastRound,
     /// A revealed piece whose receiver missed its own submission too.
@@ -152,23 +151,22 @@ pub enum DiscardReason {
 /// Facts, in past tense.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
-#[schema(as = FlowerFieldsEvent)]
-pub enum Event {
+pub enum FlowerFieldsEvent {
     /// The setup in effect, with every default filled in (public).
     GameSetUp {
         starting_garnets: i64,
-        scoring: ScoringMapping,
+        scoring: FlowerFieldsScoringMapping,
         piece_replacement: bool,
     },
     /// Every seat's bag in deal order (umpire only).
-    BagsShuffled { bags: Vec<Vec<Piece>> },
+    BagsShuffled { bags: Vec<Vec<FlowerFieldsPiece>> },
     /// A round began (public).
     RoundStarted { round: u8 },
     /// A seat received a piece (that seat only).
     PieceDealt {
         seat: SeatIndex,
         round: u8,
-        piece: Piece,
+        piece: FlowerFieldsPiece,
     },
     /// Whether the next piece in a field must be broken (its managers).
     BreakNoticeGiven {
@@ -180,15 +178,15 @@ pub enum Event {
     SubmissionMade {
         seat: SeatIndex,
         round: u8,
-        submission: Submission,
+        submission: FlowerFieldsSubmission,
         replaced_previous: bool,
     },
     /// A seat swapped a piece for garnets (that seat only).
     PieceReplaced {
         seat: SeatIndex,
         round: u8,
-        piece: Piece,
-        with: Piece,
+        piece: FlowerFieldsPiece,
+        with: FlowerFieldsPiece,
         dealt_round: u8,
         /// The garnets paid; absent: 3, as under rules version 1.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -196,7 +194,7 @@ pub enum Event {
     },
     /// The umpire switched a ruling (public).
     RulingSet {
-        rule: Ruling,
+        rule: FlowerFieldsRuling,
         enabled: bool,
         round: u8,
     },
@@ -208,7 +206,7 @@ pub enum Event {
         round: u8,
         due_field: u8,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        piece: Option<Piece>,
+        piece: Option<FlowerFieldsPiece>,
         /// The penalty points; absent: 10, as under rules version 1.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         points: Option<i64>,
@@ -218,8 +216,8 @@ pub enum Event {
         field: u8,
         round: u8,
         seat: SeatIndex,
-        piece: Piece,
-        cells: [Cell; 2],
+        piece: FlowerFieldsPiece,
+        cells: [FlowerFieldsCell; 2],
         broken: bool,
         /// Set when this is a revealed piece of the absent seat (§5).
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -230,7 +228,7 @@ pub enum Event {
         seat: SeatIndex,
         round: u8,
         break_field: u8,
-        penalty: Penalty,
+        penalty: FlowerFieldsPenalty,
         /// The garnets or points paid; absent: 3 garnets or 10 points, as
         /// under rules version 1.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -243,15 +241,15 @@ pub enum Event {
         round: u8,
         from_seat: SeatIndex,
         to_seat: SeatIndex,
-        piece: Piece,
+        piece: FlowerFieldsPiece,
     },
     /// A piece left the game unplaced (the owner; a revealed piece: both
     /// managers of its field).
     PieceDiscarded {
         owner: SeatIndex,
         round: u8,
-        piece: Piece,
-        reason: DiscardReason,
+        piece: FlowerFieldsPiece,
+        reason: FlowerFieldsDiscardReason,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         field: Option<u8>,
     },

@@ -6,7 +6,7 @@ use umpire_domain::Violation;
 use utoipa::ToSchema;
 
 use crate::codes;
-use crate::flowers::Flower;
+use crate::flowers::FlowerFieldsFlower;
 
 /// The largest parameter or garnet amount accepted, so that no score can
 /// overflow however a setup is chosen.
@@ -15,8 +15,7 @@ pub const MAXIMUM_PARAMETER: i64 = 1_000_000;
 /// One rule of the scoring library (§7), with its parameters as data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "rule", rename_all = "snake_case", deny_unknown_fields)]
-#[schema(as = FlowerFieldsScoringRule)]
-pub enum ScoringRule {
+pub enum FlowerFieldsScoringRule {
     /// Scores no points; earns garnets at the end (§4).
     Garnets,
     /// The largest connected group of the type scores `per_flower` × size.
@@ -33,16 +32,16 @@ pub enum ScoringRule {
     PerFlower { points: i64 },
 }
 
-impl ScoringRule {
+impl FlowerFieldsScoringRule {
     fn parameters(&self) -> Vec<i64> {
         match *self {
-            ScoringRule::Garnets => vec![],
-            ScoringRule::LargestGroup { per_flower } => vec![per_flower],
-            ScoringRule::NeighbourVariety { per_type } => vec![per_type],
-            ScoringRule::Mirror { points } => vec![points],
-            ScoringRule::Majority { more, equal, fewer } => vec![more, equal, fewer],
-            ScoringRule::Edges { edge, corner } => vec![edge, corner],
-            ScoringRule::PerFlower { points } => vec![points],
+            FlowerFieldsScoringRule::Garnets => vec![],
+            FlowerFieldsScoringRule::LargestGroup { per_flower } => vec![per_flower],
+            FlowerFieldsScoringRule::NeighbourVariety { per_type } => vec![per_type],
+            FlowerFieldsScoringRule::Mirror { points } => vec![points],
+            FlowerFieldsScoringRule::Majority { more, equal, fewer } => vec![more, equal, fewer],
+            FlowerFieldsScoringRule::Edges { edge, corner } => vec![edge, corner],
+            FlowerFieldsScoringRule::PerFlower { points } => vec![points],
         }
     }
 }
@@ -51,44 +50,43 @@ impl ScoringRule {
 /// rule book's table (§7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(default, deny_unknown_fields)]
-#[schema(as = FlowerFieldsScoringMapping)]
-pub struct ScoringMapping {
-    pub white: ScoringRule,
-    pub red: ScoringRule,
-    pub yellow: ScoringRule,
-    pub blue: ScoringRule,
-    pub purple: ScoringRule,
-    pub orange: ScoringRule,
+pub struct FlowerFieldsScoringMapping {
+    pub white: FlowerFieldsScoringRule,
+    pub red: FlowerFieldsScoringRule,
+    pub yellow: FlowerFieldsScoringRule,
+    pub blue: FlowerFieldsScoringRule,
+    pub purple: FlowerFieldsScoringRule,
+    pub orange: FlowerFieldsScoringRule,
 }
 
-impl Default for ScoringMapping {
+impl Default for FlowerFieldsScoringMapping {
     fn default() -> Self {
-        ScoringMapping {
-            white: ScoringRule::Garnets,
-            red: ScoringRule::LargestGroup { per_flower: 2 },
-            yellow: ScoringRule::NeighbourVariety { per_type: 1 },
-            blue: ScoringRule::Mirror { points: 3 },
-            purple: ScoringRule::Majority {
+        FlowerFieldsScoringMapping {
+            white: FlowerFieldsScoringRule::Garnets,
+            red: FlowerFieldsScoringRule::LargestGroup { per_flower: 2 },
+            yellow: FlowerFieldsScoringRule::NeighbourVariety { per_type: 1 },
+            blue: FlowerFieldsScoringRule::Mirror { points: 3 },
+            purple: FlowerFieldsScoringRule::Majority {
                 more: 2,
                 equal: 1,
                 fewer: 0,
             },
-            orange: ScoringRule::Edges { edge: 1, corner: 3 },
+            orange: FlowerFieldsScoringRule::Edges { edge: 1, corner: 3 },
         }
     }
 }
 
-impl ScoringMapping {
+impl FlowerFieldsScoringMapping {
     /// The rule of a type; `black` scores nothing and has none.
-    pub fn rule_of(&self, flower: Flower) -> Option<ScoringRule> {
+    pub fn rule_of(&self, flower: FlowerFieldsFlower) -> Option<FlowerFieldsScoringRule> {
         match flower {
-            Flower::White => Some(self.white),
-            Flower::Red => Some(self.red),
-            Flower::Yellow => Some(self.yellow),
-            Flower::Blue => Some(self.blue),
-            Flower::Purple => Some(self.purple),
-            Flower::Orange => Some(self.orange),
-            Flower::Black => None,
+            FlowerFieldsFlower::White => Some(self.white),
+            FlowerFieldsFlower::Red => Some(self.red),
+            FlowerFieldsFlower::Yellow => Some(self.yellow),
+            FlowerFieldsFlower::Blue => Some(self.blue),
+            FlowerFieldsFlower::Purple => Some(self.purple),
+            FlowerFieldsFlower::Orange => Some(self.orange),
+            FlowerFieldsFlower::Black => None,
         }
     }
 }
@@ -96,25 +94,24 @@ impl ScoringMapping {
 /// Options of a game of Between Flower Fields.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
 #[serde(default, deny_unknown_fields)]
-#[schema(as = FlowerFieldsOptions)]
-pub struct Options {
+pub struct FlowerFieldsOptions {
     /// Garnets every seat starts with (§4).
     pub starting_garnets: i64,
     /// The scoring rule of each flower type (§7).
-    pub scoring: ScoringMapping,
+    pub scoring: FlowerFieldsScoringMapping,
     /// Whether the piece-replacement ruling is in force from the start (§6).
     pub piece_replacement: bool,
 }
 
 /// Refuses negative or absurd amounts (§4, §7).
-pub fn validate(options: Options) -> Result<Options, Violation> {
+pub fn validate(options: FlowerFieldsOptions) -> Result<FlowerFieldsOptions, Violation> {
     if !(0..=MAXIMUM_PARAMETER).contains(&options.starting_garnets) {
         return Err(codes::INVALID_STARTING_GARNETS.with(format!(
             "starting_garnets {} must be between 0 and {MAXIMUM_PARAMETER}.",
             options.starting_garnets
         )));
     }
-    for flower in Flower::PLANTABLE {
+    for flower in FlowerFieldsFlower::PLANTABLE {
         let Some(rule) = options.scoring.rule_of(flower) else {
             continue;
         };

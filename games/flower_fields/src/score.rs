@@ -8,18 +8,20 @@ use umpire_domain::{ScoreSummary, Seat, SeatIndex, Viewer};
 use utoipa::ToSchema;
 
 use crate::flowers::{
-    all_fields, all_seats, clockwise_field, counterclockwise_field, managers, Cell, FieldIndex,
-    Flower, SEAT_COUNT,
+    all_fields, all_seats, clockwise_field, counterclockwise_field, managers, FieldIndex,
+    FlowerFieldsCell, FlowerFieldsFlower, SEAT_COUNT,
 };
-use crate::options::ScoringRule;
-use crate::state::{FieldState, GameResult, GarnetAccount, PointPenalty, State};
+use crate::options::FlowerFieldsScoringRule;
+use crate::state::{
+    FieldState, FlowerFieldsGarnets, FlowerFieldsPointPenalty, FlowerFieldsResult,
+    FlowerFieldsState,
+};
 
 /// Points of one flower type in one field, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
-#[schema(as = FlowerFieldsFlowerScore)]
-pub struct FlowerScore {
-    pub flower: Flower,
-    pub rule: ScoringRule,
+pub struct FlowerFieldsFlowerScore {
+    pub flower: FlowerFieldsFlower,
+    pub rule: FlowerFieldsScoringRule,
     /// How many flowers of the type the field holds.
     pub count: i64,
     pub points: i64,
@@ -29,50 +31,47 @@ pub struct FlowerScore {
 /// One field scored for one of its managers, against that manager's other
 /// field.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
-#[schema(as = FlowerFieldsFieldScore)]
-pub struct FieldScore {
+pub struct FlowerFieldsFieldScore {
     pub field: u8,
     pub other_field: u8,
     pub points: i64,
-    pub flowers: Vec<FlowerScore>,
+    pub flowers: Vec<FlowerFieldsFlowerScore>,
 }
 
 /// One seat's line of the score sheet.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
-#[schema(as = FlowerFieldsSeatScore)]
-pub struct SeatScore {
+pub struct FlowerFieldsSeatScore {
     pub seat: SeatIndex,
     pub total: i64,
-    pub clockwise: FieldScore,
-    pub counterclockwise: FieldScore,
-    pub penalties: Vec<PointPenalty>,
+    pub clockwise: FlowerFieldsFieldScore,
+    pub counterclockwise: FlowerFieldsFieldScore,
+    pub penalties: Vec<FlowerFieldsPointPenalty>,
     pub penalty_points: i64,
-    pub garnets: GarnetAccount,
+    pub garnets: FlowerFieldsGarnets,
 }
 
 /// The score sheet. Before the end it is provisional and holds only the
 /// lines the viewer can compute from what it sees: a seat its own line, a
 /// spectator none, the umpire all.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
-#[schema(as = FlowerFieldsScore)]
-pub struct Score {
+pub struct FlowerFieldsScore {
     #[serde(rename = "final")]
     pub is_final: bool,
-    pub seats: Vec<SeatScore>,
+    pub seats: Vec<FlowerFieldsSeatScore>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub result: Option<GameResult>,
+    pub result: Option<FlowerFieldsResult>,
 }
 
-fn count_of(field: &FieldState, flower: Flower) -> i64 {
-    Cell::all()
+fn count_of(field: &FieldState, flower: FlowerFieldsFlower) -> i64 {
+    FlowerFieldsCell::all()
         .filter(|cell| field.flower_at(*cell) == Some(flower))
         .count() as i64
 }
 
-fn largest_group(field: &FieldState, flower: Flower) -> i64 {
+fn largest_group(field: &FieldState, flower: FlowerFieldsFlower) -> i64 {
     let mut seen = BTreeSet::new();
     let mut largest = 0;
-    for start in Cell::all().filter(|cell| field.flower_at(*cell) == Some(flower)) {
+    for start in FlowerFieldsCell::all().filter(|cell| field.flower_at(*cell) == Some(flower)) {
         if !seen.insert(start) {
             continue;
         }
@@ -96,31 +95,33 @@ pub fn flower_score(
     field: &FieldState,
     other: &FieldState,
     other_index: FieldIndex,
-    flower: Flower,
-    rule: ScoringRule,
-) -> FlowerScore {
-    let cells: Vec<Cell> = Cell::all()
+    flower: FlowerFieldsFlower,
+    rule: FlowerFieldsScoringRule,
+) -> FlowerFieldsFlowerScore {
+    let cells: Vec<FlowerFieldsCell> = FlowerFieldsCell::all()
         .filter(|cell| field.flower_at(*cell) == Some(flower))
         .collect();
     let count = cells.len() as i64;
     let (points, why) = match rule {
-        ScoringRule::Garnets => (0, format!("{count} {flower}: scores garnets, not points")),
-        ScoringRule::LargestGroup { per_flower } => {
+        FlowerFieldsScoringRule::Garnets => {
+            (0, format!("{count} {flower}: scores garnets, not points"))
+        }
+        FlowerFieldsScoringRule::LargestGroup { per_flower } => {
             let size = largest_group(field, flower);
             (
                 size * per_flower,
                 format!("largest {flower} group of {size} × {per_flower}"),
             )
         }
-        ScoringRule::NeighbourVariety { per_type } => {
+        FlowerFieldsScoringRule::NeighbourVariety { per_type } => {
             let varieties: i64 = cells
                 .iter()
                 .map(|cell| {
-                    let types: BTreeSet<Flower> = cell
+                    let types: BTreeSet<FlowerFieldsFlower> = cell
                         .neighbours()
                         .into_iter()
                         .filter_map(|neighbour| field.flower_at(neighbour))
-                        .filter(|neighbour| *neighbour != Flower::Black)
+                        .filter(|neighbour| *neighbour != FlowerFieldsFlower::Black)
                         .collect();
                     types.len() as i64
                 })
@@ -130,7 +131,7 @@ pub fn flower_score(
                 format!("{count} {flower} see {varieties} neighbour types in all × {per_type}"),
             )
         }
-        ScoringRule::Mirror { points } => {
+        FlowerFieldsScoringRule::Mirror { points } => {
             let matches = cells
                 .iter()
                 .filter(|cell| other.flower_at(**cell) == Some(flower))
@@ -140,7 +141,7 @@ pub fn flower_score(
                 format!("{matches} of {count} {flower} mirrored in field {other_index} × {points}"),
             )
         }
-        ScoringRule::Majority { more, equal, fewer } => {
+        FlowerFieldsScoringRule::Majority { more, equal, fewer } => {
             let theirs = count_of(other, flower);
             let (each, comparison) = match count.cmp(&theirs) {
                 std::cmp::Ordering::Greater => (more, "more"),
@@ -152,7 +153,7 @@ pub fn flower_score(
                 format!("{count} {flower} against {theirs} in field {other_index} ({comparison}) × {each}"),
             )
         }
-        ScoringRule::Edges { edge, corner } => {
+        FlowerFieldsScoringRule::Edges { edge, corner } => {
             let corners = cells.iter().filter(|cell| cell.border_sides() == 2).count() as i64;
             let edges = cells.iter().filter(|cell| cell.border_sides() == 1).count() as i64;
             (
@@ -160,11 +161,11 @@ pub fn flower_score(
                 format!("{edges} {flower} on an edge × {edge} + {corners} in a corner × {corner}"),
             )
         }
-        ScoringRule::PerFlower { points } => {
+        FlowerFieldsScoringRule::PerFlower { points } => {
             (count * points, format!("{count} {flower} × {points}"))
         }
     };
-    FlowerScore {
+    FlowerFieldsFlowerScore {
         flower,
         rule,
         count,
@@ -173,11 +174,15 @@ pub fn flower_score(
     }
 }
 
-pub fn field_score(state: &State, field_index: FieldIndex, other_index: FieldIndex) -> FieldScore {
+pub fn field_score(
+    state: &FlowerFieldsState,
+    field_index: FieldIndex,
+    other_index: FieldIndex,
+) -> FlowerFieldsFieldScore {
     let empty = FieldState::empty();
     let field = state.field(field_index).unwrap_or(&empty);
     let other = state.field(other_index).unwrap_or(&empty);
-    let flowers: Vec<FlowerScore> = Flower::PLANTABLE
+    let flowers: Vec<FlowerFieldsFlowerScore> = FlowerFieldsFlower::PLANTABLE
         .into_iter()
         .filter_map(|flower| {
             state
@@ -186,7 +191,7 @@ pub fn field_score(state: &State, field_index: FieldIndex, other_index: FieldInd
                 .map(|rule| flower_score(field, other, other_index, flower, rule))
         })
         .collect();
-    FieldScore {
+    FlowerFieldsFieldScore {
         field: field_index,
         other_field: other_index,
         points: flowers.iter().map(|line| line.points).sum(),
@@ -197,7 +202,7 @@ pub fn field_score(state: &State, field_index: FieldIndex, other_index: FieldInd
 /// §7: score(clockwise, other = counterclockwise) + score(counterclockwise,
 /// other = clockwise) − penalties. Uses only the seat's own two fields and
 /// its own penalties and garnets, so it is safe to show to that seat.
-pub fn seat_score(state: &State, seat: SeatIndex) -> SeatScore {
+pub fn seat_score(state: &FlowerFieldsState, seat: SeatIndex) -> FlowerFieldsSeatScore {
     let clockwise = clockwise_field(seat);
     let counterclockwise = counterclockwise_field(seat);
     let clockwise_score = field_score(state, clockwise, counterclockwise);
@@ -207,7 +212,7 @@ pub fn seat_score(state: &State, seat: SeatIndex) -> SeatScore {
         .map(|seat_state| (seat_state.penalties.clone(), seat_state.garnets))
         .unwrap_or_default();
     let penalty_points: i64 = penalties.iter().map(|penalty| penalty.points).sum();
-    SeatScore {
+    FlowerFieldsSeatScore {
         seat,
         total: clockwise_score.points + counterclockwise_score.points - penalty_points,
         clockwise: clockwise_score,
@@ -218,7 +223,7 @@ pub fn seat_score(state: &State, seat: SeatIndex) -> SeatScore {
     }
 }
 
-pub fn final_totals(state: &State) -> Vec<i64> {
+pub fn final_totals(state: &FlowerFieldsState) -> Vec<i64> {
     all_seats()
         .map(|seat| seat_score(state, seat).total)
         .collect()
@@ -226,10 +231,10 @@ pub fn final_totals(state: &State) -> Vec<i64> {
 
 /// §4: for each type scored by `garnets` (white by default), the field(s)
 /// with the most of it give each manager 3 per flower, every other field 1.
-pub fn garnets_earned(state: &State) -> Vec<i64> {
+pub fn garnets_earned(state: &FlowerFieldsState) -> Vec<i64> {
     let mut earned = vec![0; usize::from(SEAT_COUNT)];
-    for flower in Flower::PLANTABLE {
-        if state.scoring.rule_of(flower) != Some(ScoringRule::Garnets) {
+    for flower in FlowerFieldsFlower::PLANTABLE {
+        if state.scoring.rule_of(flower) != Some(FlowerFieldsScoringRule::Garnets) {
             continue;
         }
         let counts: Vec<i64> = all_fields()
@@ -255,7 +260,7 @@ pub fn garnets_earned(state: &State) -> Vec<i64> {
 /// §7: the highest total alone wins; the Elimination Candidate is the
 /// lower of the two seats opposite the winner, or with no winner the lowest
 /// total; ties list every tied seat.
-pub fn result_for(totals: &[i64]) -> GameResult {
+pub fn result_for(totals: &[i64]) -> FlowerFieldsResult {
     let seat_total = |seat: SeatIndex| totals.get(usize::from(seat.0)).copied().unwrap_or(0);
     let highest = all_seats().map(seat_total).max().unwrap_or(0);
     let leaders: Vec<SeatIndex> = all_seats()
@@ -282,19 +287,19 @@ pub fn result_for(totals: &[i64]) -> GameResult {
         [only] => Some(*only),
         _ => None,
     };
-    GameResult {
+    FlowerFieldsResult {
         winner,
         candidates,
         elimination_candidate,
     }
 }
 
-pub fn score(state: &State, viewer: Viewer<SeatIndex>) -> Score {
-    let seats: Vec<SeatScore> = all_seats()
+pub fn score(state: &FlowerFieldsState, viewer: Viewer<SeatIndex>) -> FlowerFieldsScore {
+    let seats: Vec<FlowerFieldsSeatScore> = all_seats()
         .filter(|seat| state.ended || viewer.sees_secrets_of(*seat))
         .map(|seat| seat_score(state, seat))
         .collect();
-    Score {
+    FlowerFieldsScore {
         is_final: state.ended,
         seats,
         result: if state.ended {
@@ -305,7 +310,7 @@ pub fn score(state: &State, viewer: Viewer<SeatIndex>) -> Score {
     }
 }
 
-pub fn summary(state: &State) -> ScoreSummary {
+pub fn summary(state: &FlowerFieldsState) -> ScoreSummary {
     let totals = final_totals(state);
     let winners = if state.ended {
         result_for(&totals)

@@ -5,23 +5,30 @@ use serde::{Deserialize, Serialize};
 use umpire_domain::SeatIndex;
 use utoipa::ToSchema;
 
-use crate::flowers::{Cell, FieldIndex, Flower, Piece, FIELD_SIZE, HOLD_LIMIT, SEAT_COUNT};
-use crate::messages::{Penalty, Submission};
-use crate::options::{Options, ScoringMapping};
+use crate::flowers::{
+    FieldIndex, FlowerFieldsCell, FlowerFieldsFlower, FlowerFieldsPiece, FIELD_SIZE, HOLD_LIMIT,
+    SEAT_COUNT,
+};
+use crate::messages::{FlowerFieldsPenalty, FlowerFieldsSubmission};
+use crate::options::{FlowerFieldsOptions, FlowerFieldsScoringMapping};
+
+/// `tests/golden.rs`'s name for [`FlowerFieldsPhase`] until it is rewritten
+/// (see the crate root); delete with it.
+#[doc(hidden)]
+pub use FlowerFieldsPhase as Phase;
 
 /// A piece in a seat's hand and the round it was dealt (§2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[schema(as = FlowerFieldsHandPiece)]
-pub struct HandPiece {
-    pub piece: Piece,
+pub struct FlowerFieldsHandPiece {
+    pub piece: FlowerFieldsPiece,
     pub dealt_round: u8,
     /// The last round it may be played in (§2 hold limit).
     pub play_by_round: u8,
 }
 
-impl HandPiece {
-    pub fn new(piece: Piece, dealt_round: u8) -> Self {
-        HandPiece {
+impl FlowerFieldsHandPiece {
+    pub fn new(piece: FlowerFieldsPiece, dealt_round: u8) -> Self {
+        FlowerFieldsHandPiece {
             piece,
             dealt_round,
             play_by_round: dealt_round.saturating_add(HOLD_LIMIT),
@@ -32,8 +39,7 @@ impl HandPiece {
 /// Why a seat lost points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-#[schema(as = FlowerFieldsPenaltyReason)]
-pub enum PenaltyReason {
+pub enum FlowerFieldsPenaltyReason {
     /// A piece was broken in a field the seat manages and it took points (§3).
     Break { break_field: u8 },
     /// The seat missed its submission (§5).
@@ -42,28 +48,25 @@ pub enum PenaltyReason {
 
 /// One point penalty.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[schema(as = FlowerFieldsPointPenalty)]
-pub struct PointPenalty {
+pub struct FlowerFieldsPointPenalty {
     pub round: u8,
     // Nested rather than flattened: a flattened tagged enum becomes an
     // `allOf` over a `oneOf`, which client generators cannot model.
-    pub reason: PenaltyReason,
+    pub reason: FlowerFieldsPenaltyReason,
     pub points: i64,
 }
 
 /// One break a seat paid for, and how (its private penalty choice, §8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[schema(as = FlowerFieldsBreakPayment)]
-pub struct BreakPayment {
+pub struct FlowerFieldsBreakPayment {
     pub round: u8,
     pub break_field: u8,
-    pub penalty: Penalty,
+    pub penalty: FlowerFieldsPenalty,
 }
 
 /// A seat's garnet account (§4, §6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
-#[schema(as = FlowerFieldsGarnets)]
-pub struct GarnetAccount {
+pub struct FlowerFieldsGarnets {
     pub starting: i64,
     pub spent_on_breaks: i64,
     pub spent_on_replacements: i64,
@@ -74,27 +77,27 @@ pub struct GarnetAccount {
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SeatState {
-    pub hand: Vec<HandPiece>,
-    pub garnets: GarnetAccount,
-    pub penalties: Vec<PointPenalty>,
-    pub break_payments: Vec<BreakPayment>,
+    pub hand: Vec<FlowerFieldsHandPiece>,
+    pub garnets: FlowerFieldsGarnets,
+    pub penalties: Vec<FlowerFieldsPointPenalty>,
+    pub break_payments: Vec<FlowerFieldsBreakPayment>,
     /// This round's pending submission.
-    pub submission: Option<Submission>,
+    pub submission: Option<FlowerFieldsSubmission>,
     /// True when the seat missed this round's submission.
     pub missed_this_round: bool,
     /// The oldest piece taken from the hand by this round's miss (§5).
-    pub missed_piece: Option<Piece>,
+    pub missed_piece: Option<FlowerFieldsPiece>,
     /// Pieces that left the game unplaced (missed in round 12, the 13th).
-    pub discarded: Vec<Piece>,
+    pub discarded: Vec<FlowerFieldsPiece>,
     /// Replacements made (§6), for the audit.
-    pub replacements: Vec<(u8, Piece, Piece)>,
+    pub replacements: Vec<(u8, FlowerFieldsPiece, FlowerFieldsPiece)>,
 }
 
 impl SeatState {
     /// Index of the piece a seat plays when it names `piece`: the oldest
     /// held piece with those flowers, so a duplicate never dodges the hold
     /// limit.
-    pub fn hand_position_of(&self, piece: &Piece) -> Option<usize> {
+    pub fn hand_position_of(&self, piece: &FlowerFieldsPiece) -> Option<usize> {
         self.hand
             .iter()
             .enumerate()
@@ -115,9 +118,8 @@ impl SeatState {
 
 /// A piece revealed by a missed submission, waiting in its field (§5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[schema(as = FlowerFieldsRevealedPiece)]
-pub struct RevealedPiece {
-    pub piece: Piece,
+pub struct FlowerFieldsRevealedPiece {
+    pub piece: FlowerFieldsPiece,
     pub from_seat: SeatIndex,
     /// The round it must be placed in.
     pub due_round: u8,
@@ -125,23 +127,22 @@ pub struct RevealedPiece {
 
 /// The last piece placed in a field (§8: its managers see it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[schema(as = FlowerFieldsLastPiece)]
-pub struct LastPiece {
+pub struct FlowerFieldsLastPiece {
     pub round: u8,
     /// The manager who placed it (named so because the field, not this
     /// seat, decides who may see it).
     pub placed_by: SeatIndex,
-    pub piece: Piece,
-    pub cells: [Cell; 2],
+    pub piece: FlowerFieldsPiece,
+    pub cells: [FlowerFieldsCell; 2],
     pub broken: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct FieldState {
     /// Row by row, `None` for an empty cell.
-    pub cells: Vec<Option<Flower>>,
-    pub last_piece: Option<LastPiece>,
-    pub revealed: Option<RevealedPiece>,
+    pub cells: Vec<Option<FlowerFieldsFlower>>,
+    pub last_piece: Option<FlowerFieldsLastPiece>,
+    pub revealed: Option<FlowerFieldsRevealedPiece>,
 }
 
 impl FieldState {
@@ -153,18 +154,18 @@ impl FieldState {
         }
     }
 
-    pub fn flower_at(&self, cell: Cell) -> Option<Flower> {
+    pub fn flower_at(&self, cell: FlowerFieldsCell) -> Option<FlowerFieldsFlower> {
         self.cells.get(cell.index()).copied().flatten()
     }
 
-    pub fn is_empty_at(&self, cell: Cell) -> bool {
+    pub fn is_empty_at(&self, cell: FlowerFieldsCell) -> bool {
         self.flower_at(cell).is_none()
     }
 
     /// Every pair of orthogonally adjacent empty cells, each once (§3).
-    pub fn adjacent_empty_pairs(&self) -> Vec<[Cell; 2]> {
+    pub fn adjacent_empty_pairs(&self) -> Vec<[FlowerFieldsCell; 2]> {
         let mut pairs = Vec::new();
-        for cell in Cell::all().filter(|cell| self.is_empty_at(*cell)) {
+        for cell in FlowerFieldsCell::all().filter(|cell| self.is_empty_at(*cell)) {
             for neighbour in cell.neighbours() {
                 if neighbour > cell && self.is_empty_at(neighbour) {
                     pairs.push([cell, neighbour]);
@@ -179,11 +180,13 @@ impl FieldState {
         self.adjacent_empty_pairs().is_empty()
     }
 
-    pub fn empty_cells(&self) -> Vec<Cell> {
-        Cell::all().filter(|cell| self.is_empty_at(*cell)).collect()
+    pub fn empty_cells(&self) -> Vec<FlowerFieldsCell> {
+        FlowerFieldsCell::all()
+            .filter(|cell| self.is_empty_at(*cell))
+            .collect()
     }
 
-    pub fn set(&mut self, cell: Cell, flower: Flower) {
+    pub fn set(&mut self, cell: FlowerFieldsCell, flower: FlowerFieldsFlower) {
         if let Some(slot) = self.cells.get_mut(cell.index()) {
             *slot = Some(flower);
         }
@@ -193,8 +196,7 @@ impl FieldState {
 /// Where the game is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
-#[schema(as = FlowerFieldsPhase)]
-pub enum Phase {
+pub enum FlowerFieldsPhase {
     /// Before the setup events.
     Setup,
     /// Seats submit secretly for the current round.
@@ -207,8 +209,7 @@ pub enum Phase {
 
 /// One switch of a ruling, for the audit (§6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[schema(as = FlowerFieldsRulingChange)]
-pub struct RulingChange {
+pub struct FlowerFieldsRulingChange {
     /// The round in which it was switched (`0` with `at_setup`).
     pub round: u8,
     pub enabled: bool,
@@ -218,8 +219,7 @@ pub struct RulingChange {
 
 /// The result once the game ended (§7).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
-#[schema(as = FlowerFieldsResult)]
-pub struct GameResult {
+pub struct FlowerFieldsResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub winner: Option<SeatIndex>,
     /// The seats named as possible Elimination Candidate.
@@ -230,34 +230,34 @@ pub struct GameResult {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct State {
-    pub options: Options,
+pub struct FlowerFieldsState {
+    pub options: FlowerFieldsOptions,
     /// The mapping in effect, as recorded by the setup event.
-    pub scoring: ScoringMapping,
+    pub scoring: FlowerFieldsScoringMapping,
     /// The piece-replacement ruling in force now (§6).
     pub piece_replacement: bool,
-    pub ruling_history: Vec<RulingChange>,
+    pub ruling_history: Vec<FlowerFieldsRulingChange>,
     /// Each seat's bag in deal order (umpire only).
-    pub bags: Vec<Vec<Piece>>,
+    pub bags: Vec<Vec<FlowerFieldsPiece>>,
     pub round: u8,
-    pub phase: Phase,
+    pub phase: FlowerFieldsPhase,
     pub seats: Vec<SeatState>,
     pub fields: Vec<FieldState>,
     /// True after round 12 resolved: every field is revealed (§7, §8).
     pub ended: bool,
-    pub result: Option<GameResult>,
+    pub result: Option<FlowerFieldsResult>,
 }
 
-impl State {
-    pub fn new(options: &Options) -> Self {
-        State {
+impl FlowerFieldsState {
+    pub fn new(options: &FlowerFieldsOptions) -> Self {
+        FlowerFieldsState {
             options: options.clone(),
             scoring: options.scoring,
             piece_replacement: options.piece_replacement,
             ruling_history: Vec::new(),
             bags: Vec::new(),
             round: 0,
-            phase: Phase::Setup,
+            phase: FlowerFieldsPhase::Setup,
             seats: (0..SEAT_COUNT).map(|_| SeatState::default()).collect(),
             fields: (0..SEAT_COUNT).map(|_| FieldState::empty()).collect(),
             ended: false,
@@ -283,7 +283,7 @@ impl State {
 
     /// A seat still owes a submission this round.
     pub fn is_pending(&self, seat: SeatIndex) -> bool {
-        self.phase == Phase::Submitting
+        self.phase == FlowerFieldsPhase::Submitting
             && self
                 .seat(seat)
                 .is_some_and(|state| state.submission.is_none() && !state.missed_this_round)

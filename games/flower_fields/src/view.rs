@@ -11,27 +11,26 @@ use utoipa::ToSchema;
 
 use crate::flowers::{
     all_fields, all_seats, clockwise_field, counterclockwise_field, field_due, managers, manages,
-    placer_of, Cell, FieldIndex, Flower, Piece,
+    placer_of, FieldIndex, FlowerFieldsCell, FlowerFieldsFlower, FlowerFieldsPiece,
 };
-use crate::messages::{Event, Submission};
-use crate::options::ScoringMapping;
+use crate::messages::{FlowerFieldsEvent, FlowerFieldsSubmission};
+use crate::options::FlowerFieldsScoringMapping;
 use crate::state::{
-    BreakPayment, GameResult, GarnetAccount, HandPiece, LastPiece, Phase, PointPenalty,
-    RevealedPiece, RulingChange, State,
+    FlowerFieldsBreakPayment, FlowerFieldsGarnets, FlowerFieldsHandPiece, FlowerFieldsLastPiece,
+    FlowerFieldsPhase, FlowerFieldsPointPenalty, FlowerFieldsResult, FlowerFieldsRevealedPiece,
+    FlowerFieldsRulingChange, FlowerFieldsState,
 };
 
 /// A planted cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
-#[schema(as = FlowerFieldsPlantedCell)]
-pub struct PlantedCell {
-    pub cell: Cell,
-    pub flower: Flower,
+pub struct FlowerFieldsPlantedCell {
+    pub cell: FlowerFieldsCell,
+    pub flower: FlowerFieldsFlower,
 }
 
 /// One seat as the viewer sees it. Secret parts are absent, not blanked.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
-#[schema(as = FlowerFieldsSeatView)]
-pub struct SeatView {
+pub struct FlowerFieldsSeatView {
     pub seat: SeatIndex,
     pub clockwise_field: u8,
     pub counterclockwise_field: u8,
@@ -42,66 +41,64 @@ pub struct SeatView {
     /// Whether the game still waits for this seat (public, as in the status).
     pub waiting_for_submission: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub hand: Option<Vec<HandPiece>>,
+    pub hand: Option<Vec<FlowerFieldsHandPiece>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub garnets: Option<GarnetAccount>,
+    pub garnets: Option<FlowerFieldsGarnets>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub submission: Option<Submission>,
+    pub submission: Option<FlowerFieldsSubmission>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub missed_this_round: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub penalties: Option<Vec<PointPenalty>>,
+    pub penalties: Option<Vec<FlowerFieldsPointPenalty>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub break_payments: Option<Vec<BreakPayment>>,
+    pub break_payments: Option<Vec<FlowerFieldsBreakPayment>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub discarded: Option<Vec<Piece>>,
+    pub discarded: Option<Vec<FlowerFieldsPiece>>,
 }
 
 /// One field as the viewer sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
-#[schema(as = FlowerFieldsFieldView)]
-pub struct FieldView {
+pub struct FlowerFieldsFieldView {
     pub field: u8,
     pub managers: [SeatIndex; 2],
     #[serde(skip_serializing_if = "Option::is_none")]
     pub placer_this_round: Option<SeatIndex>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cells: Option<Vec<PlantedCell>>,
+    pub cells: Option<Vec<FlowerFieldsPlantedCell>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub last_piece: Option<LastPiece>,
+    pub last_piece: Option<FlowerFieldsLastPiece>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_must_break: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub revealed_piece: Option<RevealedPiece>,
+    pub revealed_piece: Option<FlowerFieldsRevealedPiece>,
 }
 
 /// The game as one viewer sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
-#[schema(as = FlowerFieldsView)]
-pub struct View {
+pub struct FlowerFieldsView {
     pub round: u8,
-    pub phase: Phase,
+    pub phase: FlowerFieldsPhase,
     /// True once round 12 resolved and every field is revealed.
     pub ended: bool,
-    pub scoring: ScoringMapping,
+    pub scoring: FlowerFieldsScoringMapping,
     /// Whether the piece-replacement ruling is in force now (§6).
     pub piece_replacement: bool,
     /// Every switch of the ruling, for the audit.
-    pub ruling_history: Vec<RulingChange>,
-    pub seats: Vec<SeatView>,
-    pub fields: Vec<FieldView>,
+    pub ruling_history: Vec<FlowerFieldsRulingChange>,
+    pub seats: Vec<FlowerFieldsSeatView>,
+    pub fields: Vec<FlowerFieldsFieldView>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub result: Option<GameResult>,
+    pub result: Option<FlowerFieldsResult>,
     /// Every bag in deal order (umpire only).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub bags: Option<Vec<Vec<Piece>>>,
+    pub bags: Option<Vec<Vec<FlowerFieldsPiece>>>,
 }
 
-fn sees_seat(state: &State, viewer: Viewer<SeatIndex>, seat: SeatIndex) -> bool {
+fn sees_seat(state: &FlowerFieldsState, viewer: Viewer<SeatIndex>, seat: SeatIndex) -> bool {
     state.ended || viewer.sees_secrets_of(seat)
 }
 
-fn sees_field(state: &State, viewer: Viewer<SeatIndex>, field: FieldIndex) -> bool {
+fn sees_field(state: &FlowerFieldsState, viewer: Viewer<SeatIndex>, field: FieldIndex) -> bool {
     state.ended
         || match viewer {
             Viewer::Umpire => true,
@@ -118,13 +115,13 @@ fn only_if<T>(visible: bool, value: impl FnOnce() -> T) -> Option<T> {
     }
 }
 
-pub fn view(state: &State, viewer: Viewer<SeatIndex>) -> View {
-    let in_play = state.phase == Phase::Submitting;
+pub fn view(state: &FlowerFieldsState, viewer: Viewer<SeatIndex>) -> FlowerFieldsView {
+    let in_play = state.phase == FlowerFieldsPhase::Submitting;
     let seats = all_seats()
         .filter_map(|seat| {
             let seat_state = state.seat(seat)?;
             let visible = sees_seat(state, viewer, seat);
-            Some(SeatView {
+            Some(FlowerFieldsSeatView {
                 seat,
                 clockwise_field: clockwise_field(seat),
                 counterclockwise_field: counterclockwise_field(seat),
@@ -144,16 +141,16 @@ pub fn view(state: &State, viewer: Viewer<SeatIndex>) -> View {
         .filter_map(|field| {
             let field_state = state.field(field)?;
             let visible = sees_field(state, viewer, field);
-            Some(FieldView {
+            Some(FlowerFieldsFieldView {
                 field,
                 managers: managers(field),
                 placer_this_round: only_if(in_play, || placer_of(field, state.round)),
                 cells: only_if(visible, || {
-                    Cell::all()
+                    FlowerFieldsCell::all()
                         .filter_map(|cell| {
                             field_state
                                 .flower_at(cell)
-                                .map(|flower| PlantedCell { cell, flower })
+                                .map(|flower| FlowerFieldsPlantedCell { cell, flower })
                         })
                         .collect()
                 }),
@@ -167,7 +164,7 @@ pub fn view(state: &State, viewer: Viewer<SeatIndex>) -> View {
             })
         })
         .collect();
-    View {
+    FlowerFieldsView {
         round: state.round,
         phase: state.phase,
         ended: state.ended,
@@ -187,27 +184,31 @@ pub fn view(state: &State, viewer: Viewer<SeatIndex>) -> View {
 
 /// §8 for events: each event is shown whole to those who may see it and
 /// hidden entirely from everyone else.
-pub fn redact_event(now: &State, event: &Event, viewer: Viewer<SeatIndex>) -> Option<Event> {
+pub fn redact_event(
+    now: &FlowerFieldsState,
+    event: &FlowerFieldsEvent,
+    viewer: Viewer<SeatIndex>,
+) -> Option<FlowerFieldsEvent> {
     let visible = match event {
         // The bag order stays the umpire's, even after the end.
-        Event::BagsShuffled { .. } => viewer.is_umpire(),
-        Event::GameSetUp { .. }
-        | Event::RoundStarted { .. }
-        | Event::RulingSet { .. }
-        | Event::RoundResolved { .. }
-        | Event::GameEnded
-        | Event::ResultDeclared { .. }
-        | Event::CandidateChosen { .. } => true,
-        Event::PieceDealt { seat, .. }
-        | Event::SubmissionMade { seat, .. }
-        | Event::PieceReplaced { seat, .. }
-        | Event::SubmissionMissed { seat, .. }
-        | Event::BreakPenaltyTaken { seat, .. }
-        | Event::GarnetsEarned { seat, .. } => sees_seat(now, viewer, *seat),
-        Event::BreakNoticeGiven { field, .. }
-        | Event::PiecePlaced { field, .. }
-        | Event::PieceRevealed { field, .. } => sees_field(now, viewer, *field),
-        Event::PieceDiscarded { owner, field, .. } => match field {
+        FlowerFieldsEvent::BagsShuffled { .. } => viewer.is_umpire(),
+        FlowerFieldsEvent::GameSetUp { .. }
+        | FlowerFieldsEvent::RoundStarted { .. }
+        | FlowerFieldsEvent::RulingSet { .. }
+        | FlowerFieldsEvent::RoundResolved { .. }
+        | FlowerFieldsEvent::GameEnded
+        | FlowerFieldsEvent::ResultDeclared { .. }
+        | FlowerFieldsEvent::CandidateChosen { .. } => true,
+        FlowerFieldsEvent::PieceDealt { seat, .. }
+        | FlowerFieldsEvent::SubmissionMade { seat, .. }
+        | FlowerFieldsEvent::PieceReplaced { seat, .. }
+        | FlowerFieldsEvent::SubmissionMissed { seat, .. }
+        | FlowerFieldsEvent::BreakPenaltyTaken { seat, .. }
+        | FlowerFieldsEvent::GarnetsEarned { seat, .. } => sees_seat(now, viewer, *seat),
+        FlowerFieldsEvent::BreakNoticeGiven { field, .. }
+        | FlowerFieldsEvent::PiecePlaced { field, .. }
+        | FlowerFieldsEvent::PieceRevealed { field, .. } => sees_field(now, viewer, *field),
+        FlowerFieldsEvent::PieceDiscarded { owner, field, .. } => match field {
             Some(field) => sees_field(now, viewer, *field),
             None => sees_seat(now, viewer, *owner),
         },

@@ -1,7 +1,7 @@
 //! Every test of Between Flower Fields, in one binary: one link instead of one per file.
 
-mod common;
 mod golden;
 mod properties;
 mod rules;
 mod schemas;
+mod support;

@@ -10,31 +10,34 @@ use serde_json::Value;
 use umpire_domain::rng::rng_from_seed;
 use umpire_domain::testing::{self, fold, play_random, spread, umpire_view_json, Decide};
 use umpire_domain::{Actor, Game, SeatIndex, Viewer, Violation};
-use umpire_flower_fields::flowers::{all_fields, field_due, manages, Flower};
-use umpire_flower_fields::state::{FieldState, SeatState, State};
-use umpire_flower_fields::{Action, Cell, Event, FlowerFields, Options, Piece};
+use umpire_flower_fields::flowers::{all_fields, field_due, manages, FlowerFieldsFlower};
+use umpire_flower_fields::state::{FieldState, FlowerFieldsState, SeatState};
+use umpire_flower_fields::{
+    FlowerFields, FlowerFieldsAction, FlowerFieldsCell, FlowerFieldsEvent, FlowerFieldsOptions,
+    FlowerFieldsPiece,
+};
 
 /// A random game where the umpire also acts now and then: timeouts, closed
 /// rounds and ruling switches, which `play_random` never tries while seats
 /// are waiting.
 struct MixedGame {
-    options: Options,
-    events: Vec<Event>,
+    options: FlowerFieldsOptions,
+    events: Vec<FlowerFieldsEvent>,
     /// The state after each event (index `i` = after `events[i]`).
-    states: Vec<State>,
+    states: Vec<FlowerFieldsState>,
 }
 
 fn mixed_game(seed: u64) -> MixedGame {
     let mut rng = rng_from_seed(seed);
-    let options = Options {
+    let options = FlowerFieldsOptions {
         starting_garnets: rng.random_range(0..=12),
         piece_replacement: rng.random_bool(0.5),
-        ..Options::default()
+        ..FlowerFieldsOptions::default()
     };
     let mut state = FlowerFields::initial_state(&options);
     let mut events = Vec::new();
     let mut states = Vec::new();
-    let mut record = |state: &mut State, produced: Vec<Event>| {
+    let mut record = |state: &mut FlowerFieldsState, produced: Vec<FlowerFieldsEvent>| {
         for event in produced {
             FlowerFields::apply(state, &event);
             events.push(event);
@@ -153,8 +156,8 @@ fn viewer_of(seat: Option<u8>) -> Viewer<SeatIndex> {
 /// Every piece name in both orders, quoted as it appears in JSON.
 fn piece_names() -> Vec<String> {
     let mut names = Vec::new();
-    for first in Flower::PLANTABLE {
-        for second in Flower::PLANTABLE {
+    for first in FlowerFieldsFlower::PLANTABLE {
+        for second in FlowerFieldsFlower::PLANTABLE {
             names.push(format!("\"{first}-{second}\""));
         }
     }
@@ -162,7 +165,7 @@ fn piece_names() -> Vec<String> {
 }
 
 /// The state with everything `seat` may not see wiped out.
-fn scrubbed_for(state: &State, seat: u8) -> State {
+fn scrubbed_for(state: &FlowerFieldsState, seat: u8) -> FlowerFieldsState {
     let mut scrubbed = state.clone();
     for field in all_fields() {
         if !manages(SeatIndex(seat), field) {
@@ -182,7 +185,7 @@ fn scrubbed_for(state: &State, seat: u8) -> State {
     scrubbed
 }
 
-fn secret_pieces_for(state: &State, seat: u8) -> Vec<Piece> {
+fn secret_pieces_for(state: &FlowerFieldsState, seat: u8) -> Vec<FlowerFieldsPiece> {
     let mut secrets = Vec::new();
     for (index, seat_state) in state.seats.iter().enumerate() {
         if index == usize::from(seat) {
@@ -221,7 +224,7 @@ fn secret_pieces_for(state: &State, seat: u8) -> Vec<Piece> {
 }
 
 /// Both ways of writing a piece (`same_piece_as` treats them as one).
-fn piece_spellings(piece: Piece) -> [String; 2] {
+fn piece_spellings(piece: FlowerFieldsPiece) -> [String; 2] {
     [
         format!("{}-{}", piece.first, piece.second),
         format!("{}-{}", piece.second, piece.first),
@@ -229,9 +232,9 @@ fn piece_spellings(piece: Piece) -> [String; 2] {
 }
 
 /// Every piece written out in `text` (`red-blue`), in either order.
-fn pieces_named_in(text: &str) -> Vec<Piece> {
+fn pieces_named_in(text: &str) -> Vec<FlowerFieldsPiece> {
     text.split(|character: char| !(character.is_ascii_alphabetic() || character == '-'))
-        .filter_map(|word| word.parse::<Piece>().ok())
+        .filter_map(|word| word.parse::<FlowerFieldsPiece>().ok())
         .collect()
 }
 
@@ -244,7 +247,7 @@ fn pieces_named_in(text: &str) -> Vec<Piece> {
 /// `assert_refusals_keep_secrets` instead.
 fn assert_refusal_names_no_secret(
     violation: &Violation,
-    secrets: &[Piece],
+    secrets: &[FlowerFieldsPiece],
     seen: &str,
     sent: &str,
     context: &str,
@@ -272,10 +275,10 @@ fn assert_refusal_names_no_secret(
 /// on them. Whether the action is accepted at all must not depend on them
 /// either.
 fn assert_refusals_keep_secrets(
-    state: &State,
+    state: &FlowerFieldsState,
     seat: u8,
     seen: &str,
-    actions: &[Action],
+    actions: &[FlowerFieldsAction],
     decide: Decide<FlowerFields>,
     context: &str,
 ) {
@@ -299,8 +302,8 @@ fn assert_refusals_keep_secrets(
 
 /// What each seat (0–4) and the umpire (5) may do at one state, a few
 /// actions each, listed once and shared by every seat's probes.
-fn listed_actions(state: &State) -> Vec<Vec<Action>> {
-    let mut listed: Vec<Vec<Action>> = (0..5u8)
+fn listed_actions(state: &FlowerFieldsState) -> Vec<Vec<FlowerFieldsAction>> {
+    let mut listed: Vec<Vec<FlowerFieldsAction>> = (0..5u8)
         .map(|seat| {
             spread(
                 &FlowerFields::legal_actions(state, Actor::Seat(SeatIndex(seat))),
@@ -320,11 +323,11 @@ fn listed_actions(state: &State) -> Vec<Vec<Action>> {
 /// seat's or a bag's piece, another field or other cells, and (c) the
 /// arbitrary ones.
 fn probe_actions(
-    state: &State,
+    state: &FlowerFieldsState,
     seat: SeatIndex,
-    listed: &[Vec<Action>],
-    arbitrary: &[Action],
-) -> Vec<Action> {
+    listed: &[Vec<FlowerFieldsAction>],
+    arbitrary: &[FlowerFieldsAction],
+) -> Vec<FlowerFieldsAction> {
     let mut probes = Vec::new();
     for (index, actions) in listed.iter().enumerate() {
         if index != usize::from(seat.0) {
@@ -340,9 +343,9 @@ fn probe_actions(
     if own.is_empty() {
         // Nothing is legal (missed, between rounds, over): still try a plain
         // submission into the due field.
-        own.push(Action::Submit {
+        own.push(FlowerFieldsAction::Submit {
             field: field_due(seat, state.round),
-            piece: Piece::new(Flower::White, Flower::Red),
+            piece: FlowerFieldsPiece::new(FlowerFieldsFlower::White, FlowerFieldsFlower::Red),
             cells: ["A1".parse().expect("cell"), "A2".parse().expect("cell")],
             broken: false,
             revealed: None,
@@ -351,12 +354,12 @@ fn probe_actions(
         });
     }
     let secret_pieces = spread(&secret_pieces_for(state, seat.0), 4);
-    let corner: Cell = "E5".parse().expect("cell");
+    let corner: FlowerFieldsCell = "E5".parse().expect("cell");
     for action in own {
         for secret in &secret_pieces {
             probes.push(with_piece(&action, *secret));
         }
-        if let Action::Submit {
+        if let FlowerFieldsAction::Submit {
             field,
             piece,
             cells,
@@ -367,7 +370,7 @@ fn probe_actions(
         } = action.clone()
         {
             for other_field in [(field + 1) % 5, 7] {
-                probes.push(Action::Submit {
+                probes.push(FlowerFieldsAction::Submit {
                     field: other_field,
                     piece,
                     cells,
@@ -378,7 +381,7 @@ fn probe_actions(
                 });
             }
             for moved in [[cells[0], cells[0]], [cells[0], corner]] {
-                probes.push(Action::Submit {
+                probes.push(FlowerFieldsAction::Submit {
                     field,
                     piece,
                     cells: moved,
@@ -397,10 +400,11 @@ fn probe_actions(
 
 /// The action with its own piece swapped for `piece` (a replacement swaps
 /// the piece given up).
-fn with_piece(action: &Action, piece: Piece) -> Action {
+fn with_piece(action: &FlowerFieldsAction, piece: FlowerFieldsPiece) -> FlowerFieldsAction {
     let mut changed = action.clone();
     match &mut changed {
-        Action::Submit { piece: own, .. } | Action::ReplacePiece { piece: own, .. } => {
+        FlowerFieldsAction::Submit { piece: own, .. }
+        | FlowerFieldsAction::ReplacePiece { piece: own, .. } => {
             *own = piece;
         }
         _ => {}
@@ -408,7 +412,7 @@ fn with_piece(action: &Action, piece: Piece) -> Action {
     changed
 }
 
-fn assert_no_leaks(game: &MixedGame, arbitrary_actions: &[Action]) {
+fn assert_no_leaks(game: &MixedGame, arbitrary_actions: &[FlowerFieldsAction]) {
     let viewers: Vec<Option<u8>> = vec![None, Some(0), Some(1), Some(2), Some(3), Some(4)];
     let pieces = piece_names();
     for (version, (event, state)) in game.events.iter().zip(&game.states).enumerate() {
@@ -473,7 +477,7 @@ proptest! {
 
     #[test]
     fn random_legal_play_ends_and_replays_to_the_same_state(seed in any::<u64>()) {
-        let game = play_random::<FlowerFields>(Options::default(), seed, 2000);
+        let game = play_random::<FlowerFields>(FlowerFieldsOptions::default(), seed, 2000);
         prop_assert!(game.finished);
         let replayed = fold::<FlowerFields>(&game.options, &game.events);
         prop_assert_eq!(umpire_view_json::<FlowerFields>(&replayed), umpire_view_json::<FlowerFields>(&game.state));
@@ -493,9 +497,9 @@ proptest! {
         prop_assert_eq!(&replayed, last);
         // Events survive a JSON round trip unchanged.
         let text = serde_json::to_string(&game.events).expect("events serialise");
-        let parsed: Vec<Event> = serde_json::from_str(&text).expect("events parse");
+        let parsed: Vec<FlowerFieldsEvent> = serde_json::from_str(&text).expect("events parse");
         prop_assert_eq!(&parsed, &game.events);
-        let arbitrary_actions: Vec<Action> = arbitrary
+        let arbitrary_actions: Vec<FlowerFieldsAction> = arbitrary
             .into_iter()
             .filter_map(|json| serde_json::from_value(json).ok())
             .collect();
@@ -504,8 +508,8 @@ proptest! {
 
     #[test]
     fn arbitrary_actions_never_panic(seed in any::<u64>(), json in arbitrary_action_json()) {
-        let game = play_random::<FlowerFields>(Options::default(), seed, 25);
-        if let Ok(action) = serde_json::from_value::<umpire_flower_fields::Action>(json) {
+        let game = play_random::<FlowerFields>(FlowerFieldsOptions::default(), seed, 25);
+        if let Ok(action) = serde_json::from_value::<umpire_flower_fields::FlowerFieldsAction>(json) {
             for actor in [Actor::Umpire, Actor::Seat(SeatIndex(0)), Actor::Seat(SeatIndex(3)), Actor::Seat(SeatIndex(200))] {
                 let _ = FlowerFields::decide(&game.state, actor, &action);
             }
@@ -537,8 +541,8 @@ fn arbitrary_action_json() -> impl Strategy<Value = Value> {
 
 #[test]
 fn the_summary_is_deterministic_for_a_seed() {
-    let first = play_random::<FlowerFields>(Options::default(), 7, 2000);
-    let second = play_random::<FlowerFields>(Options::default(), 7, 2000);
+    let first = play_random::<FlowerFields>(FlowerFieldsOptions::default(), 7, 2000);
+    let second = play_random::<FlowerFields>(FlowerFieldsOptions::default(), 7, 2000);
     assert_eq!(
         FlowerFields::summary(&first.state),
         FlowerFields::summary(&second.state)
@@ -564,7 +568,7 @@ fn the_leak_check_catches_a_leak() {
 
 /// A state in the middle of `mixed_game(3)` and a seat for which another
 /// seat holds a piece the seat neither holds nor sees.
-fn a_state_with_a_foreign_secret() -> (State, u8, Piece) {
+fn a_state_with_a_foreign_secret() -> (FlowerFieldsState, u8, FlowerFieldsPiece) {
     let game = mixed_game(3);
     for state in game.states.iter().skip(game.states.len() / 3) {
         for seat in 0..5u8 {
@@ -615,10 +619,10 @@ fn the_refusal_check_catches_a_message_naming_another_seats_piece() {
 /// Refuses like `decide`, then tells the seat how many pieces the next seat
 /// holds: a leak that names no piece.
 fn decide_revealing_the_next_hand(
-    state: &State,
+    state: &FlowerFieldsState,
     actor: Actor<SeatIndex>,
-    action: &Action,
-) -> Result<Vec<Event>, Violation> {
+    action: &FlowerFieldsAction,
+) -> Result<Vec<FlowerFieldsEvent>, Violation> {
     FlowerFields::decide(state, actor, action).map_err(|mut violation| {
         if let Actor::Seat(seat) = actor {
             let next = state.seat(SeatIndex((seat.0 + 1) % 5));
@@ -685,7 +689,7 @@ fn mixed_games_exercise_every_kind_of_event() {
 #[test]
 fn the_umpire_sees_every_event_and_everyone_the_public_ones_whole() {
     for seed in 0..6 {
-        let game = play_random::<FlowerFields>(Options::default(), seed, 2000);
+        let game = play_random::<FlowerFields>(FlowerFieldsOptions::default(), seed, 2000);
         umpire_domain::testing::assert_unredacted_events_are_whole(&game);
     }
 }

@@ -1,22 +1,25 @@
 //! Given/when/then tests: every rule of the rule book and every violation
 //! code, refused and the neighbouring legal move accepted.
 
-use crate::common;
+use crate::support;
 
-use common::*;
+use support::*;
 use umpire_domain::testing::Table;
 use umpire_domain::{Actor, Game, SeatIndex, Viewer};
 use umpire_flower_fields::flowers::field_due;
-use umpire_flower_fields::messages::DiscardReason;
+use umpire_flower_fields::messages::FlowerFieldsDiscardReason;
 use umpire_flower_fields::score::{flower_score, garnets_earned, result_for, seat_score};
-use umpire_flower_fields::state::{FieldState, PenaltyReason, Phase};
+use umpire_flower_fields::state::{FieldState, FlowerFieldsPenaltyReason, FlowerFieldsPhase};
 use umpire_flower_fields::*;
 
 const UMPIRE: Actor<SeatIndex> = Actor::Umpire;
 
-fn with_revealed(action: Action, revealed: Placement) -> Action {
+fn with_revealed(
+    action: FlowerFieldsAction,
+    revealed: FlowerFieldsPlacement,
+) -> FlowerFieldsAction {
     match action {
-        Action::Submit {
+        FlowerFieldsAction::Submit {
             field,
             piece,
             cells,
@@ -24,7 +27,7 @@ fn with_revealed(action: Action, revealed: Placement) -> Action {
             penalties,
             replaces_previous,
             ..
-        } => Action::Submit {
+        } => FlowerFieldsAction::Submit {
             field,
             piece,
             cells,
@@ -37,9 +40,12 @@ fn with_revealed(action: Action, revealed: Placement) -> Action {
     }
 }
 
-fn with_penalties(action: Action, choices: PenaltyChoices) -> Action {
+fn with_penalties(
+    action: FlowerFieldsAction,
+    choices: FlowerFieldsPenaltyChoices,
+) -> FlowerFieldsAction {
     match action {
-        Action::Submit {
+        FlowerFieldsAction::Submit {
             field,
             piece,
             cells,
@@ -47,7 +53,7 @@ fn with_penalties(action: Action, choices: PenaltyChoices) -> Action {
             revealed,
             replaces_previous,
             ..
-        } => Action::Submit {
+        } => FlowerFieldsAction::Submit {
             field,
             piece,
             cells,
@@ -60,20 +66,20 @@ fn with_penalties(action: Action, choices: PenaltyChoices) -> Action {
     }
 }
 
-fn broken(field: u8, piece_text: &str, cells: [&str; 2]) -> Action {
+fn broken(field: u8, piece_text: &str, cells: [&str; 2]) -> FlowerFieldsAction {
     match submit(field, piece_text, cells) {
-        Action::Submit {
+        FlowerFieldsAction::Submit {
             field,
             piece,
             cells,
             ..
-        } => Action::Submit {
+        } => FlowerFieldsAction::Submit {
             field,
             piece,
             cells,
             broken: true,
             revealed: None,
-            penalties: PenaltyChoices::default(),
+            penalties: FlowerFieldsPenaltyChoices::default(),
             replaces_previous: false,
         },
         other => other,
@@ -95,36 +101,41 @@ fn hand_of(table: &FlowerTable, seat_number: u8) -> Vec<String> {
 
 #[test]
 fn setup_deals_rounds_zero_and_one_and_records_the_mapping_in_effect() {
-    let options = Options {
-        scoring: ScoringMapping {
-            red: ScoringRule::PerFlower { points: 4 },
-            ..ScoringMapping::default()
+    let options = FlowerFieldsOptions {
+        scoring: FlowerFieldsScoringMapping {
+            red: FlowerFieldsScoringRule::PerFlower { points: 4 },
+            ..FlowerFieldsScoringMapping::default()
         },
-        ..Options::default()
+        ..FlowerFieldsOptions::default()
     };
     let table = table_with(options);
     assert_eq!(table.state.round, 1);
     for number in 0..5 {
         assert_eq!(hand_of(&table, number), ["white-red", "white-yellow"]);
     }
-    let Event::GameSetUp { scoring, .. } = &table.events[0] else {
+    let FlowerFieldsEvent::GameSetUp { scoring, .. } = &table.events[0] else {
         panic!("the first event is the setup");
     };
-    assert_eq!(scoring.red, ScoringRule::PerFlower { points: 4 });
+    assert_eq!(
+        scoring.red,
+        FlowerFieldsScoringRule::PerFlower { points: 4 }
+    );
     assert_eq!(FlowerFields::status(&table.state).to_act.len(), 5);
 }
 
 #[test]
 fn random_setup_deals_thirteen_different_pieces_per_seat_over_the_game() {
-    let mut table = Table::<FlowerFields>::new(Options::default(), 42);
+    let mut table = Table::<FlowerFields>::new(FlowerFieldsOptions::default(), 42);
     play_until_round(&mut table, 12);
     finish_round(&mut table);
     for seat_number in 0..5u8 {
-        let dealt: Vec<Piece> = table
+        let dealt: Vec<FlowerFieldsPiece> = table
             .events
             .iter()
             .filter_map(|event| match event {
-                Event::PieceDealt { seat, piece, .. } if seat.0 == seat_number => Some(*piece),
+                FlowerFieldsEvent::PieceDealt { seat, piece, .. } if seat.0 == seat_number => {
+                    Some(*piece)
+                }
                 _ => None,
             })
             .collect();
@@ -185,11 +196,17 @@ fn the_round_resolves_when_all_five_are_in_and_places_every_piece() {
     let events = table.accepts(seat(4), submit(4, "red-white", ["B2", "C2"]));
     assert!(events
         .iter()
-        .any(|event| matches!(event, Event::RoundResolved { round: 1 })));
+        .any(|event| matches!(event, FlowerFieldsEvent::RoundResolved { round: 1 })));
     assert_eq!(table.state.round, 2);
     let field_four = table.state.field(4).expect("field 4");
-    assert_eq!(field_four.flower_at(cell("B2")), Some(Flower::Red));
-    assert_eq!(field_four.flower_at(cell("C2")), Some(Flower::White));
+    assert_eq!(
+        field_four.flower_at(cell("B2")),
+        Some(FlowerFieldsFlower::Red)
+    );
+    assert_eq!(
+        field_four.flower_at(cell("C2")),
+        Some(FlowerFieldsFlower::White)
+    );
     assert_eq!(hand_of(&table, 4), ["white-yellow", "white-blue"]);
 }
 
@@ -201,7 +218,7 @@ fn a_piece_held_three_rounds_must_be_played_in_the_fourth() {
     let mut table = table();
     for _ in 1..=2 {
         let round = table.state.round;
-        let newest = Piece::full_bag()[usize::from(round)].to_string();
+        let newest = FlowerFieldsPiece::full_bag()[usize::from(round)].to_string();
         for number in 0..5 {
             let action = submit_anywhere(&table, number, &newest);
             table.accepts(seat(number), action);
@@ -220,7 +237,7 @@ fn legal_actions_offer_only_the_overdue_piece() {
     let mut table = table();
     for _ in 1..=2 {
         let round = table.state.round;
-        let newest = Piece::full_bag()[usize::from(round)].to_string();
+        let newest = FlowerFieldsPiece::full_bag()[usize::from(round)].to_string();
         for number in 0..5 {
             let action = submit_anywhere(&table, number, &newest);
             table.accepts(seat(number), action);
@@ -230,10 +247,10 @@ fn legal_actions_offer_only_the_overdue_piece() {
     assert!(!listed.is_empty());
     assert!(listed
         .iter()
-        .all(|action| matches!(action, Action::Submit { piece, .. } if piece.same_piece_as(&piece_of("white-red")))));
+        .all(|action| matches!(action, FlowerFieldsAction::Submit { piece, .. } if piece.same_piece_as(&piece_of("white-red")))));
 }
 
-fn piece_of(text: &str) -> Piece {
+fn piece_of(text: &str) -> FlowerFieldsPiece {
     piece(text)
 }
 
@@ -288,9 +305,9 @@ fn breaking_while_a_domino_placement_exists_is_refused() {
 
 #[test]
 fn breaking_is_allowed_when_no_two_adjacent_cells_are_empty() {
-    let mut events = setup_with_bags(&Options::default(), ordered_bags());
+    let mut events = setup_with_bags(&FlowerFieldsOptions::default(), ordered_bags());
     events.extend(plant(0, &fill_except("purple", &["A1", "C1", "E5"])));
-    let mut table = Table::<FlowerFields>::from_events(Options::default(), events);
+    let mut table = Table::<FlowerFields>::from_events(FlowerFieldsOptions::default(), events);
     assert!(table.view(Viewer::Seat(SeatIndex(0)))["fields"][0]["next_must_break"] == true);
     // Without `broken` the cells are not adjacent.
     table.refuses(
@@ -308,9 +325,9 @@ fn breaking_is_allowed_when_no_two_adjacent_cells_are_empty() {
 
 #[test]
 fn both_managers_pay_for_a_break_by_their_own_choice() {
-    let options = Options {
+    let options = FlowerFieldsOptions {
         starting_garnets: 3,
-        ..Options::default()
+        ..FlowerFieldsOptions::default()
     };
     let mut events = setup_with_bags(&options, ordered_bags());
     events.extend(plant(0, &fill_except("purple", &["A1", "C1", "E5"])));
@@ -321,17 +338,17 @@ fn both_managers_pay_for_a_break_by_their_own_choice() {
         seat(0),
         with_penalties(
             broken(0, "white-red", ["A1", "E5"]),
-            PenaltyChoices {
-                clockwise: Some(Penalty::Garnets),
+            FlowerFieldsPenaltyChoices {
+                clockwise: Some(FlowerFieldsPenalty::Garnets),
                 counterclockwise: None,
             },
         ),
     );
     let seat_one = with_penalties(
         first_legal(&table, 1),
-        PenaltyChoices {
-            clockwise: Some(Penalty::Garnets),
-            counterclockwise: Some(Penalty::Points),
+        FlowerFieldsPenaltyChoices {
+            clockwise: Some(FlowerFieldsPenalty::Garnets),
+            counterclockwise: Some(FlowerFieldsPenalty::Points),
         },
     );
     table.accepts(seat(1), seat_one);
@@ -345,21 +362,21 @@ fn both_managers_pay_for_a_break_by_their_own_choice() {
     assert_eq!(seat_one.penalties.len(), 1);
     assert_eq!(
         seat_one.penalties[0].reason,
-        PenaltyReason::Break { break_field: 0 }
+        FlowerFieldsPenaltyReason::Break { break_field: 0 }
     );
 }
 
 #[test]
 fn choosing_garnets_without_three_garnets_means_points() {
-    let mut events = setup_with_bags(&Options::default(), ordered_bags());
+    let mut events = setup_with_bags(&FlowerFieldsOptions::default(), ordered_bags());
     events.extend(plant(0, &fill_except("purple", &["A1", "C1", "E5"])));
-    let mut table = Table::<FlowerFields>::from_events(Options::default(), events);
+    let mut table = Table::<FlowerFields>::from_events(FlowerFieldsOptions::default(), events);
     table.accepts(
         seat(0),
         with_penalties(
             broken(0, "white-red", ["A1", "E5"]),
-            PenaltyChoices {
-                clockwise: Some(Penalty::Garnets),
+            FlowerFieldsPenaltyChoices {
+                clockwise: Some(FlowerFieldsPenalty::Garnets),
                 counterclockwise: None,
             },
         ),
@@ -373,25 +390,28 @@ fn choosing_garnets_without_three_garnets_means_points() {
             1,
             "seat {number} takes 10 points"
         );
-        assert_eq!(seat_state.break_payments[0].penalty, Penalty::Points);
+        assert_eq!(
+            seat_state.break_payments[0].penalty,
+            FlowerFieldsPenalty::Points
+        );
     }
 }
 
 #[test]
 fn both_managers_are_told_when_the_next_piece_must_break() {
-    let mut events = setup_with_bags(&Options::default(), ordered_bags());
+    let mut events = setup_with_bags(&FlowerFieldsOptions::default(), ordered_bags());
     events.extend(plant(
         0,
         &fill_except("purple", &["A1", "C1", "E5", "E4", "E3"]),
     ));
-    let mut table = Table::<FlowerFields>::from_events(Options::default(), events);
+    let mut table = Table::<FlowerFields>::from_events(FlowerFieldsOptions::default(), events);
     table.accepts(seat(0), submit(0, "white-red", ["E4", "E5"]));
     finish_round(&mut table);
     let notices: Vec<(u8, bool)> = table
         .events
         .iter()
         .filter_map(|event| match event {
-            Event::BreakNoticeGiven {
+            FlowerFieldsEvent::BreakNoticeGiven {
                 field,
                 round: 2,
                 must_break,
@@ -408,7 +428,7 @@ fn both_managers_are_told_when_the_next_piece_must_break() {
             .filter(|event| {
                 matches!(
                     event,
-                    Event::BreakNoticeGiven {
+                    FlowerFieldsEvent::BreakNoticeGiven {
                         field: 0,
                         round: 2,
                         ..
@@ -424,7 +444,7 @@ fn both_managers_are_told_when_the_next_piece_must_break() {
     let stranger = table
         .events
         .iter()
-        .filter(|event| matches!(event, Event::BreakNoticeGiven { field: 0, .. }))
+        .filter(|event| matches!(event, FlowerFieldsEvent::BreakNoticeGiven { field: 0, .. }))
         .filter_map(|event| {
             FlowerFields::redact_event(&table.state, event, Viewer::Seat(SeatIndex(3)))
         })
@@ -444,18 +464,18 @@ fn a_second_submission_is_refused_unless_it_replaces_the_first() {
         codes::ALREADY_SUBMITTED.code,
     );
     let replacement = match submit(0, "white-yellow", ["B1", "B2"]) {
-        Action::Submit {
+        FlowerFieldsAction::Submit {
             field,
             piece,
             cells,
             ..
-        } => Action::Submit {
+        } => FlowerFieldsAction::Submit {
             field,
             piece,
             cells,
             broken: false,
             revealed: None,
-            penalties: PenaltyChoices::default(),
+            penalties: FlowerFieldsPenaltyChoices::default(),
             replaces_previous: true,
         },
         other => other,
@@ -463,7 +483,10 @@ fn a_second_submission_is_refused_unless_it_replaces_the_first() {
     table.accepts(seat(0), replacement);
     finish_round(&mut table);
     let field_zero = table.state.field(0).expect("field 0");
-    assert_eq!(field_zero.flower_at(cell("B1")), Some(Flower::White));
+    assert_eq!(
+        field_zero.flower_at(cell("B1")),
+        Some(FlowerFieldsFlower::White)
+    );
     assert_eq!(field_zero.flower_at(cell("A1")), None);
     assert_eq!(hand_of(&table, 0), ["white-red", "white-blue"]);
 }
@@ -473,7 +496,7 @@ fn a_second_submission_is_refused_unless_it_replaces_the_first() {
 #[test]
 fn a_timeout_reveals_the_oldest_piece_to_the_other_manager_who_must_place_it_first() {
     let mut table = table();
-    table.accepts(UMPIRE, Action::Timeout { seat: SeatIndex(0) });
+    table.accepts(UMPIRE, FlowerFieldsAction::Timeout { seat: SeatIndex(0) });
     assert_eq!(hand_of(&table, 0), ["white-yellow"]);
     table.refuses(
         seat(0),
@@ -486,7 +509,7 @@ fn a_timeout_reveals_the_oldest_piece_to_the_other_manager_who_must_place_it_fir
         .events
         .iter()
         .find_map(|event| match event {
-            Event::PieceRevealed {
+            FlowerFieldsEvent::PieceRevealed {
                 field,
                 to_seat,
                 piece,
@@ -497,12 +520,15 @@ fn a_timeout_reveals_the_oldest_piece_to_the_other_manager_who_must_place_it_fir
         .expect("a revealed piece");
     assert_eq!(revealed, (0, SeatIndex(1), piece("white-red")));
     let penalties = &table.state.seat(SeatIndex(0)).expect("seat 0").penalties;
-    assert_eq!(penalties[0].reason, PenaltyReason::MissedSubmission);
+    assert_eq!(
+        penalties[0].reason,
+        FlowerFieldsPenaltyReason::MissedSubmission
+    );
     assert_eq!(penalties[0].points, 10);
     // Round 2: seat 1 plays into field 0 and must place the revealed piece.
     let own = submit_anywhere(&table, 1, "white-blue");
     table.refuses(seat(1), own.clone(), codes::MISSING_REVEALED_PIECE.code);
-    let wrong_revealed = Placement {
+    let wrong_revealed = FlowerFieldsPlacement {
         piece: piece("red-blue"),
         cells: [cell("E4"), cell("E5")],
         broken: false,
@@ -512,7 +538,7 @@ fn a_timeout_reveals_the_oldest_piece_to_the_other_manager_who_must_place_it_fir
         with_revealed(own.clone(), wrong_revealed),
         codes::MISSING_REVEALED_PIECE.code,
     );
-    let revealed_placement = Placement {
+    let revealed_placement = FlowerFieldsPlacement {
         piece: piece("red-white"),
         cells: [cell("E4"), cell("E5")],
         broken: false,
@@ -520,28 +546,31 @@ fn a_timeout_reveals_the_oldest_piece_to_the_other_manager_who_must_place_it_fir
     table.accepts(seat(1), with_revealed(own, revealed_placement));
     finish_round(&mut table);
     let field_zero = table.state.field(0).expect("field 0");
-    assert_eq!(field_zero.flower_at(cell("E4")), Some(Flower::Red));
+    assert_eq!(
+        field_zero.flower_at(cell("E4")),
+        Some(FlowerFieldsFlower::Red)
+    );
     assert_eq!(field_zero.revealed, None);
 }
 
 #[test]
 fn the_revealed_piece_is_placed_before_the_own_piece_which_then_may_break() {
     // Worked case: with space for one piece only, the own piece is broken.
-    let mut events = setup_with_bags(&Options::default(), ordered_bags());
+    let mut events = setup_with_bags(&FlowerFieldsOptions::default(), ordered_bags());
     events.extend(plant(
         0,
         &fill_except("purple", &["A1", "C1", "E5", "E4", "C3", "A3"]),
     ));
-    let mut table = Table::<FlowerFields>::from_events(Options::default(), events);
-    table.accepts(UMPIRE, Action::Timeout { seat: SeatIndex(0) });
+    let mut table = Table::<FlowerFields>::from_events(FlowerFieldsOptions::default(), events);
+    table.accepts(UMPIRE, FlowerFieldsAction::Timeout { seat: SeatIndex(0) });
     finish_round(&mut table);
-    let revealed = Placement {
+    let revealed = FlowerFieldsPlacement {
         piece: piece("white-red"),
         cells: [cell("E4"), cell("E5")],
         broken: false,
     };
     // The own piece cannot pretend a domino fits; a broken revealed piece is refused.
-    let broken_revealed = Placement {
+    let broken_revealed = FlowerFieldsPlacement {
         broken: true,
         cells: [cell("A1"), cell("C1")],
         ..revealed
@@ -560,7 +589,7 @@ fn the_revealed_piece_is_placed_before_the_own_piece_which_then_may_break() {
 #[test]
 fn a_revealed_piece_that_is_not_waiting_is_refused() {
     let mut table = table();
-    let revealed = Placement {
+    let revealed = FlowerFieldsPlacement {
         piece: piece("red-blue"),
         cells: [cell("E4"), cell("E5")],
         broken: false,
@@ -578,11 +607,11 @@ fn the_umpire_closing_the_round_times_out_every_pending_seat() {
     let mut table = table();
     table.accepts(seat(0), submit(0, "white-red", ["A1", "A2"]));
     table.accepts(seat(3), submit(3, "white-red", ["A1", "A2"]));
-    let events = table.accepts(UMPIRE, Action::CloseRound);
+    let events = table.accepts(UMPIRE, FlowerFieldsAction::CloseRound);
     let missed: Vec<u8> = events
         .iter()
         .filter_map(|event| match event {
-            Event::SubmissionMissed { seat, .. } => Some(seat.0),
+            FlowerFieldsEvent::SubmissionMissed { seat, .. } => Some(seat.0),
             _ => None,
         })
         .collect();
@@ -596,18 +625,18 @@ fn a_timeout_of_a_seat_that_already_submitted_is_refused() {
     table.accepts(seat(2), submit(2, "white-red", ["A1", "A2"]));
     table.refuses(
         UMPIRE,
-        Action::Timeout { seat: SeatIndex(2) },
+        FlowerFieldsAction::Timeout { seat: SeatIndex(2) },
         codes::ALREADY_SUBMITTED.code,
     );
     table.refuses(
         UMPIRE,
-        Action::Timeout { seat: SeatIndex(7) },
+        FlowerFieldsAction::Timeout { seat: SeatIndex(7) },
         codes::NO_SUCH_SEAT.code,
     );
-    table.accepts(UMPIRE, Action::Timeout { seat: SeatIndex(3) });
+    table.accepts(UMPIRE, FlowerFieldsAction::Timeout { seat: SeatIndex(3) });
     table.refuses(
         UMPIRE,
-        Action::Timeout { seat: SeatIndex(3) },
+        FlowerFieldsAction::Timeout { seat: SeatIndex(3) },
         codes::SUBMISSION_MISSED.code,
     );
 }
@@ -615,18 +644,18 @@ fn a_timeout_of_a_seat_that_already_submitted_is_refused() {
 #[test]
 fn a_revealed_piece_is_discarded_when_its_receiver_misses_too() {
     let mut table = table();
-    table.accepts(UMPIRE, Action::Timeout { seat: SeatIndex(0) });
+    table.accepts(UMPIRE, FlowerFieldsAction::Timeout { seat: SeatIndex(0) });
     finish_round(&mut table);
-    table.accepts(UMPIRE, Action::Timeout { seat: SeatIndex(1) });
+    table.accepts(UMPIRE, FlowerFieldsAction::Timeout { seat: SeatIndex(1) });
     let events = {
         finish_round(&mut table);
         table.events.clone()
     };
     assert!(events.iter().any(|event| matches!(
         event,
-        Event::PieceDiscarded {
+        FlowerFieldsEvent::PieceDiscarded {
             owner: SeatIndex(0),
-            reason: DiscardReason::ReceiverMissed,
+            reason: FlowerFieldsDiscardReason::ReceiverMissed,
             field: Some(0),
             ..
         }
@@ -644,28 +673,28 @@ fn a_revealed_piece_is_discarded_when_its_receiver_misses_too() {
 fn a_piece_missed_in_round_twelve_is_discarded() {
     let mut table = table();
     play_until_round(&mut table, 12);
-    let events = table.accepts(UMPIRE, Action::Timeout { seat: SeatIndex(4) });
+    let events = table.accepts(UMPIRE, FlowerFieldsAction::Timeout { seat: SeatIndex(4) });
     assert!(events
         .iter()
-        .any(|event| matches!(event, Event::SubmissionMissed { .. })));
+        .any(|event| matches!(event, FlowerFieldsEvent::SubmissionMissed { .. })));
     finish_round(&mut table);
     assert!(table.events.iter().any(|event| matches!(
         event,
-        Event::PieceDiscarded {
+        FlowerFieldsEvent::PieceDiscarded {
             owner: SeatIndex(4),
-            reason: DiscardReason::MissedInLastRound,
+            reason: FlowerFieldsDiscardReason::MissedInLastRound,
             ..
         }
     )));
     assert!(!table
         .events
         .iter()
-        .any(|event| matches!(event, Event::PieceRevealed { round: 12, .. })));
+        .any(|event| matches!(event, FlowerFieldsEvent::PieceRevealed { round: 12, .. })));
     assert!(table.state.ended);
     // Its cells end black: field 3 (seat 4's counterclockwise field) has 3.
     let field_three = table.state.field(3).expect("field 3");
-    let black = Cell::all()
-        .filter(|cell| field_three.flower_at(*cell) == Some(Flower::Black))
+    let black = FlowerFieldsCell::all()
+        .filter(|cell| field_three.flower_at(*cell) == Some(FlowerFieldsFlower::Black))
         .count();
     assert_eq!(black, 3);
 }
@@ -677,11 +706,15 @@ fn a_seat_sending_an_umpire_action_is_refused() {
     let mut table = table();
     table.refuses(
         seat(1),
-        Action::Timeout { seat: SeatIndex(2) },
+        FlowerFieldsAction::Timeout { seat: SeatIndex(2) },
         codes::UMPIRE_ONLY.code,
     );
-    table.refuses(seat(1), Action::CloseRound, codes::UMPIRE_ONLY.code);
-    table.accepts(UMPIRE, Action::Timeout { seat: SeatIndex(2) });
+    table.refuses(
+        seat(1),
+        FlowerFieldsAction::CloseRound,
+        codes::UMPIRE_ONLY.code,
+    );
+    table.accepts(UMPIRE, FlowerFieldsAction::Timeout { seat: SeatIndex(2) });
 }
 
 #[test]
@@ -702,25 +735,25 @@ fn the_umpire_sending_a_seat_action_is_refused() {
 
 // §6 — piece replacement
 
-fn replace(piece_text: &str, with_text: &str) -> Action {
-    Action::ReplacePiece {
+fn replace(piece_text: &str, with_text: &str) -> FlowerFieldsAction {
+    FlowerFieldsAction::ReplacePiece {
         piece: piece(piece_text),
         with: piece(with_text),
     }
 }
 
-fn ruling(enabled: bool) -> Action {
-    Action::SetRuling {
-        rule: Ruling::PieceReplacement,
+fn ruling(enabled: bool) -> FlowerFieldsAction {
+    FlowerFieldsAction::SetRuling {
+        rule: FlowerFieldsRuling::PieceReplacement,
         enabled,
     }
 }
 
 #[test]
 fn replacement_is_refused_while_the_ruling_is_off_and_allowed_once_on() {
-    let options = Options {
+    let options = FlowerFieldsOptions {
         starting_garnets: 6,
-        ..Options::default()
+        ..FlowerFieldsOptions::default()
     };
     let mut table = table_with(options);
     table.refuses(
@@ -765,10 +798,10 @@ fn replacement_is_refused_while_the_ruling_is_off_and_allowed_once_on() {
 
 #[test]
 fn replacement_needs_three_garnets() {
-    let options = Options {
+    let options = FlowerFieldsOptions {
         starting_garnets: 2,
         piece_replacement: true,
-        ..Options::default()
+        ..FlowerFieldsOptions::default()
     };
     let mut table = table_with(options);
     table.refuses(
@@ -776,10 +809,10 @@ fn replacement_needs_three_garnets() {
         replace("white-red", "red-red"),
         codes::REPLACEMENT_NOT_ALLOWED.code,
     );
-    let options = Options {
+    let options = FlowerFieldsOptions {
         starting_garnets: 3,
         piece_replacement: true,
-        ..Options::default()
+        ..FlowerFieldsOptions::default()
     };
     let mut table = table_with(options);
     table.accepts(seat(0), replace("white-red", "red-red"));
@@ -787,10 +820,10 @@ fn replacement_needs_three_garnets() {
 
 #[test]
 fn replacement_of_a_piece_dealt_after_round_three_is_refused() {
-    let options = Options {
+    let options = FlowerFieldsOptions {
         starting_garnets: 9,
         piece_replacement: true,
-        ..Options::default()
+        ..FlowerFieldsOptions::default()
     };
     let mut table = table_with(options);
     play_until_round(&mut table, 4);
@@ -820,9 +853,9 @@ fn replacement_of_a_piece_dealt_after_round_three_is_refused() {
 
 #[test]
 fn replay_honours_the_ruling_in_force_at_each_event() {
-    let options = Options {
+    let options = FlowerFieldsOptions {
         starting_garnets: 9,
-        ..Options::default()
+        ..FlowerFieldsOptions::default()
     };
     let mut table = table_with(options.clone());
     table.accepts(UMPIRE, ruling(true));
@@ -847,18 +880,18 @@ fn after_round_twelve_empty_cells_turn_black_and_the_game_is_over() {
     assert!(table.state.ended);
     for field in 0..5 {
         let state = table.state.field(field).expect("a field");
-        let black = Cell::all()
-            .filter(|cell| state.flower_at(*cell) == Some(Flower::Black))
+        let black = FlowerFieldsCell::all()
+            .filter(|cell| state.flower_at(*cell) == Some(FlowerFieldsFlower::Black))
             .count();
         assert_eq!(black, 1, "12 pieces fill 24 of 25 cells");
     }
     assert!(table
         .events
         .iter()
-        .any(|event| matches!(event, Event::GameEnded)));
+        .any(|event| matches!(event, FlowerFieldsEvent::GameEnded)));
     let status = FlowerFields::status(&table.state);
     assert!(status.to_act.is_empty());
-    if table.state.phase == Phase::Finished {
+    if table.state.phase == FlowerFieldsPhase::Finished {
         table.refuses(
             seat(0),
             submit(0, "white-red", ["A1", "A2"]),
@@ -870,13 +903,13 @@ fn after_round_twelve_empty_cells_turn_black_and_the_game_is_over() {
 
 #[test]
 fn a_finished_game_refuses_every_action() {
-    let mut events = setup_with_bags(&Options::default(), ordered_bags());
-    events.push(Event::GameEnded);
-    events.push(Event::ResultDeclared {
+    let mut events = setup_with_bags(&FlowerFieldsOptions::default(), ordered_bags());
+    events.push(FlowerFieldsEvent::GameEnded);
+    events.push(FlowerFieldsEvent::ResultDeclared {
         winner: Some(SeatIndex(0)),
         candidates: vec![SeatIndex(2)],
     });
-    let mut table = Table::<FlowerFields>::from_events(Options::default(), events);
+    let mut table = Table::<FlowerFields>::from_events(FlowerFieldsOptions::default(), events);
     table.refuses(
         seat(0),
         submit(0, "white-red", ["A1", "A2"]),
@@ -888,23 +921,27 @@ fn a_finished_game_refuses_every_action() {
         codes::GAME_OVER.code,
     );
     table.refuses(UMPIRE, ruling(true), codes::GAME_OVER.code);
-    table.refuses(UMPIRE, Action::CloseRound, codes::GAME_OVER.code);
     table.refuses(
         UMPIRE,
-        Action::ChooseCandidate { seat: SeatIndex(2) },
+        FlowerFieldsAction::CloseRound,
+        codes::GAME_OVER.code,
+    );
+    table.refuses(
+        UMPIRE,
+        FlowerFieldsAction::ChooseCandidate { seat: SeatIndex(2) },
         codes::GAME_OVER.code,
     );
 }
 
 #[test]
 fn a_tie_for_the_elimination_candidate_waits_for_the_umpire() {
-    let mut events = setup_with_bags(&Options::default(), ordered_bags());
-    events.push(Event::GameEnded);
-    events.push(Event::ResultDeclared {
+    let mut events = setup_with_bags(&FlowerFieldsOptions::default(), ordered_bags());
+    events.push(FlowerFieldsEvent::GameEnded);
+    events.push(FlowerFieldsEvent::ResultDeclared {
         winner: Some(SeatIndex(0)),
         candidates: vec![SeatIndex(2), SeatIndex(3)],
     });
-    let mut table = Table::<FlowerFields>::from_events(Options::default(), events);
+    let mut table = Table::<FlowerFields>::from_events(FlowerFieldsOptions::default(), events);
     assert_eq!(
         FlowerFields::status(&table.state).phase,
         "choosing_candidate"
@@ -916,10 +953,13 @@ fn a_tie_for_the_elimination_candidate_waits_for_the_umpire() {
     );
     table.refuses(
         UMPIRE,
-        Action::ChooseCandidate { seat: SeatIndex(1) },
+        FlowerFieldsAction::ChooseCandidate { seat: SeatIndex(1) },
         codes::NOT_A_CANDIDATE.code,
     );
-    table.accepts(UMPIRE, Action::ChooseCandidate { seat: SeatIndex(3) });
+    table.accepts(
+        UMPIRE,
+        FlowerFieldsAction::ChooseCandidate { seat: SeatIndex(3) },
+    );
     assert!(FlowerFields::status(&table.state).finished);
     let score =
         serde_json::to_value(FlowerFields::score(&table.state, Viewer::Spectator)).expect("json");
@@ -931,10 +971,10 @@ fn choosing_a_candidate_without_a_tie_is_refused() {
     let mut table = table();
     table.refuses(
         UMPIRE,
-        Action::ChooseCandidate { seat: SeatIndex(1) },
+        FlowerFieldsAction::ChooseCandidate { seat: SeatIndex(1) },
         codes::NO_CANDIDATE_TIE.code,
     );
-    table.accepts(UMPIRE, Action::Timeout { seat: SeatIndex(1) });
+    table.accepts(UMPIRE, FlowerFieldsAction::Timeout { seat: SeatIndex(1) });
 }
 
 #[test]
@@ -972,8 +1012,8 @@ fn field_of(layout: &str) -> FieldState {
         let mut parts = entry.split_whitespace();
         let cell = cell(parts.next().expect("cell"));
         let flower = match parts.next().expect("flower") {
-            "black" => Flower::Black,
-            name => Flower::parse_plantable(name).expect("flower"),
+            "black" => FlowerFieldsFlower::Black,
+            name => FlowerFieldsFlower::parse_plantable(name).expect("flower"),
         };
         field.set(cell, flower);
     }
@@ -987,8 +1027,8 @@ fn largest_group_scores_only_the_biggest_connected_group() {
         &field,
         &FieldState::empty(),
         1,
-        Flower::Red,
-        ScoringRule::LargestGroup { per_flower: 2 },
+        FlowerFieldsFlower::Red,
+        FlowerFieldsScoringRule::LargestGroup { per_flower: 2 },
     );
     assert_eq!((line.count, line.points), (5, 6));
 }
@@ -1003,8 +1043,8 @@ fn neighbour_variety_counts_distinct_non_black_types_around_each_flower() {
         &field,
         &FieldState::empty(),
         1,
-        Flower::Yellow,
-        ScoringRule::NeighbourVariety { per_type: 1 },
+        FlowerFieldsFlower::Yellow,
+        FlowerFieldsScoringRule::NeighbourVariety { per_type: 1 },
     );
     // B2: red, white, blue, yellow = 4; B3: yellow = 1 (B4 black, A3/C3 empty); A1: red, white = 2.
     assert_eq!(line.points, 7);
@@ -1014,13 +1054,19 @@ fn neighbour_variety_counts_distinct_non_black_types_around_each_flower() {
 fn the_same_field_scores_differently_for_its_two_managers() {
     // Worked case: mirror compares with each manager's other field.
     let shared = field_of("A1 blue, B1 blue, C1 blue");
-    let mirror = ScoringRule::Mirror { points: 3 };
-    let against_one = flower_score(&shared, &field_of("A1 blue"), 4, Flower::Blue, mirror);
+    let mirror = FlowerFieldsScoringRule::Mirror { points: 3 };
+    let against_one = flower_score(
+        &shared,
+        &field_of("A1 blue"),
+        4,
+        FlowerFieldsFlower::Blue,
+        mirror,
+    );
     let against_other = flower_score(
         &shared,
         &field_of("A1 blue, B1 blue, C1 red"),
         1,
-        Flower::Blue,
+        FlowerFieldsFlower::Blue,
         mirror,
     );
     assert_eq!(against_one.points, 3);
@@ -1029,14 +1075,21 @@ fn the_same_field_scores_differently_for_its_two_managers() {
 
 #[test]
 fn majority_scores_each_flower_by_the_comparison_with_the_other_field() {
-    let rule = ScoringRule::Majority {
+    let rule = FlowerFieldsScoringRule::Majority {
         more: 2,
         equal: 1,
         fewer: 0,
     };
     let here = field_of("A1 purple, A2 purple, A3 purple");
     assert_eq!(
-        flower_score(&here, &field_of("E5 purple"), 1, Flower::Purple, rule).points,
+        flower_score(
+            &here,
+            &field_of("E5 purple"),
+            1,
+            FlowerFieldsFlower::Purple,
+            rule
+        )
+        .points,
         6
     );
     assert_eq!(
@@ -1044,7 +1097,7 @@ fn majority_scores_each_flower_by_the_comparison_with_the_other_field() {
             &here,
             &field_of("E5 purple, E4 purple, E3 purple"),
             1,
-            Flower::Purple,
+            FlowerFieldsFlower::Purple,
             rule
         )
         .points,
@@ -1055,7 +1108,7 @@ fn majority_scores_each_flower_by_the_comparison_with_the_other_field() {
             &here,
             &field_of(&fill_except("purple", &[])),
             1,
-            Flower::Purple,
+            FlowerFieldsFlower::Purple,
             rule
         )
         .points,
@@ -1070,8 +1123,8 @@ fn edges_score_border_flowers_and_corners_once() {
         &field,
         &FieldState::empty(),
         1,
-        Flower::Orange,
-        ScoringRule::Edges { edge: 1, corner: 3 },
+        FlowerFieldsFlower::Orange,
+        FlowerFieldsScoringRule::Edges { edge: 1, corner: 3 },
     );
     assert_eq!(line.points, 3 + 1 + 3 + 1);
 }
@@ -1083,26 +1136,26 @@ fn per_flower_and_garnets_rules_score_as_described() {
         &field,
         &FieldState::empty(),
         1,
-        Flower::White,
-        ScoringRule::PerFlower { points: 5 },
+        FlowerFieldsFlower::White,
+        FlowerFieldsScoringRule::PerFlower { points: 5 },
     );
     assert_eq!(per_flower.points, 10);
     let garnets = flower_score(
         &field,
         &FieldState::empty(),
         1,
-        Flower::White,
-        ScoringRule::Garnets,
+        FlowerFieldsFlower::White,
+        FlowerFieldsScoringRule::Garnets,
     );
     assert_eq!(garnets.points, 0);
 }
 
 #[test]
 fn the_field_with_most_white_flowers_gives_three_garnets_per_flower_to_each_manager() {
-    let mut events = setup_with_bags(&Options::default(), ordered_bags());
+    let mut events = setup_with_bags(&FlowerFieldsOptions::default(), ordered_bags());
     events.extend(plant(0, "A1 white, A2 white, A3 white"));
     events.extend(plant(2, "A1 white"));
-    let table = Table::<FlowerFields>::from_events(Options::default(), events);
+    let table = Table::<FlowerFields>::from_events(FlowerFieldsOptions::default(), events);
     let earned = garnets_earned(&table.state);
     // Field 0 (seats 0, 1): 3 × 3 = 9 each; field 2 (seats 2, 3): 1 each.
     assert_eq!(earned, [9, 9, 1, 1, 0]);
@@ -1110,17 +1163,17 @@ fn the_field_with_most_white_flowers_gives_three_garnets_per_flower_to_each_mana
 
 #[test]
 fn a_seat_scores_both_its_fields_against_each_other_minus_penalties() {
-    let mut events = setup_with_bags(&Options::default(), ordered_bags());
+    let mut events = setup_with_bags(&FlowerFieldsOptions::default(), ordered_bags());
     events.extend(plant(0, "A1 red, A2 red, C3 blue"));
     events.extend(plant(4, "C3 blue, E5 orange"));
-    events.push(Event::SubmissionMissed {
+    events.push(FlowerFieldsEvent::SubmissionMissed {
         seat: SeatIndex(0),
         round: 1,
         due_field: 0,
         piece: Some(piece("white-red")),
         points: None,
     });
-    let table = Table::<FlowerFields>::from_events(Options::default(), events);
+    let table = Table::<FlowerFields>::from_events(FlowerFieldsOptions::default(), events);
     let line = seat_score(&table.state, SeatIndex(0));
     // Field 0: red group 2 × 2 = 4, blue mirrored 3. Field 4: blue 3, orange corner 3.
     assert_eq!(line.clockwise.points, 7);
@@ -1133,21 +1186,29 @@ fn a_seat_scores_both_its_fields_against_each_other_minus_penalties() {
 
 #[test]
 fn negative_starting_garnets_are_refused() {
-    let violation = FlowerFields::validate_options(Options {
+    let violation = FlowerFields::validate_options(FlowerFieldsOptions {
         starting_garnets: -1,
-        ..Options::default()
+        ..FlowerFieldsOptions::default()
     })
     .expect_err("refused");
-    assert_eq!(violation.code, "flower_fields.invalid_option");
-    assert!(FlowerFields::validate_options(Options::default()).is_ok());
-    let options: Options = serde_json::from_value(serde_json::json!({
+    assert_eq!(violation.code, codes::INVALID_STARTING_GARNETS.code);
+    assert!(FlowerFields::validate_options(FlowerFieldsOptions::default()).is_ok());
+    let options: FlowerFieldsOptions = serde_json::from_value(serde_json::json!({
         "starting_garnets": 4,
         "scoring": {"red": {"rule": "per_flower", "points": 2}}
     }))
     .expect("options parse");
-    assert_eq!(options.scoring.red, ScoringRule::PerFlower { points: 2 });
-    assert_eq!(options.scoring.blue, ScoringMapping::default().blue);
-    assert!(serde_json::from_value::<Options>(serde_json::json!({"bogus": 1})).is_err());
+    assert_eq!(
+        options.scoring.red,
+        FlowerFieldsScoringRule::PerFlower { points: 2 }
+    );
+    assert_eq!(
+        options.scoring.blue,
+        FlowerFieldsScoringMapping::default().blue
+    );
+    assert!(
+        serde_json::from_value::<FlowerFieldsOptions>(serde_json::json!({"bogus": 1})).is_err()
+    );
 }
 
 // §8 — information
@@ -1248,7 +1309,7 @@ fn a_submission_is_seen_only_by_its_seat_and_a_deal_only_by_the_dealt_seat() {
         .find(|event| {
             matches!(
                 event,
-                Event::PieceDealt {
+                FlowerFieldsEvent::PieceDealt {
                     seat: SeatIndex(2),
                     ..
                 }
@@ -1271,14 +1332,18 @@ fn the_due_field_follows_the_round() {
 
 #[test]
 fn a_submission_before_setup_is_refused() {
-    let mut table = Table::<FlowerFields>::from_events(Options::default(), Vec::new());
+    let mut table = Table::<FlowerFields>::from_events(FlowerFieldsOptions::default(), Vec::new());
     table.refuses(
         seat(0),
         submit(0, "white-red", ["A1", "A2"]),
         codes::NOT_STARTED.code,
     );
-    table.refuses(UMPIRE, Action::CloseRound, codes::NOT_STARTED.code);
-    let mut table = table_with(Options::default());
+    table.refuses(
+        UMPIRE,
+        FlowerFieldsAction::CloseRound,
+        codes::NOT_STARTED.code,
+    );
+    let mut table = table_with(FlowerFieldsOptions::default());
     table.accepts(seat(0), submit(0, "white-red", ["A1", "A2"]));
 }
 
@@ -1289,19 +1354,19 @@ fn a_submission_before_setup_is_refused() {
 /// version 1) with what that meant then, whatever today's rule constants.
 #[test]
 fn garnets_and_points_are_folded_from_the_events_not_from_todays_rules() {
-    let options = Options::default();
-    let setup = Event::GameSetUp {
+    let options = FlowerFieldsOptions::default();
+    let setup = FlowerFieldsEvent::GameSetUp {
         starting_garnets: 10,
-        scoring: ScoringMapping::default(),
+        scoring: FlowerFieldsScoringMapping::default(),
         piece_replacement: true,
     };
     let seat0 = SeatIndex(0);
-    let dealt = Event::PieceDealt {
+    let dealt = FlowerFieldsEvent::PieceDealt {
         seat: seat0,
         round: 0,
         piece: piece("white-red"),
     };
-    let replaced = |garnets| Event::PieceReplaced {
+    let replaced = |garnets| FlowerFieldsEvent::PieceReplaced {
         seat: seat0,
         round: 1,
         piece: piece("white-red"),
@@ -1309,21 +1374,21 @@ fn garnets_and_points_are_folded_from_the_events_not_from_todays_rules() {
         dealt_round: 0,
         garnets,
     };
-    let missed = |points| Event::SubmissionMissed {
+    let missed = |points| FlowerFieldsEvent::SubmissionMissed {
         seat: seat0,
         round: 1,
         due_field: 0,
         piece: None,
         points,
     };
-    let broke = |penalty, amount| Event::BreakPenaltyTaken {
+    let broke = |penalty, amount| FlowerFieldsEvent::BreakPenaltyTaken {
         seat: seat0,
         round: 1,
         break_field: 0,
         penalty,
         amount,
     };
-    let garnets_after = |events: Vec<Event>| {
+    let garnets_after = |events: Vec<FlowerFieldsEvent>| {
         let mut all = vec![setup.clone(), dealt.clone()];
         all.extend(events);
         umpire_domain::testing::fold::<FlowerFields>(&options, &all).seats[0]
@@ -1332,9 +1397,15 @@ fn garnets_and_points_are_folded_from_the_events_not_from_todays_rules() {
     };
     assert_eq!(garnets_after(vec![replaced(Some(5))]), 5);
     assert_eq!(garnets_after(vec![replaced(None)]), 7, "v1: 3 garnets");
-    assert_eq!(garnets_after(vec![broke(Penalty::Garnets, Some(4))]), 6);
-    assert_eq!(garnets_after(vec![broke(Penalty::Garnets, None)]), 7);
-    let points_after = |event: Event| {
+    assert_eq!(
+        garnets_after(vec![broke(FlowerFieldsPenalty::Garnets, Some(4))]),
+        6
+    );
+    assert_eq!(
+        garnets_after(vec![broke(FlowerFieldsPenalty::Garnets, None)]),
+        7
+    );
+    let points_after = |event: FlowerFieldsEvent| {
         let state = umpire_domain::testing::fold::<FlowerFields>(&options, &[setup.clone(), event]);
         state.seats[0]
             .penalties
@@ -1344,15 +1415,18 @@ fn garnets_and_points_are_folded_from_the_events_not_from_todays_rules() {
     };
     assert_eq!(points_after(missed(Some(12))), [12]);
     assert_eq!(points_after(missed(None)), [10], "v1: 10 points");
-    assert_eq!(points_after(broke(Penalty::Points, Some(7))), [7]);
-    assert_eq!(points_after(broke(Penalty::Points, None)), [10]);
+    assert_eq!(
+        points_after(broke(FlowerFieldsPenalty::Points, Some(7))),
+        [7]
+    );
+    assert_eq!(points_after(broke(FlowerFieldsPenalty::Points, None)), [10]);
 }
 
 /// Events under today's rules, whose amounts are those of rules version 1,
 /// keep the bytes (and so the hashes) such events always had.
 #[test]
 fn todays_amounts_are_written_only_when_they_differ_from_version_1() {
-    let json = serde_json::to_value(Event::PieceReplaced {
+    let json = serde_json::to_value(FlowerFieldsEvent::PieceReplaced {
         seat: SeatIndex(0),
         round: 1,
         piece: piece("white-red"),
@@ -1379,10 +1453,10 @@ fn a_replacement_of_one_of_two_identical_pieces_takes_the_replaceable_one() {
     let mut outcomes: std::collections::BTreeMap<String, usize> = Default::default();
     for seed in 0..40 {
         // Enough garnets for both replacements, or for the first only.
-        let options = Options {
+        let options = FlowerFieldsOptions {
             piece_replacement: true,
             starting_garnets: if seed % 2 == 0 { 6 } else { 3 },
-            ..Options::default()
+            ..FlowerFieldsOptions::default()
         };
         let game = umpire_domain::testing::play_random::<FlowerFields>(options.clone(), seed, 400);
         let mut state = FlowerFields::initial_state(&options);
@@ -1403,7 +1477,7 @@ fn a_replacement_of_one_of_two_identical_pieces_takes_the_replaceable_one() {
                     continue;
                 };
                 // Make the two identical: the early piece becomes the late one's kind.
-                let first = Action::ReplacePiece {
+                let first = FlowerFieldsAction::ReplacePiece {
                     piece: early.piece,
                     with: late.piece,
                 };
@@ -1415,20 +1489,22 @@ fn a_replacement_of_one_of_two_identical_pieces_takes_the_replaceable_one() {
                     FlowerFields::apply(&mut twins, event);
                 }
                 let seat_state = &twins.seats[index as usize];
-                let again = Action::ReplacePiece {
+                let again = FlowerFieldsAction::ReplacePiece {
                     piece: late.piece,
                     with: early.piece,
                 };
                 match FlowerFields::decide(&twins, Actor::Seat(seat), &again) {
                     Ok(events) => {
-                        let [Event::PieceReplaced { dealt_round, .. }] = events.as_slice() else {
+                        let [FlowerFieldsEvent::PieceReplaced { dealt_round, .. }] =
+                            events.as_slice()
+                        else {
                             panic!("one replacement: {events:?}");
                         };
                         assert_eq!(*dealt_round, early.dealt_round, "the replaceable one");
                         *outcomes.entry("accepted".into()).or_default() += 1;
                     }
                     Err(violation) => {
-                        let explained = violation.code == "flower_fields.replacement_not_allowed"
+                        let explained = violation.code == codes::REPLACEMENT_NOT_ALLOWED.code
                             && seat_state.garnets.balance < 3
                             && violation.message.contains("costs 3 garnets");
                         assert!(
@@ -1445,7 +1521,7 @@ fn a_replacement_of_one_of_two_identical_pieces_takes_the_replaceable_one() {
     let accepted = outcomes.get("accepted").copied().unwrap_or(0);
     assert!(accepted >= 10, "{outcomes:?}");
     assert!(
-        outcomes.contains_key("flower_fields.replacement_not_allowed"),
+        outcomes.contains_key(codes::REPLACEMENT_NOT_ALLOWED.code),
         "the garnet refusal arose too: {outcomes:?}"
     );
 }

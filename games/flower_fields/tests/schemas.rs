@@ -2,7 +2,7 @@
 //! the game prefix, and every example action parses.
 
 use umpire_domain::Game;
-use umpire_flower_fields::{Action, FlowerFields};
+use umpire_flower_fields::{FlowerFields, FlowerFieldsAction};
 
 #[test]
 fn every_schema_reference_resolves_and_every_name_is_prefixed() {
@@ -38,7 +38,7 @@ fn every_example_action_parses() {
     let schemas = FlowerFields::schemas();
     assert_eq!(schemas.action_examples.len(), 8);
     for (name, example) in schemas.action_examples {
-        serde_json::from_value::<Action>(example.clone())
+        serde_json::from_value::<FlowerFieldsAction>(example.clone())
             .unwrap_or_else(|error| panic!("{name}: {error}"));
     }
 }

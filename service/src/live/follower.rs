@@ -7,16 +7,15 @@ use std::sync::{Arc, Weak};
 
 use tokio::sync::OwnedSemaphorePermit;
 use umpire_domain::erased::{Shown, StatusJson};
-use umpire_domain::{DynMatch, RecordedEvent};
+use umpire_domain::{DynMatch, RecordedEvent, Viewer};
 use uuid::Uuid;
 
 use super::hub::{ClientSlot, Subscription};
 use super::renders::Audience;
-use super::{locked, RenderedEvent, StreamBatch, Woken, STREAM_PAGE};
+use super::{RenderedEvent, StreamBatch, Woken, STREAM_PAGE};
 use crate::budget::Reservation;
 use crate::error::ServiceError;
 use crate::folds::{corrupt, replay, Fold, Reader};
-use crate::principal::Principal;
 use crate::shown::shown_event;
 
 /// The state at a stream's position: the fold it last read when the
@@ -37,7 +36,7 @@ pub struct Follower {
     /// What the stream reads through: not the whole service.
     pub(super) reader: Reader,
     pub(super) game_id: Uuid,
-    pub(super) principal: Principal,
+    pub(super) viewer: Viewer<String>,
     pub(super) position: u64,
     pub(super) base: Option<Base>,
     pub(super) subscription: Subscription,
@@ -100,7 +99,12 @@ impl Follower {
         // (statuses never change: shared whether a stream is at the head
         // or catching up, as its streams all do after a long action).
         let shared = (folded > self.position)
-            .then(|| locked(&self.subscription.renders).statuses(self.position + 1, folded))
+            .then(|| {
+                self.subscription
+                    .renders
+                    .lock()
+                    .statuses(self.position + 1, folded)
+            })
             .flatten();
         let mut shared_after_page = None;
         if let Some(statuses) = shared {
@@ -122,7 +126,10 @@ impl Follower {
                 own.apply_json(&event.payload)
                     .map_err(|e| corrupt(self.game_id, e))?;
                 let status = own.status();
-                locked(&self.subscription.renders).keep_status(event.seq, &status);
+                self.subscription
+                    .renders
+                    .lock()
+                    .keep_status(event.seq, &status);
                 events.push(self.rendered(&latest, event, || status)?);
             }
             state = Some(own);
@@ -168,28 +175,28 @@ impl Follower {
         let judged_at = latest.head.version();
         let seq = event.seq;
         let renders = &self.subscription.renders;
-        let audience = Audience::of(latest.state.as_ref(), event, &self.principal);
-        if let Some(json) = locked(renders).get(judged_at, seq, &audience) {
+        let audience = Audience::of(latest.state.as_ref(), event, &self.viewer);
+        if let Some(json) = renders.lock().get(judged_at, seq, &audience) {
             return Ok(RenderedEvent { seq, json });
         }
-        let decoded = locked(renders).decoded(seq);
+        let decoded = renders.lock().decoded(seq);
         let shown = latest
             .state
-            .show_event(&event.payload, &decoded, &self.principal.viewer())?;
+            .show_event(&event.payload, &decoded, &self.viewer)?;
         let audience = match shown {
             Shown::Hidden => Audience::Hidden,
             _ => audience,
         };
-        if let Some(json) = locked(renders).get(judged_at, seq, &audience) {
+        if let Some(json) = renders.lock().get(judged_at, seq, &audience) {
             return Ok(RenderedEvent { seq, json });
         }
-        let shown = shown_event(event, shown, &self.principal);
+        let shown = shown_event(event, shown, &self.viewer);
         let json: Arc<str> =
             serde_json::to_string(&shown.streamed(&latest.record.game, &status_after()))
                 .map_err(|e| ServiceError::Internal(format!("rendering a stream event: {e}")))?
                 .into();
         self.reader.metrics.stream_renders.inc();
-        locked(renders).keep(judged_at, seq, &audience, &json);
+        renders.lock().keep(judged_at, seq, &audience, &json);
         Ok(RenderedEvent { seq, json })
     }
 

@@ -5,21 +5,22 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex, MutexGuard, Once};
+use std::sync::{Arc, Once};
 
+use parking_lot::{Mutex, MutexGuard};
 use tokio::sync::{watch, Semaphore};
+use umpire_domain::Viewer;
 use umpire_storage::Appended;
 use uuid::Uuid;
 
 use super::follower::{Base, Follower};
 use super::renders::Renders;
-use super::{locked, LiveLimits, StreamClient, REFUSAL_LOG_EVERY};
+use super::{LiveLimits, StreamClient, REFUSAL_LOG_EVERY};
 use crate::budget::{MemoryBudget, Reservation};
 use crate::error::ServiceError;
 use crate::folds::Reader;
 use crate::log_every::LogEvery;
 use crate::metrics::Metrics;
-use crate::principal::Principal;
 
 /// Who is following which game, and the latest version announced for it.
 #[derive(Clone)]
@@ -75,7 +76,7 @@ pub(super) struct Hub {
 
 impl Hub {
     fn games(&self) -> MutexGuard<'_, HashMap<Uuid, Followed>> {
-        locked(&self.games)
+        self.games.lock()
     }
 
     /// Starts the instance's one heartbeat ticker, once (from a task, so
@@ -100,7 +101,7 @@ impl Hub {
     /// A slot for one more stream of `client`, if it has fewer than its
     /// limit open.
     fn client_slot(self: &Arc<Self>, client: StreamClient) -> Option<ClientSlot> {
-        let mut clients = locked(&self.clients);
+        let mut clients = self.clients.lock();
         let open = clients.entry(client.clone()).or_insert(0);
         if *open >= self.limits.max_per_client {
             return None;
@@ -139,7 +140,7 @@ pub(super) struct ClientSlot {
 
 impl Drop for ClientSlot {
     fn drop(&mut self) {
-        let mut clients = locked(&self.hub.clients);
+        let mut clients = self.hub.clients.lock();
         if let Some(open) = clients.get_mut(&self.client) {
             *open = open.saturating_sub(1);
             if *open == 0 {
@@ -269,7 +270,7 @@ impl Live {
 }
 
 impl Live {
-    /// Opens a stream of `game_id` after version `after` for `principal`,
+    /// Opens a stream of `game_id` after version `after` for `viewer`,
     /// reading through `reader`: refused when `client` holds its limit of
     /// streams, with `Busy` when the instance holds its limit or
     /// `reserve_memory` finds no room for one more (in that order), and
@@ -278,7 +279,7 @@ impl Live {
         &self,
         reader: Reader,
         game_id: Uuid,
-        principal: Principal,
+        viewer: Viewer<String>,
         client: StreamClient,
         after: u64,
         reserve_memory: impl FnOnce() -> Result<Reservation, ServiceError>,
@@ -317,7 +318,7 @@ impl Live {
         Ok(Follower {
             reader,
             game_id,
-            principal,
+            viewer,
             position: after,
             base: (after == version).then(|| Base::Head(Arc::downgrade(&latest))),
             subscription,

@@ -43,13 +43,12 @@ mod listener;
 mod renders;
 
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use umpire_domain::erased::StatusJson;
+use umpire_domain::{Actor, Viewer};
 use uuid::Uuid;
-
-use crate::principal::Principal;
 
 pub use follower::Follower;
 pub(crate) use hub::Live;
@@ -107,7 +106,7 @@ impl Default for LiveLimits {
 pub enum StreamClient {
     Token {
         game_id: Uuid,
-        principal: Principal,
+        actor: Actor<String>,
     },
     Address(IpAddr),
     /// A spectator whose address is unknown (a unix socket): all such share
@@ -116,16 +115,16 @@ pub enum StreamClient {
 }
 
 impl StreamClient {
-    /// The client of a stream of `game_id` opened by `principal` from
+    /// The client of a stream of `game_id` opened by `viewer` from
     /// `address`.
-    pub fn of(game_id: Uuid, principal: &Principal, address: Option<IpAddr>) -> StreamClient {
-        match (principal, address) {
-            (Principal::Spectator, Some(address)) => StreamClient::Address(address),
-            (Principal::Spectator, None) => StreamClient::Unknown,
-            (principal, _) => StreamClient::Token {
+    pub fn of(game_id: Uuid, viewer: &Viewer<String>, address: Option<IpAddr>) -> StreamClient {
+        match (viewer.actor(), address) {
+            (Some(actor), _) => StreamClient::Token {
                 game_id,
-                principal: principal.clone(),
+                actor: actor.cloned(),
             },
+            (None, Some(address)) => StreamClient::Address(address),
+            (None, None) => StreamClient::Unknown,
         }
     }
 }
@@ -168,9 +167,4 @@ pub enum Woken {
     /// log should be read too (announcements may have been missed: no
     /// listening connection is up).
     Heartbeat { read: bool },
-}
-
-fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Each use is one operation that leaves the value whole.
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

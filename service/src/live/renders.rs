@@ -6,11 +6,10 @@
 use std::sync::Arc;
 
 use umpire_domain::erased::{DecodedEvent, StatusJson};
-use umpire_domain::{DynMatch, RecordedEvent};
+use umpire_domain::{DynMatch, RecordedEvent, Viewer};
 
 use super::STREAM_PAGE;
 use crate::budget::{allocation, Charge, MemoryBudget};
-use crate::principal::Principal;
 use crate::shown::acted;
 
 /// Renderings a followed game keeps for its streams to share (see
@@ -178,11 +177,15 @@ impl Renders {
 pub(super) enum Audience {
     Public,
     Hidden,
-    Viewer(Principal),
+    Viewer(Viewer<String>),
 }
 
 impl Audience {
-    pub(super) fn of(now: &dyn DynMatch, event: &RecordedEvent, viewer: &Principal) -> Audience {
+    pub(super) fn of(
+        now: &dyn DynMatch,
+        event: &RecordedEvent,
+        viewer: &Viewer<String>,
+    ) -> Audience {
         if !viewer.is_umpire() && !acted(viewer, event) && now.is_public_event(&event.payload) {
             Audience::Public
         } else {

@@ -1,6 +1,7 @@
 //! `GET /v1/games/{id}/audit`: a stored game audited by replay, streamed
 //! entry by entry as each is judged.
 
+use crate::routes::error_answers::UmpireOnly;
 use actix_web::{get, web, HttpRequest, HttpResponse};
 use umpire_archive::{AuditReport, AuditStop};
 use umpire_service::PagedRejections;
@@ -8,7 +9,7 @@ use uuid::Uuid;
 
 use super::stored::{read_for_umpire, StoredForUmpire};
 use super::streamed::{streamed_json, JsonBody, StreamStop};
-use crate::error::{ApiError, ErrorBody};
+use crate::error::ApiError;
 use crate::AppState;
 
 /// Audit by replay: the chain verified, every action re-decided with today's
@@ -20,10 +21,7 @@ use crate::AppState;
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The audit report", body = AuditReport),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody),
-        (status = 403, description = "Not the umpire token", body = ErrorBody),
-        (status = 404, description = "No such game", body = ErrorBody),
-        (status = 503, description = "Database unavailable", body = ErrorBody),
+        UmpireOnly,
     )
 )]
 #[get("/games/{id}/audit")]

@@ -1,13 +1,14 @@
 //! `GET /v1/games/{id}/export`: a stored game as an archive, its log written
 //! whole and its rejections streamed page by page.
 
+use crate::routes::error_answers::UmpireOnly;
 use actix_web::{get, web, HttpRequest, HttpResponse};
 use umpire_archive::Archive;
 use uuid::Uuid;
 
 use super::stored::{read_for_umpire, StoredForUmpire};
 use super::streamed::{streamed_json, StreamStop};
-use crate::error::{ApiError, ErrorBody};
+use crate::error::ApiError;
 use crate::AppState;
 
 /// The whole game as an archive, with its hash chain. Umpire only.
@@ -18,10 +19,7 @@ use crate::AppState;
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The archive", body = Archive),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody),
-        (status = 403, description = "Not the umpire token", body = ErrorBody),
-        (status = 404, description = "No such game", body = ErrorBody),
-        (status = 503, description = "Database unavailable", body = ErrorBody),
+        UmpireOnly,
     )
 )]
 #[get("/games/{id}/export")]

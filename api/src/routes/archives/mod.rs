@@ -20,13 +20,6 @@ pub use import::*;
 pub use score::*;
 pub use what_if::*;
 
-use actix_web::HttpRequest;
-use uuid::Uuid;
-
-use crate::auth::principal;
-use crate::error::ApiError;
-use crate::AppState;
-
 /// Largest archive body accepted by import and scoring: the largest archive
 /// the commands read too, named once in `umpire_archive`. Archives are much
 /// larger than actions, so these endpoints read their body themselves.
@@ -51,15 +44,3 @@ pub const READER_STALL: std::time::Duration = std::time::Duration::from_secs(30)
 /// bound, memory per request is a constant but memory per instance is not.
 pub const ARCHIVE_BODIES_AT_ONCE: usize = 4;
 pub const ARCHIVE_BODY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// Only the umpire may audit, export or re-run a game: each shows every
-/// seat's secrets.
-async fn require_umpire(
-    state: &AppState,
-    game_id: Uuid,
-    request: &HttpRequest,
-) -> Result<(), ApiError> {
-    Ok(principal(&state.service, game_id, request)
-        .await?
-        .require_umpire()?)
-}

@@ -9,7 +9,7 @@ use umpire_archive::Archive;
 use umpire_service::{Charge, GameService, PagedRejections, Reservation, ServiceError};
 use uuid::Uuid;
 
-use super::require_umpire;
+use crate::auth::require_umpire;
 use crate::error::ApiError;
 use crate::AppState;
 
@@ -37,7 +37,7 @@ pub(super) async fn read_for_umpire<T>(
     game_id: Uuid,
     read: impl for<'a> FnOnce(&'a GameService) -> BoxFuture<'a, Result<(Archive, T), ServiceError>>,
 ) -> Result<StoredForUmpire<T>, ApiError> {
-    require_umpire(state, game_id, request).await?;
+    require_umpire(&state.service, game_id, request).await?;
     let mut memory = state
         .service
         .reserve_memory(Charge::Audits, AUDIT_FIRST_BYTES)?;

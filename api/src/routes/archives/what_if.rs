@@ -1,5 +1,6 @@
 //! `POST /v1/games/{id}/what-if`: a stored game re-run under other options.
 
+use crate::routes::error_answers::UmpireOnly;
 use actix_web::{post, web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 use serde_json::Value;
@@ -7,7 +8,7 @@ use umpire_archive::WhatIfReport;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::require_umpire;
+use crate::auth::require_umpire;
 use crate::error::{ApiError, ErrorBody};
 use crate::AppState;
 
@@ -41,12 +42,9 @@ fn options_patch() -> utoipa::openapi::Object {
     responses(
         (status = 200, description = "The comparison", body = WhatIfReport),
         (status = 400, description = "Malformed JSON", body = ErrorBody),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody),
-        (status = 403, description = "Not the umpire token", body = ErrorBody),
-        (status = 404, description = "No such game", body = ErrorBody),
         (status = 415, description = "The body was sent without `Content-Type: application/json`", body = ErrorBody),
         (status = 422, description = "The options are refused, or the stored game does not replay", body = ErrorBody),
-        (status = 503, description = "Database unavailable", body = ErrorBody),
+        UmpireOnly,
     )
 )]
 #[post("/games/{id}/what-if")]
@@ -57,7 +55,7 @@ pub async fn run_game_what_if(
     body: web::Json<WhatIfRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    require_umpire(&state, game_id, &request).await?;
+    require_umpire(&state.service, game_id, &request).await?;
     let report = state
         .service
         .what_if(game_id, body.into_inner().options)

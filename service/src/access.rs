@@ -1,0 +1,87 @@
+//! Who may do what: a game's token makes its bearer a seat or the umpire
+//! (a [`Viewer`], who acts as an [`Actor`]), no token a spectator; acting
+//! needs a seat or the umpire, archives the umpire, creating games the
+//! admin token. And the minting of tokens and seeds.
+//!
+//! Tokens are 256 random bits, shown once at game creation and stored only as
+//! SHA-256 hashes. A presented token is hashed and looked up by
+//! `(game_id, token_hash)`: the secret itself is never compared byte by byte,
+//! so response timing says nothing about how much of a guess was right.
+
+use umpire_domain::{Actor, Viewer};
+
+use crate::error::ServiceError;
+
+/// The actor `viewer` submits actions as: its seat, or the umpire. A
+/// spectator may not act.
+pub fn acting(viewer: &Viewer<String>) -> Result<Actor<String>, ServiceError> {
+    match viewer.actor() {
+        Some(actor) => Ok(actor.cloned()),
+        None => Err(ServiceError::Unauthenticated {
+            code: "missing_token",
+            message:
+                "Submitting an action needs a seat or umpire token: Authorization: Bearer <token>."
+                    .into(),
+        }),
+    }
+}
+
+/// Only the umpire may audit, export or re-run a game: each shows every
+/// seat's secrets.
+pub fn require_umpire(viewer: &Viewer<String>) -> Result<(), ServiceError> {
+    match viewer {
+        Viewer::Umpire => Ok(()),
+        Viewer::Spectator => Err(ServiceError::Unauthenticated {
+            code: "missing_token",
+            message: "This needs the umpire token: Authorization: Bearer <token>.".into(),
+        }),
+        Viewer::Seat(_) => Err(ServiceError::Forbidden {
+            code: "umpire_only",
+            message: "Only the umpire may do this: it shows every seat's secrets.".into(),
+        }),
+    }
+}
+
+/// Checks the admin token for game creation and import, when one is
+/// configured. Compared in constant time: this one is not hashed at rest.
+pub fn require_admin(
+    configured: Option<&str>,
+    presented: Option<&str>,
+) -> Result<(), ServiceError> {
+    let Some(expected) = configured else {
+        return Ok(());
+    };
+    let Some(presented) = presented else {
+        return Err(ServiceError::Unauthenticated {
+            code: "missing_token",
+            message: "Creating games needs the admin token: Authorization: Bearer <admin token>."
+                .into(),
+        });
+    };
+    let matches: bool =
+        subtle::ConstantTimeEq::ct_eq(presented.as_bytes(), expected.as_bytes()).into();
+    if matches {
+        Ok(())
+    } else {
+        Err(ServiceError::Unauthenticated {
+            code: "invalid_token",
+            message: "This is not the admin token.".into(),
+        })
+    }
+}
+
+/// A new random token: 32 bytes from the operating system, hex.
+pub fn new_token() -> Result<String, ServiceError> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| ServiceError::Internal(format!("no randomness: {e}")))?;
+    Ok(hex::encode(bytes))
+}
+
+/// A new random seed for a game created without one.
+pub fn new_seed() -> Result<u64, ServiceError> {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| ServiceError::Internal(format!("no randomness: {e}")))?;
+    Ok(u64::from_le_bytes(bytes))
+}
