@@ -4,15 +4,8 @@ import { Api, ApiError } from './api.js';
 import { html } from './svg.js';
 import { actorName, describe, isBookkeeping } from './words.js';
 import { diff, diffTable, refusal, scoreSheet, whatIfReport } from './tools.js';
-import * as arboretum from './boards/arboretum.js';
-import * as treeblox from './boards/treeblox.js';
-import * as draftCider from './boards/draft_cider.js';
-import * as flowerFields from './boards/flower_fields.js';
+import { loadGame } from './game.js';
 
-const BOARDS = { arboretum, treeblox, draft_cider: draftCider, flower_fields: flowerFields };
-const GAME_NAMES = {
-  arboretum: 'Build Your Arboretum', treeblox: 'Treeblox', draft_cider: 'Draft & Cider', flower_fields: 'Between Flower Fields',
-};
 const STATES_KEPT = 64;
 const POLL_MS = 3000;
 const LEGAL_ACTIONS_SHOWN = 300;
@@ -23,6 +16,7 @@ const api = new Api(gameId);
 
 const desk = {
   summary: null,
+  game: null, // the game's module (game.js)
   events: [], // events[i] is version i + 1
   at: 0,
   viewer: 'spectator',
@@ -55,9 +49,9 @@ async function stateAt(version) {
 // ---- the timeline -------------------------------------------------------
 
 function timelineItem(version, event) {
-  const bookkeeping = event ? isBookkeeping(desk.summary.game, event) : false;
+  const bookkeeping = event ? isBookkeeping(desk.game, event) : false;
   const who = event ? actorName(event.actor) : null;
-  let text = event ? describe(desk.summary.game, event) : 'the game is created';
+  let text = event ? describe(desk.game, event) : 'the game is created';
   // "red: red plants Q7" reads better as "red plants Q7".
   // Otherwise the actor is the one whose action led to the event.
   const own = who && text.startsWith(`${who} `);
@@ -167,8 +161,7 @@ async function show(version) {
     return;
   }
   if (drawing !== desk.drawing) return;
-  const board = BOARDS[desk.summary.game];
-  $('board').replaceChildren(board.draw(answer.state, { seats: desk.summary.seats, viewer: desk.viewer }));
+  $('board').replaceChildren(desk.game.draw(answer.state, { seats: desk.summary.seats, viewer: desk.viewer }));
   const status = answer.status;
   $('status').textContent = `Version ${at} of ${latest()} · ${status.finished ? 'finished' : `${status.phase}; to act: ${status.to_act.join(', ') || 'nobody'}`}`;
   $('at').value = String(at);
@@ -199,7 +192,7 @@ async function refreshScore(at, drawing) {
 function step(direction) {
   const skip = $('skip').checked;
   let version = desk.at + direction;
-  while (skip && version > 0 && version < latest() && isBookkeeping(desk.summary.game, desk.events[version - 1])) {
+  while (skip && version > 0 && version < latest() && isBookkeeping(desk.game, desk.events[version - 1])) {
     version += direction;
   }
   show(version);
@@ -347,8 +340,9 @@ async function load({ keepVersion } = {}) {
   if (wanted && wanted !== desk.viewer) {
     notice(`This link shows the game as ${wanted}: paste that viewer's token to see what it saw. Showing it as ${desk.viewer}.`);
   }
-  document.title = `Umpire · ${GAME_NAMES[summary.game] ?? summary.game} · ${gameId.slice(0, 8)}`;
-  $('title').textContent = `${GAME_NAMES[summary.game] ?? summary.game} · game ${gameId.slice(0, 8)}`;
+  desk.game ??= await loadGame(summary.game);
+  document.title = `Umpire · ${desk.game.title} · ${gameId.slice(0, 8)}`;
+  $('title').textContent = `${desk.game.title} · game ${gameId.slice(0, 8)}`;
   $('viewer-name').textContent = desk.viewer;
   document.body.dataset.viewer = desk.viewer;
   desk.events = await api.eventsAfter(0);
@@ -418,7 +412,7 @@ function wire() {
     try {
       patch = JSON.parse($('what-if-patch').value);
     } catch {
-      $('what-if').replaceChildren(html('p', { class: 'refusal', role: 'alert', text: 'The patch must be JSON, such as {"dm_advantage": "blue"}.' }));
+      $('what-if').replaceChildren(html('p', { class: 'refusal', role: 'alert', text: 'The patch must be JSON: an object of the options to change, merged over the game\'s options.' }));
       return;
     }
     $('what-if').replaceChildren(html('p', { text: 'Re-running…' }));

@@ -27,7 +27,7 @@ function totals(score) {
     return Object.entries(score.totals).map(([seat, total]) => [seat, total]);
   }
   if (Array.isArray(score?.seats)) {
-    // Treeblox counts active leaves; the other games count points.
+    // A total of points, or of what else a game counts (active leaves).
     const figure = (s) => s.total ?? s.active_leaves;
     return score.seats.filter((s) => figure(s) != null).map((s) => [s.seat, figure(s)]);
   }

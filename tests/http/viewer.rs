@@ -39,7 +39,7 @@ async fn a_games_page_and_every_asset_it_loads_are_served_hardened_and_within_bu
 
     let mut total = html.len();
     let mut loaded = vec![];
-    for name in umpire_api::routes::viewer::assets().map(|(name, _)| name) {
+    for name in umpire_api::routes::viewer::assets() {
         if name == "index.html" {
             continue;
         }
@@ -67,7 +67,7 @@ async fn a_games_page_and_every_asset_it_loads_are_served_hardened_and_within_bu
         total += body.len();
         loaded.push(name);
     }
-    assert!(loaded.contains(&"app.js") && loaded.contains(&"boards/flower_fields.js"));
+    assert!(loaded.contains(&"app.js") && loaded.contains(&"games/flower_fields.js"));
     assert!(
         total < ASSET_BUDGET_BYTES,
         "the page's assets weigh {total} bytes"
@@ -79,6 +79,52 @@ async fn a_games_page_and_every_asset_it_loads_are_served_hardened_and_within_bu
     assert_eq!(
         app.get("/viewer/../Cargo.toml", None).await.status(),
         StatusCode::NOT_FOUND
+    );
+}
+
+/// Adding a game changes nothing in the viewer (ARCHITECTURE.md): the page
+/// learns the game's id from `/v1` and loads `games/<game>.js` if there is
+/// one, else shows the state as JSON and spells the events out. So no other
+/// file of the page may name a game, and every game module must be a
+/// registered game's.
+#[tokio::test]
+async fn the_page_names_games_only_in_their_own_modules_each_a_registered_games() {
+    let app = TestApp::spawn().await;
+    let registry = umpire_games::registry();
+    let registered: Vec<&str> = registry.ids().collect();
+    let mut modules = vec![];
+    for name in umpire_api::routes::viewer::assets() {
+        let path = if name == "index.html" {
+            "/games/00000000-0000-0000-0000-000000000001".to_string()
+        } else {
+            format!("/viewer/{name}")
+        };
+        let text = app.get(&path, None).await.text().await.unwrap();
+        match name
+            .strip_prefix("games/")
+            .and_then(|file| file.strip_suffix(".js"))
+        {
+            Some(game) => {
+                assert!(
+                    registered.contains(&game),
+                    "{name} is the module of no registered game ({registered:?})"
+                );
+                modules.push(game);
+            }
+            None => {
+                for game in &registered {
+                    assert!(
+                        !text.contains(game),
+                        "{name} names {game}: what is particular to a game belongs in games/{game}.js"
+                    );
+                }
+            }
+        }
+    }
+    // Today's games have drawings of their own (a new game need not).
+    assert!(
+        modules.len() > 1,
+        "the games' modules are served: {modules:?}"
     );
 }
 

@@ -6,49 +6,28 @@
 //! everything from `/v1` with the viewer's own token, so it sees exactly
 //! what that viewer may see through the API and nothing else. The token is
 //! kept in the tab's session storage and sent as a header, never in a URL.
+//! It knows a game only by the id `/v1` gives: it loads that game's module,
+//! `games/<game>.js`, if there is one, and shows any other game as its
+//! state's JSON, so adding a game changes nothing here.
 //! Outside `/v1` and so outside the OpenAPI document.
 
 use actix_web::http::header::{self, ContentType};
 use actix_web::{get, web, HttpResponse};
+use include_dir::{include_dir, Dir, File};
 use uuid::Uuid;
 
-/// Every asset the page loads, by name under `/viewer/`.
-const ASSETS: &[(&str, &str, &str)] = &[
-    (
-        "viewer.css",
-        "text/css; charset=utf-8",
-        include_str!("../../viewer/viewer.css"),
-    ),
-    ("app.js", JS, include_str!("../../viewer/app.js")),
-    ("api.js", JS, include_str!("../../viewer/api.js")),
-    ("words.js", JS, include_str!("../../viewer/words.js")),
-    ("svg.js", JS, include_str!("../../viewer/svg.js")),
-    ("tools.js", JS, include_str!("../../viewer/tools.js")),
-    (
-        "boards/arboretum.js",
-        JS,
-        include_str!("../../viewer/boards/arboretum.js"),
-    ),
-    (
-        "boards/treeblox.js",
-        JS,
-        include_str!("../../viewer/boards/treeblox.js"),
-    ),
-    (
-        "boards/draft_cider.js",
-        JS,
-        include_str!("../../viewer/boards/draft_cider.js"),
-    ),
-    (
-        "boards/flower_fields.js",
-        JS,
-        include_str!("../../viewer/boards/flower_fields.js"),
-    ),
-];
+/// Every file of the page, as it is in `api/viewer/` (`build.rs` rebuilds
+/// the crate when one is added), so a game's module is served once it is
+/// written, with no list to keep.
+static VIEWER: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/viewer");
 
-const JS: &str = "text/javascript; charset=utf-8";
-
-const PAGE: &str = include_str!("../../viewer/index.html");
+/// The page: the same for every game and viewer.
+fn page() -> &'static str {
+    VIEWER
+        .get_file("index.html")
+        .and_then(File::contents_utf8)
+        .expect("api/viewer/index.html is compiled in")
+}
 
 /// Scripts and styles only from this origin, requests only to it, no
 /// framing: a game's page cannot be made to run or send anything else.
@@ -76,7 +55,7 @@ pub async fn game_page(id: web::Path<String>) -> HttpResponse {
     hardened(HttpResponse::Ok())
         .insert_header((header::CACHE_CONTROL, "no-cache"))
         .content_type(ContentType::html())
-        .body(PAGE)
+        .body(page())
 }
 
 #[derive(serde::Deserialize)]
@@ -98,23 +77,50 @@ pub async fn open_game(query: web::Query<OpenGame>) -> HttpResponse {
     }
 }
 
-/// The page's styles and scripts.
+/// The page's styles and scripts: the files under `api/viewer/` with a
+/// type a page loads (the page itself is `/games/{id}`).
 #[get("/viewer/{name:.*}")]
 pub async fn asset(name: web::Path<String>) -> HttpResponse {
-    match ASSETS.iter().find(|(asset, _, _)| *asset == name.as_str()) {
-        Some((_, content_type, body)) => hardened(HttpResponse::Ok())
+    match served(&name) {
+        Some((content_type, body)) => hardened(HttpResponse::Ok())
             // Assets change only with the binary; revalidate cheaply.
             .insert_header((header::CACHE_CONTROL, "no-cache"))
-            .insert_header((header::CONTENT_TYPE, *content_type))
-            .body(*body),
+            .insert_header((header::CONTENT_TYPE, content_type))
+            .body(body),
         None => HttpResponse::NotFound()
             .content_type(ContentType::plaintext())
             .body("No such file.\n"),
     }
 }
 
-/// The assets' names and sizes, for the size budget's test.
-pub fn assets() -> impl Iterator<Item = (&'static str, usize)> {
-    std::iter::once(("index.html", PAGE.len()))
-        .chain(ASSETS.iter().map(|(name, _, body)| (*name, body.len())))
+/// The file at `name` under `api/viewer/` with its content type, if it is
+/// one the page loads.
+fn served(name: &str) -> Option<(&'static str, &'static [u8])> {
+    let file = VIEWER.get_file(name)?;
+    let content_type = match file.path().extension()?.to_str()? {
+        "js" => "text/javascript; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        _ => return None,
+    };
+    Some((content_type, file.contents()))
+}
+
+/// The name of every file the page loads, for the tests of what is served:
+/// `index.html` (served as `/games/{id}`), then each asset's under `/viewer/`.
+pub fn assets() -> Vec<&'static str> {
+    let mut files = vec![];
+    every_file(&VIEWER, &mut files);
+    std::iter::once("index.html")
+        .chain(files.into_iter().filter_map(|file| {
+            let name = file.path().to_str()?;
+            served(name).map(|_| name)
+        }))
+        .collect()
+}
+
+fn every_file(dir: &'static Dir<'static>, out: &mut Vec<&'static File<'static>>) {
+    out.extend(dir.files());
+    for inner in dir.dirs() {
+        every_file(inner, out);
+    }
 }

@@ -1,21 +1,18 @@
 //! Golden replay: one whole game with a fixed seed and a deterministic
-//! choice of actions. `UPDATE_GOLDEN=1` rewrites the file; otherwise its
-//! events are re-folded and must give the recorded final view and score,
-//! and replaying the same choices must give the same events.
+//! choice of actions, recorded in `tests/data/arboretum/full_game.json`
+//! (its events, and the umpire's final view, score and summary folded from
+//! them). The game played today must give that file byte for byte.
+//! Re-bless with `UPDATE_EXPECT=1 cargo test -p umpire-arboretum golden`
+//! and review the diff.
 
-use std::path::PathBuf;
-
-use serde_json::{json, Value};
+use expect_test::expect_file;
+use serde_json::json;
 use umpire_arboretum::{Arboretum, ArboretumEvent, ArboretumOptions};
 use umpire_domain::rng::rng_from_seed;
 use umpire_domain::testing::{fold, umpire_view_json};
 use umpire_domain::{Actor, Game, Viewer};
 
 const SEED: u64 = 20_150_001;
-
-fn golden_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/arboretum/full_game.json")
-}
 
 /// Plays the game: the first seat to act (else the umpire) plays the listed
 /// action at a position that cycles through the list, so the game mixes
@@ -64,42 +61,20 @@ fn play_fixed_game() -> (ArboretumOptions, Vec<ArboretumEvent>) {
 #[test]
 fn the_golden_game_replays_to_the_recorded_state_and_score() {
     let (options, events) = play_fixed_game();
+    // Events in, state and score out: folded afresh, not the play's state.
     let state = fold::<Arboretum>(&options, &events);
     assert!(Arboretum::status(&state).finished, "the fixed game ends");
-    let path = golden_path();
-    if std::env::var("UPDATE_GOLDEN").as_deref() == Ok("1") {
-        let file = json!({
-            "game": "arboretum",
-            "seed": SEED,
-            "options": options,
-            "events": events,
-            "final_view": umpire_view_json::<Arboretum>(&state),
-            "score": Arboretum::score(&state, Viewer::Umpire),
-            "summary": Arboretum::summary(&state),
-        });
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, serde_json::to_string_pretty(&file).unwrap() + "\n").unwrap();
-    }
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|error| panic!("{}: {error}; run with UPDATE_GOLDEN=1", path.display()));
-    let file: Value = serde_json::from_str(&text).unwrap();
-    let recorded_options: ArboretumOptions =
-        serde_json::from_value(file["options"].clone()).unwrap();
-    let recorded_events: Vec<ArboretumEvent> =
-        serde_json::from_value(file["events"].clone()).unwrap();
-    let refolded = fold::<Arboretum>(&recorded_options, &recorded_events);
-    assert_eq!(umpire_view_json::<Arboretum>(&refolded), file["final_view"]);
-    assert_eq!(
-        serde_json::to_value(Arboretum::score(&refolded, Viewer::Umpire)).unwrap(),
-        file["score"]
-    );
-    assert_eq!(
-        serde_json::to_value(Arboretum::summary(&refolded)).unwrap(),
-        file["summary"]
-    );
-    // The rules still decide the same game the same way.
-    assert_eq!(
-        recorded_events, events,
-        "the fixed game now plays differently"
-    );
+    let document = json!({
+        "game": "arboretum",
+        "seed": SEED,
+        "options": options,
+        "events": events,
+        "final_view": umpire_view_json::<Arboretum>(&state),
+        "score": Arboretum::score(&state, Viewer::Umpire),
+        "summary": Arboretum::summary(&state),
+    });
+    // The rules still decide the same game the same way, and fold it to
+    // the same view and score.
+    expect_file!["../../../tests/data/arboretum/full_game.json"]
+        .assert_eq(&(serde_json::to_string_pretty(&document).unwrap() + "\n"));
 }

@@ -97,16 +97,6 @@ pub use score::FlowerFieldsScore;
 pub use state::{FlowerFieldsPhase, FlowerFieldsState};
 pub use view::FlowerFieldsView;
 
-/// The short names `tests/golden.rs` still uses until the branch that
-/// rewrites golden-file updating lands there; the types are named as the
-/// OpenAPI document names them (`FlowerFieldsAction`). Delete with it.
-#[doc(hidden)]
-pub use {
-    messages::FlowerFieldsAction as Action, messages::FlowerFieldsEvent as Event,
-    messages::FlowerFieldsRuling as Ruling, options::FlowerFieldsOptions as Options,
-    state::FlowerFieldsState as State,
-};
-
 /// The rules of Between Flower Fields.
 pub struct FlowerFields;
 

@@ -12,11 +12,6 @@ use crate::flowers::{
 use crate::messages::{FlowerFieldsPenalty, FlowerFieldsSubmission};
 use crate::options::{FlowerFieldsOptions, FlowerFieldsScoringMapping};
 
-/// `tests/golden.rs`'s name for [`FlowerFieldsPhase`] until it is rewritten
-/// (see the crate root); delete with it.
-#[doc(hidden)]
-pub use FlowerFieldsPhase as Phase;
-
 /// A piece in a seat's hand and the round it was dealt (§2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct FlowerFieldsHandPiece {

@@ -1,6 +1,21 @@
 // Draft & Cider: the communal hand, each seat's orchard (its batches), and
 // the deck (face down unless this viewer may see it).
 import { board, card, faceDown, label, svg } from '../svg.js';
+import { list } from '../words.js';
+
+export const title = 'Draft & Cider';
+
+// Events that stepping may skip (setup, deals, turn changes).
+export const bookkeeping = ['game_set_up', 'deck_shuffled', 'round_dealt'];
+
+// Each event in words, for the timeline (words.js spells out the rest).
+export const phrases = {
+  game_set_up: (p) => `set up for ${p.players} players, ${p.rounds} rounds`,
+  deck_shuffled: () => 'the deck is shuffled',
+  round_dealt: (p) => `round ${p.round} dealt${p.cards ? `: ${p.cards.join(', ')}` : ''}`,
+  card_picked: (p) => `seat ${p.seat} picks ${p.card} into ${p.batch.replace('_', ' ')}${p.timed_out ? ' (timed out)' : ''}`,
+  game_finished: (p) => `the game ends: ${(p.totals ?? []).map((t, i) => `seat ${i} ${t}`).join(', ')}; winner ${list((p.winners ?? []).map((w) => `seat ${w}`))}`,
+};
 
 const COLOURS = { red: '#f2a6a0', green: '#b6e3a8', gold: '#f6d97a' };
 const W = 64;

@@ -2,6 +2,20 @@
 // branches as squares, leaves as circles, active leaves ringed.
 import { board, label, svg } from '../svg.js';
 
+export const title = 'Treeblox';
+
+// Events that stepping may skip (setup, deals, turn changes).
+export const bookkeeping = ['game_set_up', 'turn_started'];
+
+// Each event in words, for the timeline (words.js spells out the rest).
+export const phrases = {
+  game_set_up: (p) => `set up: ${p.branches_per_seat} branches and ${p.leaves_per_seat} leaves each, ${p.first_to_act} first`,
+  cube_placed: (p) => `${p.seat} places a ${p.kind} at [${p.cell.join(', ')}]`,
+  turn_started: (p) => `${p.seat}'s turn (${p.turn.replace('_', ' ')}, growth ${p.growth_rate})`,
+  turn_passed: (p) => `${p.seat} passes${p.timed_out ? ' (timed out)' : ''}`,
+  game_ended: (p) => `the game ends (${p.reason.replaceAll('_', ' ')}): ${p.winner ?? 'a draw'}${p.winner ? ' wins' : ''}`,
+};
+
 const CELL = 26;
 const COLOURS = { dark: '#3b4a3f', light: '#cfe8b0' };
 const INK = { dark: '#fff', light: '#1b1b1b' };

@@ -2,6 +2,31 @@
 // may not look), each seat's hand, garnets and submission (face down when
 // hidden), and the bags when the viewer may see them.
 import { board, faceDown, label, svg } from '../svg.js';
+import { list } from '../words.js';
+
+export const title = 'Between Flower Fields';
+
+// Events that stepping may skip (setup, deals, turn changes).
+export const bookkeeping = ['game_set_up', 'bags_shuffled', 'round_started', 'piece_dealt', 'break_notice_given', 'round_resolved', 'hidden'];
+
+// Each event in words, for the timeline (words.js spells out the rest).
+export const phrases = {
+  game_set_up: (p) => `set up: ${p.starting_garnets} garnets each, piece replacement ${p.piece_replacement ? 'on' : 'off'}`,
+  bags_shuffled: () => 'the bags are shuffled',
+  round_started: (p) => `round ${p.round} starts`,
+  piece_dealt: (p) => `seat ${p.seat} is dealt ${p.piece ?? 'a piece'}`,
+  break_notice_given: (p) => `field ${p.field} ${p.must_break ? 'must' : 'need not'} break in round ${p.round}`,
+  submission_made: (p) => (p.submission
+    ? `seat ${p.seat} submits ${p.submission.piece} for field ${p.submission.field} at ${list(p.submission.cells)}`
+    : `seat ${p.seat} submits, face down`),
+  piece_placed: (p) => `seat ${p.seat} places ${p.piece} on field ${p.field} at ${list(p.cells)}${p.broken ? ', broken' : ''}`,
+  round_resolved: (p) => `round ${p.round} resolved`,
+  break_penalty_taken: (p) => `seat ${p.seat} takes a ${p.penalty} penalty for breaking field ${p.break_field}`,
+  garnets_earned: (p) => `seat ${p.seat} earns ${p.garnets} garnets`,
+  ruling_set: (p) => `turns ${p.rule.replaceAll('_', ' ')} ${p.enabled ? 'on' : 'off'}`,
+  game_ended: () => 'the game ends',
+  result_declared: (p) => `seat ${p.winner} wins`,
+};
 
 export const FLOWER_COLOURS = {
   white: '#ffffff', red: '#e05a4f', yellow: '#f3d34a', blue: '#5b8fd9',

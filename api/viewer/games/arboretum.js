@@ -2,6 +2,32 @@
 // and parrots; the offering area, refuse pile, cards out of the game and
 // the deck (face down).
 import { board, card, faceDown, label, svg } from '../svg.js';
+import { list } from '../words.js';
+
+export const title = 'Build Your Arboretum';
+
+// Events that stepping may skip (setup, deals, turn changes).
+export const bookkeeping = ['deck_shuffled', 'round_started', 'cards_dealt', 'bids_revealed', 'round_ended', 'turn_skipped'];
+
+// Each event in words, for the timeline (words.js spells out the rest).
+export const phrases = {
+  deck_shuffled: (p) => `the deck of ${p.card_count} cards is shuffled`,
+  starting_player_chosen: (p) => `${p.seat} is chosen to start`,
+  round_started: (p) => `round ${p.round} starts, ${p.starting_player} first`,
+  cards_dealt: (p) => (p.cards ? `round ${p.round}: ${list(p.cards)} dealt to the offering area` : `round ${p.round}: cards dealt`),
+  bid_submitted: (p) => (p.groups
+    ? `${p.seat} bids ${p.groups.map((g) => `${g.size} ${g.plan}`).join(', ')}${p.replaced ? ' (replacing the last bid)' : ''}`
+    : `${p.seat} bids, sealed${p.replaced ? ' (replacing the last bid)' : ''}`),
+  bids_revealed: (p) => `bids revealed for round ${p.round}`,
+  card_planted: (p) => `${p.seat} plants ${p.card} on ${p.cell}`,
+  card_dug: (p) => `${p.seat} digs ${p.card} onto ${p.cell}`,
+  card_taken: (p) => `${p.seat} takes ${p.card}`,
+  parrot_hired: (p) => `${p.seat} hires a parrot with ${list(p.cards)} (${p.parrots} parrots)`,
+  start_taken: (p) => `${p.seat} takes the start`,
+  turn_skipped: (p) => `${p.seat}'s turn ${p.turn} is ${p.reason}`,
+  round_ended: (p) => `round ${p.round} ends${p.moved_to_refuse?.length ? `; ${list(p.moved_to_refuse)} to the refuse pile` : ''}`,
+  game_ended: (p) => `the game ends: ${Object.entries(p.totals ?? {}).map(([s, t]) => `${s} ${t}`).join(', ')}; ${p.winner ?? 'no one'} wins`,
+};
 
 const SUIT_COLOURS = {
   P: '#f2b8c6', Q: '#b8d8f2', R: '#f4c27a', S: '#c9e6a8',

@@ -1,0 +1,27 @@
+// A game's module, looked up by the game's id: games/<game>.js gives its
+// title, how its state is drawn, its events in words and its bookkeeping.
+// A game without one — a game registered since the page was written — is
+// shown all the same: its state as JSON, its events spelt out from their
+// payloads (words.js), so adding a game needs no change here.
+import { html } from './svg.js';
+
+// What the page uses of a game's module, for a game that has none.
+function generic(id) {
+  return {
+    title: id.replaceAll('_', ' '),
+    bookkeeping: [],
+    phrases: {},
+    draw: (view) => html('pre', { class: 'state-json', 'data-state-json': '', text: JSON.stringify(view, null, 2) }),
+  };
+}
+
+export async function loadGame(id) {
+  const fallback = generic(id);
+  // Ids are snake_case (the registry's); anything else is no module's name.
+  if (!/^[a-z0-9_]+$/.test(id)) return fallback;
+  try {
+    return { ...fallback, ...(await import(`./games/${id}.js`)) };
+  } catch {
+    return fallback;
+  }
+}
