@@ -237,7 +237,15 @@ pub async fn import_archive(
     archive: Archive,
 ) -> Result<CreatedGame, ServiceError> {
     let prepared = prepare_import(registry, archive)?;
-    store_prepared(store, std::slice::from_ref(&prepared))
+    store_one(store, &prepared).await
+}
+
+/// Stores one validated game (see [`store_prepared`]).
+async fn store_one(
+    store: &EventStore,
+    prepared: &PreparedImport,
+) -> Result<CreatedGame, ServiceError> {
+    store_prepared(store, std::slice::from_ref(prepared))
         .await?
         .pop()
         .unwrap_or_else(|| Err(ServiceError::Internal("an import answered nothing".into())))
@@ -260,8 +268,15 @@ impl GameService {
     }
 
     /// Validates an archive by replay and stores it (see [`import_archive`]).
+    /// The validation runs off the async threads: for the largest archives
+    /// it is seconds of work, during which a worker would answer none of its
+    /// other connections, and actix's clock, by which it times their
+    /// keep-alive, would stand still (a connection answered after such a
+    /// stall was closed at once, without `Connection: close`).
     pub async fn import(&self, archive: Archive) -> Result<CreatedGame, ServiceError> {
-        import_archive(&self.store, &self.registry, archive).await
+        let registry = self.registry.clone();
+        let prepared = blocking("import", move || prepare_import(&registry, archive)).await??;
+        store_one(&self.store, &prepared).await
     }
 
     /// Validates an archive by replay, storing nothing (see [`prepare_import`]).

@@ -17,6 +17,7 @@ mod documents;
 mod hidden_information;
 mod idempotency_scope;
 mod import_refusals;
+mod kept_alive;
 mod logging;
 mod memory_budget;
 mod metrics_bounds;
