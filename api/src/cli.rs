@@ -480,6 +480,7 @@ async fn run(command: Command, admin_token_in_arguments: bool) -> Result<Done, F
                     },
                     memory_budget: usize::try_from(memory_budget).unwrap_or(usize::MAX),
                     budget_includes_process: true,
+                    keep_alive: crate::startup::KEEP_ALIVE,
                 },
                 &mut stop,
             )

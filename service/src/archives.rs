@@ -141,9 +141,12 @@ pub fn prepare_import(
     registry: &Registry,
     archive: Archive,
 ) -> Result<PreparedImport, ServiceError> {
-    archive
-        .check_format()
-        .map_err(|e| ServiceError::unprocessable("unsupported_archive", e.to_string()))?;
+    archive.check_format().map_err(|e| {
+        ServiceError::unprocessable(
+            "unsupported_archive",
+            format!("The archive is refused: {e}."),
+        )
+    })?;
     let policy = umpire_archive::RejectionPolicy {
         kept_per_version: umpire_storage::REFUSALS_KEPT_PER_VERSION,
         kept_per_game: umpire_storage::REFUSALS_KEPT_PER_GAME,

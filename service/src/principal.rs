@@ -28,10 +28,18 @@ impl Principal {
 
     /// The actor for submitting actions; spectators may not act.
     pub fn actor(&self) -> Result<Actor<String>, ServiceError> {
+        self.actor_for("Submitting an action")
+    }
+
+    /// The actor for `doing` what only a seat or the umpire may ("Listing
+    /// legal actions"), which a spectator's refusal names.
+    pub fn actor_for(&self, doing: &str) -> Result<Actor<String>, ServiceError> {
         match self {
             Principal::Spectator => Err(ServiceError::Unauthenticated {
                 code: "missing_token",
-                message: "Submitting an action needs a seat or umpire token: Authorization: Bearer <token>.".into(),
+                message: format!(
+                    "{doing} needs a seat or umpire token: Authorization: Bearer <token>."
+                ),
             }),
             Principal::Seat(seat) => Ok(Actor::Seat(seat.clone())),
             Principal::Umpire => Ok(Actor::Umpire),

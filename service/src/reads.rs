@@ -49,7 +49,7 @@ impl GameService {
         action: &Value,
         at: Option<u64>,
     ) -> Result<ActionCheck, ServiceError> {
-        let actor = principal.actor()?;
+        let actor = principal.actor_for("Checking an action")?;
         let loaded = self.load(game_id, at).await?;
         let at = loaded.state().version();
         let decision = match loaded.state().decide(&actor, action) {
@@ -74,7 +74,7 @@ impl GameService {
         game_id: Uuid,
         principal: &Principal,
     ) -> Result<LegalActions, ServiceError> {
-        let actor = principal.actor()?;
+        let actor = principal.actor_for("Listing legal actions")?;
         let loaded = self.load(game_id, None).await?;
         Ok(LegalActions {
             game: loaded.record().game.clone(),

@@ -63,8 +63,14 @@ impl TestApp {
     /// work, opening one took longer than the service's 3 s, and what the
     /// tests check is not how soon an exhausted pool gives up.
     pub async fn spawn_with(options: ServiceOptions) -> TestApp {
+        Self::spawn_waiting(POOL_WAIT, options).await
+    }
+
+    /// [`spawn_with`](Self::spawn_with), its pool waiting up to `pool_wait`
+    /// (`umpire_storage::POOL_WAIT`: as the service's own does).
+    pub async fn spawn_waiting(pool_wait: std::time::Duration, options: ServiceOptions) -> TestApp {
         let url = umpire_storage::testing::fresh_database_url().await;
-        let store = EventStore::new(connect_waiting(&url, 8, POOL_WAIT).expect("pool"));
+        let store = EventStore::new(connect_waiting(&url, 8, pool_wait).expect("pool"));
         Self::serve(store, url, options).await
     }
 
@@ -330,10 +336,21 @@ pub async fn assert_error(response: Response, status: StatusCode, code: &str) ->
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["code"], code, "{body}");
     assert!(
-        body["message"].as_str().is_some_and(|m| !m.is_empty()),
-        "a person-readable message: {body}"
+        body["message"].as_str().is_some_and(is_a_sentence),
+        "the message is a sentence: {body}"
     );
     body
+}
+
+/// Every error message is written in one style: a sentence that starts with
+/// a capital letter, a number or a quoted name (`` `limit` ``), and ends
+/// with a full stop.
+pub fn is_a_sentence(message: &str) -> bool {
+    let starts_well = message
+        .chars()
+        .next()
+        .is_some_and(|first| first.is_uppercase() || first.is_ascii_digit() || first == '`');
+    starts_well && message.ends_with('.')
 }
 
 /// `umpire serve` as its own process on `database_url` (so that its memory

@@ -110,7 +110,7 @@ pub struct Options {
 pub fn validate(options: Options) -> Result<Options, Violation> {
     if !(0..=MAXIMUM_PARAMETER).contains(&options.starting_garnets) {
         return Err(codes::INVALID_STARTING_GARNETS.with(format!(
-            "starting_garnets {} must be between 0 and {MAXIMUM_PARAMETER}.",
+            "`starting_garnets` must be between 0 and {MAXIMUM_PARAMETER}, not {}.",
             options.starting_garnets
         )));
     }
@@ -124,7 +124,7 @@ pub fn validate(options: Options) -> Result<Options, Violation> {
             .find(|value| value.abs() > MAXIMUM_PARAMETER)
         {
             return Err(codes::INVALID_SCORING_PARAMETER.with(format!(
-                "the {flower} scoring parameter {bad} is outside ±{MAXIMUM_PARAMETER}."
+                "The {flower} scoring parameter {bad} is outside ±{MAXIMUM_PARAMETER}."
             )));
         }
     }
