@@ -108,7 +108,7 @@ impl KnownPaths {
         }
     }
 
-    /// The methods `path` is answered with, in [`METHODS`] order: empty
+    /// The methods `path` is answered with, in the order `Allow` lists them: empty
     /// when no route serves it. A path two routes serve (`/v1/games/import`
     /// is also `/v1/games/{id}`) answers the methods of both.
     pub fn allowed(&self, path: &str) -> Vec<Method> {

@@ -267,6 +267,16 @@ def play_whole_game(base_url: str, game: str, options: dict[str, Any], seed: int
     seats = created.seat_tokens.additional_properties
     if expected_seats is not None:
         expect(len(seats) == expected_seats, f"{game}: {len(seats)} seats, not the {expected_seats} asked for")
+    moves, version = play_to_the_end(base_url, game, created, seed)
+    read_everything(base_url, game, created, version)
+    print(f"python client: {game} {options} finished after {moves} moves, {version} events, every answer in {prefix_of(game)} models", file=sys.stderr)
+
+
+def play_to_the_end(base_url: str, game: str, created: CreatedGame, seed: int) -> tuple[int, int]:
+    """Plays `created` to its end, each turn as the seat to act (the umpire
+    when none is), reading that seat's state at every version; the number
+    of moves and the final version."""
+    seats = created.seat_tokens.additional_properties
     clients = {seat: AuthenticatedClient(base_url=base_url, token=token) for seat, token in seats.items()}
     umpire = AuthenticatedClient(base_url=base_url, token=created.umpire_token)
     spectator = spectator_client(base_url)
@@ -302,8 +312,7 @@ def play_whole_game(base_url: str, game: str, options: dict[str, Any], seed: int
             raise Failure(f"{what}: the legal action {action.to_dict()} was refused: {response.status_code} {response.content!r}")
         of_game(response.parsed, game, f"{what}: accepted")
         moves += 1
-    read_everything(base_url, game, created, summary.version)
-    print(f"python client: {game} {options} finished after {moves} moves, {summary.version} events, every answer in {prefix_of(game)} models", file=sys.stderr)
+    return moves, summary.version
 
 
 def play_by_streams(base_url: str, game: str, options: dict[str, Any], seed: int) -> None:
@@ -400,19 +409,7 @@ def resume_after_a_dropped_stream(base_url: str) -> None:
     stream again with `Last-Event-ID` and gets every event exactly once, in
     order, then the end of the finished game."""
     created = create(base_url, "draft_cider", {"players": 1}, 21)
-    umpire = connect(base_url, created.umpire_token)
-    seat = connect(base_url, created.seat_tokens.additional_properties["0"])
-    while True:
-        summary = get_game.sync(created.id, client=umpire)
-        if not isinstance(summary, GameSummary):
-            raise Failure(f"get_game: {summary!r}")
-        if summary.status.finished:
-            break
-        actor = seat if summary.status.to_act else umpire
-        legal = list_legal_actions.sync(created.id, client=actor)
-        if not isinstance(legal, LegalActions) or not legal.actions:
-            raise Failure(f"no legal action: {legal!r}")
-        submit_action.sync(created.id, client=actor, body=SubmitActionRequest(action=legal.actions[0]))
+    _, version = play_to_the_end(base_url, "draft_cider", created, 21)
     proxy = CuttingProxy(int(base_url.rsplit(":", 1)[1]), cut_after=4096)
     through_proxy = connect(f"http://127.0.0.1:{proxy.port}", created.umpire_token)
     seqs: list[int] = []
@@ -422,7 +419,7 @@ def resume_after_a_dropped_stream(base_url: str) -> None:
             end = entry
         else:
             seqs.append(entry.seq)
-    expect(seqs == list(range(1, summary.version + 1)), f"events {seqs[:5]}... of {summary.version}: not each once, in order")
+    expect(seqs == list(range(1, version + 1)), f"events {seqs[:5]}... of {version}: not each once, in order")
     expect(end is not None and end.reason == "finished", f"the stream ended with {end!r}")
     expect(len(proxy.requests) >= 2, "the connection was not cut")
     resumed = proxy.requests[1].lower()
