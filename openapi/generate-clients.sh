@@ -32,14 +32,21 @@ log "generating the Python client"
 # operation with two request content types (`score_archives` and
 # `import_game` take JSON and JSON Lines), and warns at a JSON Lines answer
 # (`import_game`'s, for many archives): it is given the spec without JSON
-# Lines, which Python callers send and read with httpx themselves.
+# Lines, which Python callers send and read with httpx themselves. Nor does
+# it get the live stream (`stream_game_events`, `text/event-stream`): its
+# generated function would wait for the end of an endless body and then
+# fail to parse it as JSON; umpire_helpers.follow_game follows a stream.
 python_spec="$(mktemp --suffix=.json)"
 trap 'rm -f "$python_spec"' EXIT
 python3 - "$spec" "$python_spec" <<'PY'
 import json, sys
 spec = json.load(open(sys.argv[1]))
 for item in spec["paths"].values():
-    for operation in item.values():
+    for method, operation in list(item.items()):
+        answers = operation.get("responses", {}).get("200", {}).get("content", {})
+        if "text/event-stream" in answers:
+            del item[method]
+            continue
         content = operation.get("requestBody", {}).get("content", {})
         if "application/json" in content:
             for media in [m for m in content if m != "application/json"]:

@@ -4,8 +4,13 @@
 # a temporary directory, and with EACH client (Python, then TypeScript):
 #   * creates games and plays every seat's legal actions (list_legal_actions)
 #     to the end of whole games (Draft & Cider for one and for two players);
-#   * submits an illegal action and reads the 422 violation's `code` (and
-#     `rule`) as a typed field of the error model;
+#   * submits an illegal action and catches the 422 as a typed error
+#     (`UmpireError`: status, `code`, message, `rule`), and reads it as the
+#     generated error model too;
+#   * plays a game in which every seat follows its live stream with the
+#     client's stream helper (`follow_game` / `followGame`), and follows a
+#     stream through a proxy that cuts it mid-way: resumed with
+#     Last-Event-ID, every event comes once, in order;
 #   * checks that every answer whose shape depends on the game parses into
 #     that game's own types, never another's;
 # after type-checking each driver: Python with `mypy --strict`, TypeScript
@@ -48,4 +53,4 @@ fi
 
 echo "client tests: $((2 - failed)) passed, $failed failed"
 ((failed == 0)) || die "a generated client failed (see above)"
-log "both generated clients played whole games and read typed violations"
+log "both generated clients played whole games, followed streams and caught typed errors"

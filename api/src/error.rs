@@ -15,6 +15,15 @@ pub enum ApiError {
     /// 415: a JSON body sent without `Content-Type: application/json`.
     #[error("The body must be JSON, sent with Content-Type: application/json.")]
     UnsupportedMediaType,
+    /// 405: the path is served, but not with this method (see
+    /// `wrong_method.rs`); `Allow` lists the methods it answers.
+    #[error(
+        "This path does not answer this method; it answers {}.",
+        listed(allowed)
+    )]
+    MethodNotAllowed {
+        allowed: Vec<actix_web::http::Method>,
+    },
     /// 408: the request body stalled (see `body_deadline.rs`).
     #[error("The request body did not arrive in time: no more than {idle_seconds} s may pass between its parts, and {total_seconds} s in all.")]
     BodyTimeout {
@@ -57,7 +66,18 @@ impl ApiError {
             ApiError::Service(error) => error.body(),
             ApiError::BodyTimeout { .. } => self.http_only_body("body_timeout"),
             ApiError::UnsupportedMediaType => self.http_only_body("unsupported_content_type"),
+            ApiError::MethodNotAllowed { .. } => self.http_only_body("method_not_allowed"),
         }
+    }
+}
+
+/// `GET`, `GET and HEAD`, `GET, HEAD and POST`.
+fn listed(methods: &[actix_web::http::Method]) -> String {
+    let names: Vec<&str> = methods.iter().map(|method| method.as_str()).collect();
+    match names.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => "nothing".to_string(),
     }
 }
 
@@ -78,6 +98,7 @@ impl ResponseError for ApiError {
             ApiError::Service(error) => error,
             ApiError::BodyTimeout { .. } => return StatusCode::REQUEST_TIMEOUT,
             ApiError::UnsupportedMediaType => return StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::MethodNotAllowed { .. } => return StatusCode::METHOD_NOT_ALLOWED,
         };
         match error {
             ServiceError::Invalid { .. } => StatusCode::BAD_REQUEST,
@@ -129,6 +150,19 @@ impl ResponseError for ApiError {
             }) => {
                 response.insert_header((header::RETRY_AFTER, retry_after_seconds.to_string()));
             }
+            ApiError::MethodNotAllowed { allowed } => {
+                response.insert_header((
+                    header::ALLOW,
+                    header::HeaderValue::from_str(
+                        &allowed
+                            .iter()
+                            .map(|method| method.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    )
+                    .expect("method names are header values"),
+                ));
+            }
             // The rest of the body may still trickle in: do not wait for it.
             ApiError::BodyTimeout { .. } => {
                 response.force_close();
@@ -172,17 +206,22 @@ pub fn query_error(
     error: actix_web::error::QueryPayloadError,
     _: &actix_web::HttpRequest,
 ) -> actix_web::Error {
-    ApiError::bad_request("invalid_query", format!("Invalid query string: {error}.")).into()
+    ApiError::bad_request(
+        "invalid_query",
+        format!("The query string is not valid here: {error}."),
+    )
+    .into()
 }
 
 pub fn path_error(
     error: actix_web::error::PathError,
     _: &actix_web::HttpRequest,
 ) -> actix_web::Error {
-    let message = match &error {
-        actix_web::error::PathError::Deserialize(inner) => format!("Invalid path: {inner}."),
-        other => format!("Invalid path: {other}."),
+    let cause = match &error {
+        actix_web::error::PathError::Deserialize(inner) => inner.to_string(),
+        other => other.to_string(),
     };
+    let message = format!("The game id in the path is not a UUID: {cause}.");
     // Every path parameter is a game id: one that is not even a UUID names
     // no game, and says so with its own code.
     ApiError::from(ServiceError::NotFound {

@@ -20,5 +20,6 @@ pub mod routes;
 pub mod security_headers;
 pub mod startup;
 pub mod stop_signal;
+pub mod wrong_method;
 
 pub use startup::{AppState, Application, ServiceOptions};

@@ -286,7 +286,7 @@ fn error_example(status: &str) -> Option<Value> {
             json!({"code": "body_timeout", "message": "The request body did not arrive in time: no more than 5 s may pass between its parts, and 60 s in all."})
         }
         "409" => {
-            json!({"code": "version_conflict", "message": "the game is at version 14, not the expected 12", "details": {"expected": 12, "actual": 14}})
+            json!({"code": "version_conflict", "message": "The game is at version 14, not the expected 12.", "details": {"expected": 12, "actual": 14}})
         }
         "413" => {
             json!({"code": "payload_too_large", "message": "The body is 70000 bytes; the limit is 65536."})

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use actix_web::dev::{Server, Service};
 use actix_web::http::header;
-use actix_web::{middleware, web, App, HttpResponse, HttpServer};
+use actix_web::{middleware, web, App, HttpRequest, HttpResponse, HttpServer};
 use tracing_actix_web::TracingLogger;
 use utoipa_actix_web::{scope, AppExt};
 use utoipa_swagger_ui::SwaggerUi;
@@ -18,6 +18,7 @@ use crate::request_span::RequestSpan;
 use crate::routes::health;
 use crate::routes::stream::StreamLimits;
 use crate::security_headers;
+use crate::wrong_method::KnownPaths;
 use umpire_service::GameService;
 
 /// Largest accepted JSON body. Actions are small; this bounds memory per request.
@@ -50,7 +51,21 @@ pub struct ServiceOptions {
     /// budget: so for `umpire serve`, which is the whole process; not for a
     /// server inside another program (the tests), whose memory is not its.
     pub budget_includes_process: bool,
+    /// How long an idle connection is kept open for the client's next
+    /// request ([`KEEP_ALIVE`]).
+    pub keep_alive: std::time::Duration,
 }
+
+/// How long an idle connection is kept for its client's next request.
+///
+/// actix times it by a clock each worker advances every 500 ms between its
+/// tasks, so a worker that does not get to advance it (seconds of work on
+/// it, or thousands of pipelined requests on a busy machine) measures from
+/// a past instant: a connection it answers then is closed at once after
+/// its answer, without `Connection: close`, and a client reusing it sees a
+/// reset. Work that takes long therefore runs off the workers
+/// (`GameService::import`, audits, scoring).
+pub const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(5);
 
 impl Default for ServiceOptions {
     fn default() -> Self {
@@ -60,6 +75,7 @@ impl Default for ServiceOptions {
             streams: StreamLimits::default(),
             memory_budget: umpire_service::budget::DEFAULT_MEMORY_BUDGET,
             budget_includes_process: false,
+            keep_alive: KEEP_ALIVE,
         }
     }
 }
@@ -69,7 +85,16 @@ pub struct Application {
     server: Server,
 }
 
-async fn not_found() -> Result<HttpResponse, ApiError> {
+/// What no route takes: a path served with other methods (405, with
+/// `Allow`), or one that leads nowhere (404).
+async fn no_route(
+    request: HttpRequest,
+    known_paths: web::Data<KnownPaths>,
+) -> Result<HttpResponse, ApiError> {
+    let allowed = known_paths.allowed(request.path());
+    if !allowed.is_empty() {
+        return Err(ApiError::MethodNotAllowed { allowed });
+    }
     Err(umpire_service::ServiceError::NotFound {
         code: "route_not_found",
         message: "There is no such endpoint; see /openapi.json.".into(),
@@ -124,6 +149,7 @@ impl Application {
             stream_limits: options.streams,
         });
         let document = openapi::document();
+        let known_paths = web::Data::new(KnownPaths::new(&document));
         let mut server = HttpServer::new(move || {
             let (app, _) = App::new()
                 .into_utoipa_app()
@@ -177,9 +203,11 @@ impl Application {
                     SwaggerUi::new("/docs/{_:.*}")
                         .external_url_unchecked("/openapi.json", document.clone()),
                 )
-                .default_service(web::to(not_found))
+                .app_data(known_paths.clone())
+                .default_service(web::to(no_route))
         })
         .shutdown_timeout(30)
+        .keep_alive(options.keep_alive)
         // Responses are small and latency is what clients wait on: send each
         // as soon as it is written instead of letting Nagle's algorithm hold
         // back a segment until the client's (delayed) ACK arrives.

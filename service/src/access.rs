@@ -15,13 +15,19 @@ use crate::error::ServiceError;
 /// The actor `viewer` submits actions as: its seat, or the umpire. A
 /// spectator may not act.
 pub fn acting(viewer: &Viewer<String>) -> Result<Actor<String>, ServiceError> {
+    acting_for(viewer, "Submitting an action")
+}
+
+/// The actor `viewer` does what only a seat or the umpire may as
+/// (`doing`: "Listing legal actions"), which a spectator's refusal names.
+pub fn acting_for(viewer: &Viewer<String>, doing: &str) -> Result<Actor<String>, ServiceError> {
     match viewer.actor() {
         Some(actor) => Ok(actor.cloned()),
         None => Err(ServiceError::Unauthenticated {
             code: "missing_token",
-            message:
-                "Submitting an action needs a seat or umpire token: Authorization: Bearer <token>."
-                    .into(),
+            message: format!(
+                "{doing} needs a seat or umpire token: Authorization: Bearer <token>."
+            ),
         }),
     }
 }

@@ -141,9 +141,12 @@ pub fn prepare_import(
     registry: &Registry,
     archive: Archive,
 ) -> Result<PreparedImport, ServiceError> {
-    archive
-        .check_format()
-        .map_err(|e| ServiceError::unprocessable("unsupported_archive", e.to_string()))?;
+    archive.check_format().map_err(|e| {
+        ServiceError::unprocessable(
+            "unsupported_archive",
+            format!("The archive is refused: {e}."),
+        )
+    })?;
     let policy = umpire_archive::RejectionPolicy {
         kept_per_version: umpire_storage::REFUSALS_KEPT_PER_VERSION,
         kept_per_game: umpire_storage::REFUSALS_KEPT_PER_GAME,
@@ -266,8 +269,12 @@ impl GameService {
         export_game_log(&self.store, game_id).await
     }
 
-    /// Validates an archive by replay (on a blocking thread) and stores it
-    /// (see [`import_archive`]).
+    /// Validates an archive by replay and stores it (see [`import_archive`]).
+    /// The validation runs off the async threads: for the largest archives
+    /// it is seconds of work, during which a worker would answer none of its
+    /// other connections, and actix's clock, by which it times their
+    /// keep-alive, would stand still (a connection answered after such a
+    /// stall was closed at once, without `Connection: close`).
     pub async fn import(&self, archive: Archive) -> Result<CreatedGame, ServiceError> {
         let registry = self.registry.clone();
         let prepared = blocking("import", move || prepare_import(&registry, archive)).await??;

@@ -37,6 +37,7 @@ error_codes! {
     "game_not_found" => "404: there is no such game.";
     "invalid_game_id" => "404: the game id is not a UUID.";
     "route_not_found" => "404: there is no such endpoint.";
+    "method_not_allowed" => "405: the path is served, but not with this method; `Allow` lists the methods it answers.";
     "body_timeout" => "408: the body stalled (5 s between parts, 60 s in all).";
     "version_conflict" => "409: the game is not at `expected_version` (`details.expected`, `details.actual`).";
     "contended" => "409: the game was too busy to take this action in time; nothing was applied, send it again.";

@@ -56,7 +56,7 @@ pub enum ServiceError {
     #[error("{message}")]
     NotFound { code: &'static str, message: String },
     /// The game moved on since the version the client expected.
-    #[error("the game is at version {actual}, not the expected {expected}")]
+    #[error("The game is at version {actual}, not the expected {expected}.")]
     VersionConflict { expected: u64, actual: u64 },
     /// The game is so busy that the submission lost every race for its
     /// turn within the deadline; nothing was applied, send it again.
@@ -212,13 +212,17 @@ impl From<GameError> for ServiceError {
             GameError::UnknownSeat { game, seat } => {
                 ServiceError::invalid("unknown_seat", format!("`{seat}` is not a seat of {game}."))
             }
-            GameError::Malformed { what, message, .. } => {
-                let code = match what {
-                    Malformed::Action => "invalid_action",
-                    Malformed::Options => "invalid_options",
-                    Malformed::Event => "invalid_event",
+            GameError::Malformed {
+                game,
+                what,
+                message,
+            } => {
+                let (code, subject) = match what {
+                    Malformed::Action => ("invalid_action", "The action is not an action"),
+                    Malformed::Options => ("invalid_options", "The options are not options"),
+                    Malformed::Event => ("invalid_event", "An event is not an event"),
                 };
-                ServiceError::invalid(code, format!("Malformed {what}: {message}."))
+                ServiceError::invalid(code, format!("{subject} of {game}: {message}."))
             }
             GameError::Violation(violation) => ServiceError::Violation(violation),
         }

@@ -18,7 +18,8 @@ use crate::schemas::{AnyAction, AnyEvent, AnyOptions, AnyScore, AnyView};
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"game": "arboretum", "options": {"dm_advantage": "red"}, "seed": 42}))]
 pub struct CreateGameRequest {
-    /// The game id: `arboretum`, `treeblox`, `draft_cider`, `flower_fields`.
+    /// Which game: one of the registered games (`GET /v1/game-types`).
+    #[schema(value_type = GameName)]
     pub game: String,
     #[serde(default)]
     #[schema(value_type = Option<AnyOptions>)]
@@ -28,6 +29,34 @@ pub struct CreateGameRequest {
     #[serde(default)]
     #[schema(maximum = 9223372036854775807_i64)]
     pub seed: Option<u64>,
+}
+
+/// A registered game, by the name `create_game` takes: in the document, a
+/// string enum read from the registry, so that registering a game adds its
+/// name here. (Requests still carry a string: a name no game has is
+/// refused 422 `unknown_game`, in the error envelope.)
+pub struct GameName;
+
+impl utoipa::PartialSchema for GameName {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, Type};
+        let names: Vec<String> = umpire_games::registry()
+            .games()
+            .map(|game| game.id().to_string())
+            .collect();
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(names))
+            .description(Some("A registered game, as `/v1/game-types` lists them."))
+            .examples(["arboretum"])
+            .into()
+    }
+}
+
+impl ToSchema for GameName {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("GameName")
+    }
 }
 
 #[derive(Debug, Deserialize, Serialize, ToSchema)]

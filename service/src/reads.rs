@@ -6,7 +6,7 @@ use serde_json::Value;
 use umpire_domain::{GameError, Viewer};
 use uuid::Uuid;
 
-use crate::access::acting;
+use crate::access::acting_for;
 use crate::error::ServiceError;
 use crate::games::GameService;
 use crate::model::{
@@ -49,7 +49,7 @@ impl GameService {
         action: &Value,
         at: Option<u64>,
     ) -> Result<ActionCheck, ServiceError> {
-        let actor = acting(viewer)?;
+        let actor = acting_for(viewer, "Checking an action")?;
         let loaded = self.load(game_id, at).await?;
         let at = loaded.state().version();
         let decision = match loaded.state().decide(&actor, action) {
@@ -74,7 +74,7 @@ impl GameService {
         game_id: Uuid,
         viewer: &Viewer<String>,
     ) -> Result<LegalActions, ServiceError> {
-        let actor = acting(viewer)?;
+        let actor = acting_for(viewer, "Listing legal actions")?;
         let loaded = self.load(game_id, None).await?;
         Ok(LegalActions {
             game: loaded.record().game.clone(),

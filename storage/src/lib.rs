@@ -20,7 +20,7 @@ pub use append::{Head, IdempotentAnswer, IdempotentRequest, NewEvent};
 pub use bulk::{BulkGame, FullGame, ImportGame, ImportOutcome};
 pub use cluster::{ClusterError, Durability, PrivateCluster};
 pub use group_commit::{BatchObserver, GroupCommitLimits};
-pub use pool::{connect, logs_in_as_superuser, migrate, Pool};
+pub use pool::{connect, connect_waiting, logs_in_as_superuser, migrate, Pool, POOL_WAIT};
 pub use store::{
     hash_token, AppendOutcome, Archive, EventStore, GameRecord, NewGame, NewToken, RejectionCursor,
     RejectionPage, REFUSALS_KEPT_PER_GAME, REFUSALS_KEPT_PER_VERSION, REFUSALS_NOT_KEPT_CODE,

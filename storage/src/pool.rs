@@ -21,8 +21,23 @@ mod embedded {
 /// that narrows what a statement can do by mistake but is no boundary (a
 /// session can `RESET ROLE`), hence the warning from
 /// [`logs_in_as_superuser`]. Waiting for a connection is bounded too, so an
-/// exhausted pool answers 503 instead of hanging.
+/// exhausted pool answers 503 instead of hanging (after [`POOL_WAIT`]).
 pub fn connect(database_url: &str, max_size: usize) -> Result<Pool, StoreError> {
+    connect_waiting(database_url, max_size, POOL_WAIT)
+}
+
+/// How long the service's pool waits for a free connection, to open one,
+/// or to check one it reuses, before the request is answered 503.
+pub const POOL_WAIT: Duration = Duration::from_secs(3);
+
+/// [`connect`], waiting up to `wait` instead of [`POOL_WAIT`]: for tests on
+/// a machine busy with other work, where opening a connection can take
+/// seconds and what is tested is not how soon an exhausted pool gives up.
+pub fn connect_waiting(
+    database_url: &str,
+    max_size: usize,
+    wait: Duration,
+) -> Result<Pool, StoreError> {
     let config: tokio_postgres::Config =
         database_url.parse().map_err(|e: tokio_postgres::Error| {
             StoreError::Unavailable(format!("bad database URL: {e}"))
@@ -38,9 +53,9 @@ pub fn connect(database_url: &str, max_size: usize) -> Result<Pool, StoreError> 
         .max_size(max_size)
         .runtime(Runtime::Tokio1)
         .timeouts(Timeouts {
-            wait: Some(Duration::from_secs(3)),
-            create: Some(Duration::from_secs(3)),
-            recycle: Some(Duration::from_secs(3)),
+            wait: Some(wait),
+            create: Some(wait),
+            recycle: Some(wait),
         })
         .post_create(deadpool_postgres::Hook::async_fn(|client, _| {
             Box::pin(async move {

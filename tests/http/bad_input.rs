@@ -2,6 +2,7 @@
 
 use reqwest::StatusCode;
 use serde_json::json;
+use umpire_api::ServiceOptions;
 use umpire_arboretum::codes;
 
 use crate::support::{assert_error, Created, TestApp};
@@ -398,7 +399,8 @@ async fn deeply_nested_json_is_a_400_not_a_crash() {
 
 #[tokio::test]
 async fn an_exhausted_pool_answers_503_with_retry_after_instead_of_hanging() {
-    let app = TestApp::spawn().await;
+    // The pool waits as the service's own does (the other tests' wait longer).
+    let app = TestApp::spawn_waiting(umpire_storage::POOL_WAIT, ServiceOptions::default()).await;
     let created = game(&app).await;
     // Hold every connection of the server's pool (the test shares it).
     let mut held = Vec::new();

@@ -306,7 +306,7 @@ async fn a_seat_streaming_from_one_instance_sees_an_action_taken_through_another
         ..ServiceOptions::default()
     };
     let first = TestApp::spawn_with(slow_heartbeat.clone()).await;
-    let second = first.another_instance_with(slow_heartbeat);
+    let second = first.another_instance_with(slow_heartbeat).await;
     let created = first.create("draft_cider", json!({"players": 2}), 7).await;
     let version = first.stored_version(&created.id).await;
     let mut stream = Sse::open(&first, &created.id, Some(created.token("1")), Some(version)).await;
@@ -346,7 +346,7 @@ async fn streams_keep_working_when_the_listening_connection_is_lost() {
         ..ServiceOptions::default()
     };
     let first = TestApp::spawn_with(options.clone()).await;
-    let second = first.another_instance_with(options);
+    let second = first.another_instance_with(options).await;
     let created = first.create("treeblox", json!({}), 9).await;
     let version = first.stored_version(&created.id).await;
     let mut stream = Sse::open(&first, &created.id, None, Some(version)).await;

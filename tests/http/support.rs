@@ -6,8 +6,14 @@ use rand::SeedableRng;
 use reqwest::{Response, StatusCode};
 use serde_json::{json, Value};
 use umpire_api::{Application, ServiceOptions};
-use umpire_storage::{connect, EventStore};
+use umpire_storage::{connect_waiting, EventStore};
 use uuid::Uuid;
+
+/// How long the tests' pools wait for a database connection.
+const POOL_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// How long a test server may take to serve its first request.
+const STARTING: std::time::Duration = std::time::Duration::from_secs(60);
 
 pub struct TestApp {
     pub address: String,
@@ -52,14 +58,36 @@ impl TestApp {
     }
 
     /// A server on a fresh database, listening for appends on it (as
-    /// `umpire serve` does) unless `options` say where.
+    /// `umpire serve` does) unless `options` say where. Its pool waits up
+    /// to [`POOL_WAIT`] for a connection: on a machine busy with other
+    /// work, opening one took longer than the service's 3 s, and what the
+    /// tests check is not how soon an exhausted pool gives up.
     pub async fn spawn_with(options: ServiceOptions) -> TestApp {
-        let url = umpire_storage::testing::fresh_database_url().await;
-        let store = EventStore::new(connect(&url, 8).expect("pool"));
-        Self::serve(store, url, options)
+        Self::spawn_waiting(POOL_WAIT, options).await
     }
 
-    fn serve(store: EventStore, database_url: String, mut options: ServiceOptions) -> TestApp {
+    /// [`spawn_with`](Self::spawn_with), its pool waiting up to `pool_wait`
+    /// (`umpire_storage::POOL_WAIT`: as the service's own does).
+    pub async fn spawn_waiting(pool_wait: std::time::Duration, options: ServiceOptions) -> TestApp {
+        let url = umpire_storage::testing::fresh_database_url().await;
+        let store = EventStore::new(connect_waiting(&url, 8, pool_wait).expect("pool"));
+        Self::serve(store, url, options).await
+    }
+
+    /// Starts a server and returns once it has answered a request.
+    ///
+    /// Its workers start only when the test first waits, and actix times
+    /// a connection's deadlines (the first request's head, keep-alive) by
+    /// a clock each worker advances every 500 ms between its tasks: on a
+    /// busy machine a worker still starting had stood still for over 5 s,
+    /// so a test's first connection got an unasked-for 408, or was closed
+    /// right after its first answer. One answered request lets the clock
+    /// catch up (a test about starting, `logging.rs`, uses `Served`).
+    async fn serve(
+        store: EventStore,
+        database_url: String,
+        mut options: ServiceOptions,
+    ) -> TestApp {
         options
             .listen_url
             .get_or_insert_with(|| database_url.clone());
@@ -67,22 +95,44 @@ impl TestApp {
             Application::build_with(store.clone(), "127.0.0.1:0", Some(1), options).expect("bind");
         let address = format!("http://127.0.0.1:{}", application.port());
         tokio::spawn(application.run_until_stopped());
-        TestApp {
+        let app = TestApp {
             address,
             client: client(),
             store,
             database_url,
+        };
+        app.until_serving().await;
+        app
+    }
+
+    /// Asks for `/healthz` on connections of its own until one is answered
+    /// 200 (at most [`STARTING`]).
+    async fn until_serving(&self) {
+        let probe = reqwest::Client::builder()
+            .pool_max_idle_per_host(0)
+            .build()
+            .expect("an HTTP client");
+        let deadline = std::time::Instant::now() + STARTING;
+        loop {
+            let answer = probe.get(self.url("/healthz")).send().await;
+            match answer {
+                Ok(answer) if answer.status() == StatusCode::OK => return,
+                answer if std::time::Instant::now() > deadline => {
+                    panic!("the server did not serve within {STARTING:?}: {answer:?}")
+                }
+                _ => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
+            }
         }
     }
 
     /// A second server on the same database, with its own cache: what a
     /// deployment of several instances behind a load balancer looks like.
     pub async fn another_instance(&self) -> TestApp {
-        self.another_instance_with(ServiceOptions::default())
+        self.another_instance_with(ServiceOptions::default()).await
     }
 
-    pub fn another_instance_with(&self, options: ServiceOptions) -> TestApp {
-        Self::serve(self.store.clone(), self.database_url.clone(), options)
+    pub async fn another_instance_with(&self, options: ServiceOptions) -> TestApp {
+        Self::serve(self.store.clone(), self.database_url.clone(), options).await
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -286,10 +336,21 @@ pub async fn assert_error(response: Response, status: StatusCode, code: &str) ->
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["code"], code, "{body}");
     assert!(
-        body["message"].as_str().is_some_and(|m| !m.is_empty()),
-        "a person-readable message: {body}"
+        body["message"].as_str().is_some_and(is_a_sentence),
+        "the message is a sentence: {body}"
     );
     body
+}
+
+/// Every error message is written in one style: a sentence that starts with
+/// a capital letter, a number or a quoted name (`` `limit` ``), and ends
+/// with a full stop.
+pub fn is_a_sentence(message: &str) -> bool {
+    let starts_well = message
+        .chars()
+        .next()
+        .is_some_and(|first| first.is_uppercase() || first.is_ascii_digit() || first == '`');
+    starts_well && message.ends_with('.')
 }
 
 /// `umpire serve` as its own process on `database_url` (so that its memory

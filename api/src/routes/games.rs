@@ -259,7 +259,7 @@ pub async fn list_game_events(
     if limit == 0 || limit > MAX_EVENT_PAGE {
         return Err(ApiError::bad_request(
             "invalid_limit",
-            format!("limit must be between 1 and {MAX_EVENT_PAGE}, not {limit}."),
+            format!("`limit` must be between 1 and {MAX_EVENT_PAGE}, not {limit}."),
         ));
     }
     let viewer = viewer(&state.service, game_id, &request).await?;

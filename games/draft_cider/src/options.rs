@@ -103,13 +103,13 @@ impl RoundNumbers {
 pub fn validate(options: DraftCiderOptions) -> Result<DraftCiderOptions, Violation> {
     if !(FEWEST_PLAYERS..=MOST_PLAYERS).contains(&options.players) {
         return Err(codes::INVALID_PLAYERS.with(format!(
-            "players must be between {FEWEST_PLAYERS} and {MOST_PLAYERS}, not {}.",
+            "`players` must be between {FEWEST_PLAYERS} and {MOST_PLAYERS}, not {}.",
             options.players
         )));
     }
     if options.first_picker >= options.players {
         return Err(codes::INVALID_FIRST_PICKER.with(format!(
-            "first_picker {} is not one of the seats 0–{}.",
+            "`first_picker` {} is not one of the seats 0–{}.",
             options.first_picker,
             options.players - 1
         )));

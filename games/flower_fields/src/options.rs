@@ -107,7 +107,7 @@ pub struct FlowerFieldsOptions {
 pub fn validate(options: FlowerFieldsOptions) -> Result<FlowerFieldsOptions, Violation> {
     if !(0..=MAXIMUM_PARAMETER).contains(&options.starting_garnets) {
         return Err(codes::INVALID_STARTING_GARNETS.with(format!(
-            "starting_garnets {} must be between 0 and {MAXIMUM_PARAMETER}.",
+            "`starting_garnets` must be between 0 and {MAXIMUM_PARAMETER}, not {}.",
             options.starting_garnets
         )));
     }
@@ -121,7 +121,7 @@ pub fn validate(options: FlowerFieldsOptions) -> Result<FlowerFieldsOptions, Vio
             .find(|value| value.abs() > MAXIMUM_PARAMETER)
         {
             return Err(codes::INVALID_SCORING_PARAMETER.with(format!(
-                "the {flower} scoring parameter {bad} is outside ±{MAXIMUM_PARAMETER}."
+                "The {flower} scoring parameter {bad} is outside ±{MAXIMUM_PARAMETER}."
             )));
         }
     }

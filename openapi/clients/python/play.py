@@ -14,6 +14,12 @@ operation (export, import, audit, what-if, scores) and the rest
 (list_game_types, check_action); and plays a game in which each seat waits
 on its live stream instead of polling (`play_by_streams`).
 
+The helpers of `umpire_helpers.py` are what a caller uses beyond the
+generated code: `connect` raises every error answer as an `UmpireError`
+(`catch_typed_errors` catches one for an illegal move), and `follow_game`
+follows a live stream as typed entries, resuming with `Last-Event-ID` when
+the connection drops (`play_by_streams`, `resume_after_a_dropped_stream`).
+
 Every answer whose shape depends on the game must parse into that game's
 own models, never another's (`of_game`); the spec's game-discriminated
 unions (`StateResponse` is one of `ArboretumStateResponse`, ...) make that
@@ -25,12 +31,12 @@ Run by openapi/test-clients.sh, which generates the client and starts the server
 
 from __future__ import annotations
 
-import json
 import random
+import socket
 import sys
+import threading
 import uuid
-from collections.abc import Iterator
-from contextlib import ExitStack
+from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any, cast
 
@@ -111,6 +117,8 @@ from umpire_client.models import (
     WhatIfRequest,
     WhatIfRequestOptions,
 )
+from umpire_client.models.game_name import check_game_name
+from umpire_helpers import UmpireError, connect, follow_game
 
 # Every game is played whole, so that each of its shapes round-trips through
 # the generated models (Draft & Cider for one and for two players).
@@ -134,11 +142,11 @@ LegalActions = ArboretumLegalActions | DraftCiderLegalActions | FlowerFieldsLega
 ScoreResponse = ArboretumScoreResponse | DraftCiderScoreResponse | FlowerFieldsScoreResponse | TreebloxScoreResponse
 StateResponse = ArboretumStateResponse | DraftCiderStateResponse | FlowerFieldsStateResponse | TreebloxStateResponse
 StreamEvent = ArboretumStreamEvent | DraftCiderStreamEvent | FlowerFieldsStreamEvent | TreebloxStreamEvent
-STREAM_EVENT_MODELS: dict[str, type[StreamEvent]] = {
-    "arboretum": ArboretumStreamEvent,
-    "draft_cider": DraftCiderStreamEvent,
-    "flower_fields": FlowerFieldsStreamEvent,
-    "treeblox": TreebloxStreamEvent,
+STREAM_EVENT_MODELS: dict[str, Callable[[dict[str, Any]], StreamEvent]] = {
+    "arboretum": ArboretumStreamEvent.from_dict,
+    "draft_cider": DraftCiderStreamEvent.from_dict,
+    "flower_fields": FlowerFieldsStreamEvent.from_dict,
+    "treeblox": TreebloxStreamEvent.from_dict,
 }
 WhatIfReport = ArboretumWhatIfReport | DraftCiderWhatIfReport | FlowerFieldsWhatIfReport | TreebloxWhatIfReport
 
@@ -213,7 +221,7 @@ def spectator_client(base_url: str) -> AuthenticatedClient:
 def create(base_url: str, game: str, options: dict[str, Any], seed: int) -> CreatedGame:
     response = create_game.sync_detailed(
         client=spectator_client(base_url),
-        body=CreateGameRequest(game=game, options=OPTIONS_MODELS[game].from_dict(options), seed=seed),
+        body=CreateGameRequest(game=check_game_name(game), options=OPTIONS_MODELS[game].from_dict(options), seed=seed),
     )
     if not isinstance(response.parsed, CreatedGame):
         raise Failure(f"create_game {game}: {response.status_code} {response.content!r}")
@@ -259,6 +267,16 @@ def play_whole_game(base_url: str, game: str, options: dict[str, Any], seed: int
     seats = created.seat_tokens.additional_properties
     if expected_seats is not None:
         expect(len(seats) == expected_seats, f"{game}: {len(seats)} seats, not the {expected_seats} asked for")
+    moves, version = play_to_the_end(base_url, game, created, seed)
+    read_everything(base_url, game, created, version)
+    print(f"python client: {game} {options} finished after {moves} moves, {version} events, every answer in {prefix_of(game)} models", file=sys.stderr)
+
+
+def play_to_the_end(base_url: str, game: str, created: CreatedGame, seed: int) -> tuple[int, int]:
+    """Plays `created` to its end, each turn as the seat to act (the umpire
+    when none is), reading that seat's state at every version; the number
+    of moves and the final version."""
+    seats = created.seat_tokens.additional_properties
     clients = {seat: AuthenticatedClient(base_url=base_url, token=token) for seat, token in seats.items()}
     umpire = AuthenticatedClient(base_url=base_url, token=created.umpire_token)
     spectator = spectator_client(base_url)
@@ -294,114 +312,153 @@ def play_whole_game(base_url: str, game: str, options: dict[str, Any], seed: int
             raise Failure(f"{what}: the legal action {action.to_dict()} was refused: {response.status_code} {response.content!r}")
         of_game(response.parsed, game, f"{what}: accepted")
         moves += 1
-    read_everything(base_url, game, created, summary.version)
-    print(f"python client: {game} {options} finished after {moves} moves, {summary.version} events, every answer in {prefix_of(game)} models", file=sys.stderr)
-
-
-def sse_messages(lines: Iterator[str]) -> Iterator[tuple[str | None, str]]:
-    """Server-Sent Events from a response's lines: (event name, data) per
-    message, heartbeats and `retry:` skipped."""
-    event: str | None = None
-    data: list[str] = []
-    for line in lines:
-        if line == "":
-            if data:
-                yield event, "\n".join(data)
-            event, data = None, []
-            continue
-        if line.startswith(":"):
-            continue
-        field, _, value = line.partition(":")
-        value = value[1:] if value.startswith(" ") else value
-        if field == "event":
-            event = value
-        elif field == "data":
-            data.append(value)
+    return moves, summary.version
 
 
 def play_by_streams(base_url: str, game: str, options: dict[str, Any], seed: int) -> None:
     """A whole game in which each seat waits on its live stream
     (GET /v1/games/{id}/stream) instead of polling: after every action, each
-    seat reads its stream until the new version arrives, and the status in
-    that event says who acts next. The generated `stream_game_events` would
-    wait for the end of an endless body, so the stream is read with the
-    client's own httpx client, and each `data:` is parsed into the game's
-    generated StreamEvent model. Every stream ends with `event: end`,
-    reason `finished`."""
+    seat reads its stream (`follow_game`, each event parsed into the game's
+    generated StreamEvent model) until the new version arrives, and the
+    status in that event says who acts next. Every stream ends with the
+    StreamEnd of reason `finished`."""
     created = create(base_url, game, options, seed)
     seats = created.seat_tokens.additional_properties
-    umpire = AuthenticatedClient(base_url=base_url, token=created.umpire_token)
-    clients = {seat: AuthenticatedClient(base_url=base_url, token=token) for seat, token in seats.items()}
-    model = STREAM_EVENT_MODELS[game]
+    umpire = connect(base_url, created.umpire_token)
+    clients = {seat: connect(base_url, token) for seat, token in seats.items()}
+    parse = STREAM_EVENT_MODELS[game]
     rng = random.Random(seed)
-    with ExitStack() as open_streams:
-        streams: dict[str, Iterator[tuple[str | None, str]]] = {}
-        for seat, client in clients.items():
-            response = open_streams.enter_context(
-                client.get_httpx_client().stream("GET", f"/v1/games/{created.id}/stream", timeout=30.0)
-            )
-            expect(response.status_code == HTTPStatus.OK, f"{game}: seat {seat}'s stream: {response.status_code}")
-            streams[seat] = sse_messages(response.iter_lines())
+    streams = {seat: follow_game(client, str(created.id), parse) for seat, client in clients.items()}
+    positions = {seat: 0 for seat in streams}
 
-        positions = {seat: 0 for seat in streams}
-
-        def wait_for(version: int) -> StatusJson:
-            """Every seat reads its stream up to `version`; the status after it."""
-            status: StatusJson | None = None
-            for seat, stream in streams.items():
-                seen = positions[seat]
-                while seen < version:
-                    event, data = next(stream)
-                    expect(event is None, f"{game}: seat {seat}'s stream ended early: {data}")
-                    streamed = model.from_dict(json.loads(data))
-                    of_game(streamed, game, f"{game}: seat {seat}'s stream")
-                    expect(streamed.seq == seen + 1, f"{game}: seat {seat} got {streamed.seq} after {seen}")
-                    seen, status = streamed.seq, streamed.status
-                positions[seat] = seen
-            if status is None:
-                raise Failure(f"{game}: no seat saw version {version}")
-            return status
-
-        status = wait_for(created.version)
-        version, moves = created.version, 0
-        while not status.finished:
-            expect(moves < MAX_MOVES, f"{game}: not finished after {MAX_MOVES} moves")
-            mover = rng.choice(sorted(status.to_act)) if status.to_act else None
-            client = clients[mover] if mover is not None else umpire
-            legal = list_legal_actions.sync(created.id, client=client)
-            if not isinstance(legal, LegalActions) or not legal.actions:
-                raise Failure(f"{game}: no legal action for {mover}: {legal!r}")
-            accepted = submit_action.sync(created.id, client=client, body=SubmitActionRequest(action=rng.choice(legal.actions)))
-            if not isinstance(accepted, ActionAccepted):
-                raise Failure(f"{game}: submit_action: {accepted!r}")
-            version, moves = accepted.version, moves + 1
-            status = wait_for(version)
+    def wait_for(version: int) -> StatusJson:
+        """Every seat reads its stream up to `version`; the status after it."""
+        status: StatusJson | None = None
         for seat, stream in streams.items():
-            event, data = next(stream)
-            end = StreamEnd.from_dict(json.loads(data))
-            expect(event == "end" and end.reason == "finished" and end.after == version, f"{game}: seat {seat}'s stream ended with {event} {data}")
+            seen = positions[seat]
+            while seen < version:
+                streamed = next(stream)
+                if isinstance(streamed, StreamEnd):
+                    raise Failure(f"{game}: seat {seat}'s stream ended early: {streamed.to_dict()}")
+                of_game(streamed, game, f"{game}: seat {seat}'s stream")
+                expect(streamed.seq == seen + 1, f"{game}: seat {seat} got {streamed.seq} after {seen}")
+                seen, status = streamed.seq, streamed.status
+            positions[seat] = seen
+        if status is None:
+            raise Failure(f"{game}: no seat saw version {version}")
+        return status
+
+    status = wait_for(created.version)
+    version, moves = created.version, 0
+    while not status.finished:
+        expect(moves < MAX_MOVES, f"{game}: not finished after {MAX_MOVES} moves")
+        mover = rng.choice(sorted(status.to_act)) if status.to_act else None
+        client = clients[mover] if mover is not None else umpire
+        legal = list_legal_actions.sync(created.id, client=client)
+        if not isinstance(legal, LegalActions) or not legal.actions:
+            raise Failure(f"{game}: no legal action for {mover}: {legal!r}")
+        accepted = submit_action.sync(created.id, client=client, body=SubmitActionRequest(action=rng.choice(legal.actions)))
+        if not isinstance(accepted, ActionAccepted):
+            raise Failure(f"{game}: submit_action: {accepted!r}")
+        version, moves = accepted.version, moves + 1
+        status = wait_for(version)
+    for seat, stream in streams.items():
+        end = next(stream)
+        expect(isinstance(end, StreamEnd) and end.reason == "finished" and end.after == version, f"{game}: seat {seat}'s stream ended with {end!r}")
+        expect(next(stream, None) is None, f"{game}: seat {seat}'s stream went on after its end")
     print(f"python client: {game} {options} played by {len(seats)} seats waiting on their streams, {moves} moves, {version} events", file=sys.stderr)
 
 
-def read_typed_violation(base_url: str) -> None:
-    """Seat 1 plays seat 0's legal pick out of turn: a 422 whose code the
-    generated ErrorBody carries as a typed `str` field."""
+class CuttingProxy:
+    """A TCP proxy in front of the server that cuts its first connection
+    after `cut_after` bytes of answer (mid-stream), as a network would, and
+    passes the later ones whole. Keeps the request heads it forwarded."""
+
+    def __init__(self, server_port: int, cut_after: int) -> None:
+        self.server_port = server_port
+        self.cut_after = cut_after
+        self.requests: list[str] = []
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port: int = self.listener.getsockname()[1]
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self) -> None:
+        while True:
+            client, _ = self.listener.accept()
+            first = not self.requests
+            head = client.recv(65536)
+            self.requests.append(head.decode(errors="replace"))
+            server = socket.create_connection(("127.0.0.1", self.server_port))
+            server.sendall(head)
+            threading.Thread(target=self.answer, args=(server, client, self.cut_after if first else None), daemon=True).start()
+
+    @staticmethod
+    def answer(server: socket.socket, client: socket.socket, cut_after: int | None) -> None:
+        sent = 0
+        with server, client:
+            while cut_after is None or sent < cut_after:
+                chunk = server.recv(min(4096, cut_after - sent) if cut_after is not None else 4096)
+                if not chunk:
+                    return
+                client.sendall(chunk)
+                sent += len(chunk)
+
+
+def resume_after_a_dropped_stream(base_url: str) -> None:
+    """`follow_game` through a connection cut mid-stream: it opens the
+    stream again with `Last-Event-ID` and gets every event exactly once, in
+    order, then the end of the finished game."""
+    created = create(base_url, "draft_cider", {"players": 1}, 21)
+    _, version = play_to_the_end(base_url, "draft_cider", created, 21)
+    proxy = CuttingProxy(int(base_url.rsplit(":", 1)[1]), cut_after=4096)
+    through_proxy = connect(f"http://127.0.0.1:{proxy.port}", created.umpire_token)
+    seqs: list[int] = []
+    end: StreamEnd | None = None
+    for entry in follow_game(through_proxy, str(created.id), DraftCiderStreamEvent.from_dict):
+        if isinstance(entry, StreamEnd):
+            end = entry
+        else:
+            seqs.append(entry.seq)
+    expect(seqs == list(range(1, version + 1)), f"events {seqs[:5]}... of {version}: not each once, in order")
+    expect(end is not None and end.reason == "finished", f"the stream ended with {end!r}")
+    expect(len(proxy.requests) >= 2, "the connection was not cut")
+    resumed = proxy.requests[1].lower()
+    expect("last-event-id: " in resumed, f"resumed without Last-Event-ID: {resumed!r}")
+    print(f"python client: a stream cut after 4096 bytes resumed with Last-Event-ID, {len(seqs)} events once each", file=sys.stderr)
+
+
+def catch_typed_errors(base_url: str) -> None:
+    """Seat 1 plays seat 0's legal pick out of turn: with the client from
+    `connect`, the 422 is raised as an UmpireError carrying the status, the
+    stable `code`, the message and the rule section. Without it, the
+    generated client returns the same answer as a typed ErrorBody value."""
     created = create(base_url, "draft_cider", {"players": 2}, 5)
     tokens = created.seat_tokens.additional_properties
-    first = AuthenticatedClient(base_url=base_url, token=tokens["0"])
-    second = AuthenticatedClient(base_url=base_url, token=tokens["1"])
+    first = connect(base_url, tokens["0"])
+    second = connect(base_url, tokens["1"])
     legal = list_legal_actions.sync(created.id, client=first)
     if not isinstance(legal, LegalActions) or not legal.actions:
         raise Failure(f"no legal action for seat 0: {legal!r}")
-    response = submit_action.sync_detailed(created.id, client=second, body=SubmitActionRequest(action=legal.actions[0]))
-    expect(response.status_code == HTTPStatus.UNPROCESSABLE_ENTITY, f"expected 422, got {response.status_code} {response.content!r}")
+    try:
+        submit_action.sync(created.id, client=second, body=SubmitActionRequest(action=legal.actions[0]))
+        raise Failure("an action out of turn was not refused")
+    except UmpireError as refused:
+        expect(refused.status == HTTPStatus.UNPROCESSABLE_ENTITY, f"expected 422, got {refused.status}")
+        expect(refused.code == "draft_cider.not_your_turn", f"unexpected violation code {refused.code!r}")
+        expect(refused.rule is not None and refused.rule.startswith("draft_cider"), f"unexpected rule {refused.rule!r}")
+        expect(refused.message.endswith("."), f"not a sentence: {refused.message!r}")
+        print(f"python client: 422 caught as UmpireError(code={refused.code!r}, rule={refused.rule!r})", file=sys.stderr)
+    plain = AuthenticatedClient(base_url=base_url, token=tokens["1"])
+    response = submit_action.sync_detailed(created.id, client=plain, body=SubmitActionRequest(action=legal.actions[0]))
+    expect(response.status_code == HTTPStatus.UNPROCESSABLE_ENTITY, f"expected 422, got {response.status_code}")
     violation = response.parsed
-    if not isinstance(violation, ErrorBody):
-        raise Failure(f"the 422 body is not an ErrorBody: {violation!r}")
-    code: str = violation.code
-    expect(code == "draft_cider.not_your_turn", f"unexpected violation code {code!r}")
-    expect(isinstance(violation.rule, str) and violation.rule.startswith("draft_cider"), f"unexpected rule {violation.rule!r}")
-    print(f"python client: 422 read as ErrorBody(code={code!r}, rule={violation.rule!r})", file=sys.stderr)
+    if not isinstance(violation, ErrorBody) or violation.code != "draft_cider.not_your_turn":
+        raise Failure(f"the 422 body is not the typed ErrorBody: {violation!r}")
+    try:
+        get_game.sync(uuid.uuid4(), client=connect(base_url))
+        raise Failure("an unknown game was found")
+    except UmpireError as missing:
+        expect(missing.status == HTTPStatus.NOT_FOUND and missing.code == "game_not_found", f"unknown game: {missing}")
 
 
 def every_other_operation(base_url: str) -> None:
@@ -474,9 +531,10 @@ def main() -> int:
             failures += 1
             print(f"python client: FAIL {game} {options}: {failure!r}", file=sys.stderr)
     checks = [
-        ("typed violation", read_typed_violation),
+        ("typed errors", catch_typed_errors),
         ("other operations", every_other_operation),
         ("streams", lambda url: play_by_streams(url, "draft_cider", {"players": 3}, 12)),
+        ("resumed stream", resume_after_a_dropped_stream),
     ]
     for name, check in checks:
         try:

@@ -15,6 +15,12 @@
  * bodies — under `strict`; and plays a game in which each seat waits on
  * its live stream instead of polling (`playByStreams`).
  *
+ * The helpers of `helpers.ts` are what a caller uses beyond the generated
+ * types: `throwErrors` throws every error answer as an `UmpireError`
+ * (`catchTypedErrors` catches one for an illegal move), and `followGame`
+ * follows a live stream as typed entries, resuming with `Last-Event-ID` when
+ * the connection drops (`playByStreams`, `resumeAfterADroppedStream`).
+ *
  * Every answer whose shape depends on the game is checked twice: at compile
  * time, narrowing it on `game` must give that game's own types (`viewOf`);
  * at run time, its JSON must conform to that game's schema in the spec
@@ -23,9 +29,11 @@
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { connect, createServer, type Socket } from "node:net";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import createClient from "openapi-fetch";
 import type { components, paths } from "./generated/schema.js";
+import { followGame, throwErrors, UmpireError, type StreamEntry } from "./helpers.js";
 
 type Schemas = components["schemas"];
 
@@ -33,7 +41,7 @@ type ErrorBody = Schemas["ErrorBody"];
 type AnyAction = Schemas["AnyAction"];
 type AnyOptions = Schemas["AnyOptions"];
 
-const GAMES: Array<{ game: string; options: AnyOptions }> = [
+const GAMES: Array<{ game: Schemas["GameName"]; options: AnyOptions }> = [
   { game: "draft_cider", options: { players: 1 } },
   { game: "draft_cider", options: { players: 2 } },
   { game: "treeblox", options: {} },
@@ -42,7 +50,7 @@ const GAMES: Array<{ game: string; options: AnyOptions }> = [
 ];
 const MAX_MOVES = 2000;
 
-const baseUrl = process.argv[2];
+const baseUrl: string = process.argv[2] ?? "";
 if (!baseUrl) {
   console.error("usage: node dist/play.js BASE_URL");
   process.exit(2);
@@ -121,13 +129,13 @@ function rng(seed: number): (n: number) => number {
   };
 }
 
-async function createGame(game: string, options: AnyOptions, seed: number) {
+async function createGame(game: Schemas["GameName"], options: AnyOptions, seed: number) {
   const { data, error, response } = await api.POST("/v1/games", { body: { game, options, seed } });
   expect(data, `create_game ${game}: ${response.status} ${JSON.stringify(error)}`);
   return data;
 }
 
-async function playWholeGame(game: string, options: AnyOptions, seed: number): Promise<void> {
+async function playWholeGame(game: Schemas["GameName"], options: AnyOptions, seed: number): Promise<void> {
   const created = await createGame(game, options, seed);
   const seats = created.seat_tokens;
   const wanted = (options as { players?: number }).players;
@@ -223,56 +231,18 @@ async function readEverything(
   }
 }
 
-/** Server-Sent Events from a response body: each message's event name
- * and data; heartbeats and `retry:` are skipped. */
-async function* sseMessages(
-  body: ReadableStream<Uint8Array>,
-): AsyncGenerator<{ event: string | undefined; data: string }> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for (;;) {
-    let end: number;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      let event: string | undefined;
-      const data: string[] = [];
-      for (const line of block.split("\n")) {
-        if (line.startsWith(":")) continue;
-        const colon = line.indexOf(":");
-        const field = colon < 0 ? line : line.slice(0, colon);
-        let value = colon < 0 ? "" : line.slice(colon + 1);
-        if (value.startsWith(" ")) value = value.slice(1);
-        if (field === "event") event = value;
-        else if (field === "data") data.push(value);
-      }
-      if (data.length > 0) yield { event, data: data.join("\n") };
-    }
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffer += decoder.decode(value, { stream: true });
-  }
-}
-
 /** A whole game in which each seat waits on its live stream instead of
  * polling: after every action each seat reads its stream until the new
  * version arrives, and the status in that event says who acts next. Each
  * `data:` must conform to the game's own StreamEvent; every stream ends
  * with `event: end`, reason `finished`. */
-async function playByStreams(game: string, options: AnyOptions, seed: number): Promise<void> {
+async function playByStreams(game: Schemas["GameName"], options: AnyOptions, seed: number): Promise<void> {
   const created = await createGame(game, options, seed);
   const id = created.id;
   const pick = rng(seed);
-  const streams = new Map<string, AsyncGenerator<{ event: string | undefined; data: string }>>();
+  const streams = new Map<string, AsyncGenerator<StreamEntry>>();
   for (const [seat, token] of Object.entries(created.seat_tokens)) {
-    const opened = await api.GET("/v1/games/{id}/stream", {
-      params: { path: { id } },
-      headers: bearer(token),
-      parseAs: "stream",
-    });
-    expect(opened.response.ok && opened.response.body, `${game}: seat ${seat}'s stream ${opened.response.status}`);
-    streams.set(seat, sseMessages(opened.response.body));
+    streams.set(seat, followGame({ baseUrl, gameId: id, token }));
   }
   const positions = new Map<string, number>();
   const waitFor = async (version: number): Promise<Schemas["StatusJson"]> => {
@@ -281,8 +251,8 @@ async function playByStreams(game: string, options: AnyOptions, seed: number): P
       let seen = positions.get(seat) ?? 0;
       while (seen < version) {
         const next = await stream.next();
-        expect(!next.done && next.value.event === undefined, `${game}: seat ${seat}'s stream ended early`);
-        const streamed = JSON.parse(next.value.data) as Schemas["StreamEvent"];
+        expect(!next.done && next.value.kind === "event", `${game}: seat ${seat}'s stream ended early`);
+        const streamed = next.value.event;
         conforms(streamed, game, "StreamEvent", `${game}: seat ${seat}'s stream`);
         expect(streamed.seq === seen + 1, `${game}: seat ${seat} got ${streamed.seq} after ${seen}`);
         seen = streamed.seq;
@@ -317,37 +287,138 @@ async function playByStreams(game: string, options: AnyOptions, seed: number): P
   }
   for (const [seat, stream] of streams) {
     const next = await stream.next();
-    expect(!next.done && next.value.event === "end", `${game}: seat ${seat}'s stream did not end`);
-    const end = JSON.parse(next.value.data) as Schemas["StreamEnd"];
-    expect(end.reason === "finished" && end.after === version, `${game}: seat ${seat}'s stream ended: ${next.value.data}`);
+    expect(!next.done && next.value.kind === "end", `${game}: seat ${seat}'s stream did not end`);
+    const end = next.value.end;
+    expect(end.reason === "finished" && end.after === version, `${game}: seat ${seat}'s stream ended: ${JSON.stringify(end)}`);
+    expect((await stream.next()).done, `${game}: seat ${seat}'s stream went on after its end`);
   }
   console.error(
     `typescript client: ${game} ${JSON.stringify(options)} played by ${streams.size} seats waiting on their streams, ${moves} moves, ${version} events`,
   );
 }
 
-async function readTypedViolation(): Promise<void> {
+/** A TCP proxy in front of the server that cuts its first connection after
+ * `cutAfter` bytes of answer (mid-stream), as a network would, and passes
+ * the later ones whole. Keeps the request heads it forwarded. */
+function cuttingProxy(serverPort: number, cutAfter: number): Promise<{ port: number; requests: string[]; close: () => void }> {
+  const requests: string[] = [];
+  const server = createServer((client: Socket) => {
+    const first = requests.length === 0;
+    const upstream = connect(serverPort, "127.0.0.1");
+    let sent = 0;
+    client.once("data", (head: Buffer) => {
+      requests.push(head.toString());
+      upstream.write(head);
+    });
+    upstream.on("data", (chunk: Buffer) => {
+      if (!first) {
+        client.write(chunk);
+        return;
+      }
+      const room = cutAfter - sent;
+      client.write(chunk.subarray(0, room));
+      sent += Math.min(room, chunk.length);
+      if (sent >= cutAfter) {
+        upstream.destroy();
+        client.destroy();
+      }
+    });
+    upstream.on("close", () => client.destroy());
+    client.on("close", () => upstream.destroy());
+    upstream.on("error", () => client.destroy());
+    client.on("error", () => upstream.destroy());
+  });
+  return new Promise((resolve) => {
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      resolve({ port, requests, close: () => server.close() });
+    });
+  });
+}
+
+/** `followGame` through a connection cut mid-stream: it opens the stream
+ * again with `Last-Event-ID` and gets every event exactly once, in order,
+ * then the end of the finished game. */
+async function resumeAfterADroppedStream(): Promise<void> {
+  const created = await createGame("draft_cider", { players: 1 }, 21);
+  const id = created.id;
+  const seat = created.seat_tokens["0"];
+  expect(seat, "draft_cider for one has a seat 0");
+  let version = created.version;
+  for (;;) {
+    const summary = await api.GET("/v1/games/{id}", { params: { path: { id } } });
+    expect(summary.data, `get_game ${summary.response.status}`);
+    version = summary.data.version;
+    if (summary.data.status.finished) break;
+    const token = summary.data.status.to_act.length > 0 ? seat : created.umpire_token;
+    const legal = await api.GET("/v1/games/{id}/legal-actions", { params: { path: { id } }, headers: bearer(token) });
+    const action = legal.data?.actions[0];
+    expect(action, "no legal action");
+    await api.POST("/v1/games/{id}/actions", { params: { path: { id } }, headers: bearer(token), body: { action } });
+  }
+  const proxy = await cuttingProxy(Number(new URL(baseUrl).port), 4096);
+  const seqs: number[] = [];
+  let end: Schemas["StreamEnd"] | undefined;
+  try {
+    for await (const entry of followGame({ baseUrl: `http://127.0.0.1:${proxy.port}`, gameId: id, token: created.umpire_token })) {
+      if (entry.kind === "end") end = entry.end;
+      else seqs.push(entry.event.seq);
+    }
+  } finally {
+    proxy.close();
+  }
+  const expected = Array.from({ length: version }, (_, index) => index + 1);
+  expect(JSON.stringify(seqs) === JSON.stringify(expected), `events ${seqs.slice(0, 5).join(",")}… of ${version}: not each once, in order`);
+  expect(end?.reason === "finished", `the stream ended with ${JSON.stringify(end)}`);
+  expect(proxy.requests.length >= 2, "the connection was not cut");
+  const resumed = (proxy.requests[1] ?? "").toLowerCase();
+  expect(resumed.includes("last-event-id: "), `resumed without Last-Event-ID: ${resumed}`);
+  console.error(`typescript client: a stream cut after 4096 bytes resumed with Last-Event-ID, ${seqs.length} events once each`);
+}
+
+/** Seat 1 plays seat 0's legal pick out of turn: through a client with
+ * `throwErrors`, the 422 is thrown as an UmpireError carrying the status,
+ * the stable `code`, the message and the rule section. Without it,
+ * openapi-fetch returns the same answer as a typed `error` value. */
+async function catchTypedErrors(): Promise<void> {
+  const strict = createClient<paths>({ baseUrl });
+  strict.use(throwErrors);
   const created = await createGame("draft_cider", { players: 2 }, 5);
   const first = created.seat_tokens["0"];
   const second = created.seat_tokens["1"];
   expect(first && second, "draft_cider for two has no seats 0 and 1");
   const id = created.id;
-  const legal = await api.GET("/v1/games/{id}/legal-actions", { params: { path: { id } }, headers: bearer(first) });
+  const legal = await strict.GET("/v1/games/{id}/legal-actions", { params: { path: { id } }, headers: bearer(first) });
   const action = legal.data?.actions[0];
   expect(action, "no legal action for seat 0");
+  try {
+    await strict.POST("/v1/games/{id}/actions", { params: { path: { id } }, headers: bearer(second), body: { action } });
+    throw new Failure("an action out of turn was not refused");
+  } catch (refused) {
+    if (!(refused instanceof UmpireError)) throw refused;
+    expect(refused.status === 422, `expected 422, got ${refused.status}`);
+    expect(refused.code === "draft_cider.not_your_turn", `unexpected violation code ${refused.code}`);
+    expect(refused.rule?.startsWith("draft_cider"), `unexpected rule ${refused.rule}`);
+    expect(refused.message.endsWith("."), `not a sentence: ${refused.message}`);
+    console.error(`typescript client: 422 caught as UmpireError{code: ${refused.code}, rule: ${refused.rule}}`);
+  }
   const { data, error, response } = await api.POST("/v1/games/{id}/actions", {
     params: { path: { id } },
     headers: bearer(second),
     body: { action },
   });
   expect(data === undefined && response.status === 422, `expected 422, got ${response.status}`);
-  expect(error, "a 422 without a body");
   // `error` is typed from the spec's responses: ErrorBody, so `code` is a string.
-  const code: string = error.code;
-  const rule: string | null | undefined = error.rule;
-  expect(code === "draft_cider.not_your_turn", `unexpected violation code ${code}`);
-  expect(typeof rule === "string" && rule.startsWith("draft_cider"), `unexpected rule ${rule}`);
-  console.error(`typescript client: 422 read as ErrorBody{code: ${code}, rule: ${rule}}`);
+  const code: string | undefined = error?.code;
+  expect(code === "draft_cider.not_your_turn", `the 422 value is not the typed ErrorBody: ${code}`);
+  try {
+    await strict.GET("/v1/games/{id}", { params: { path: { id: randomUUID() } } });
+    throw new Failure("an unknown game was found");
+  } catch (missing) {
+    if (!(missing instanceof UmpireError)) throw missing;
+    expect(missing.status === 404 && missing.code === "game_not_found", `unknown game: ${missing.message}`);
+  }
 }
 
 /** Every operation a whole game does not use, with typed bodies: an
@@ -425,9 +496,10 @@ for (const [index, { game, options }] of GAMES.entries()) {
   }
 }
 const checks = [
-  ["typed violation", readTypedViolation],
+  ["typed errors", catchTypedErrors],
   ["other operations", everyOtherOperation],
   ["streams", () => playByStreams("draft_cider", { players: 3 }, 12)],
+  ["resumed stream", resumeAfterADroppedStream],
 ] as const;
 for (const [name, check] of checks) {
   try {

@@ -68,15 +68,18 @@ pub async fn import_game(
         return import_many(state, turn, body).await;
     }
     let _turn = turn;
-    let archive: umpire_archive::Archive = serde_json::from_slice(&body).map_err(|e| {
-        ApiError::bad_request(
-            "invalid_archive",
-            format!("The body is not an archive: {e}."),
-        )
-    })?;
-    // The bytes go once parsed, and the archive is moved into the import,
-    // not copied: a large body is held once at a time.
-    drop(body);
+    // Parsed off the async threads (seconds for the largest bodies, see
+    // `GameService::import`). The bytes go once parsed, and the archive is
+    // moved into the import, not copied: a large body is held once at a time.
+    let archive: umpire_archive::Archive = web::block(move || serde_json::from_slice(&body))
+        .await
+        .map_err(|e| ApiError::internal(format!("parsing an archive failed: {e}")))?
+        .map_err(|e| {
+            ApiError::bad_request(
+                "invalid_archive",
+                format!("The body is not an archive: {e}."),
+            )
+        })?;
     let created = state.service.import(archive).await?;
     Ok(HttpResponse::Created()
         .insert_header((header::LOCATION, format!("/v1/games/{}", created.id)))

@@ -1,0 +1,127 @@
+//! Telling a wrong method from a path that leads nowhere: a request no route
+//! takes is answered 405 `method_not_allowed`, with `Allow` listing what
+//! its path answers, when the service serves that path with other methods,
+//! and 404 `route_not_found` otherwise.
+//!
+//! actix registers each handler as a route of its own, guarded by its
+//! method, so a request whose method no route takes falls through to the
+//! default service like an unknown path. The methods of each path are read
+//! from the OpenAPI document (every operation) and [`PAGES`] (the rest).
+
+use actix_web::http::Method;
+use serde_json::Value;
+
+/// The paths outside the OpenAPI document and the methods each answers, as
+/// `startup.rs` registers them (`/docs` redirects whatever the method). A
+/// test asks each of them with each method (`tests/http/wrong_methods.rs`).
+pub const PAGES: &[(&str, &[Method])] = &[
+    ("/", &[Method::GET, Method::HEAD]),
+    ("/metrics", &[Method::GET]),
+    ("/games", &[Method::GET]),
+    ("/games/{id}", &[Method::GET]),
+    ("/viewer/{name:.*}", &[Method::GET]),
+    ("/openapi.json", &[Method::GET]),
+    ("/docs/{_:.*}", &[Method::GET]),
+];
+
+/// The methods an OpenAPI path item may name, in the order `Allow` lists them.
+const METHODS: &[Method] = &[
+    Method::GET,
+    Method::HEAD,
+    Method::POST,
+    Method::PUT,
+    Method::PATCH,
+    Method::DELETE,
+    Method::OPTIONS,
+    Method::TRACE,
+];
+
+/// Every path the service serves, with the methods it answers.
+pub struct KnownPaths {
+    routes: Vec<(Template, Vec<Method>)>,
+}
+
+/// A route's path template, matched segment by segment: `{id}` stands for
+/// any one segment, a last `{name:.*}` for whatever follows. Without a
+/// regular expression: a burst of wrong methods (10,000 pipelined, in
+/// `metrics_bounds.rs`) costs about what as many unknown paths do.
+struct Template {
+    segments: Vec<Segment>,
+}
+
+enum Segment {
+    Literal(String),
+    Any,
+    Rest,
+}
+
+impl Template {
+    fn new(path: &str) -> Self {
+        let segments = path
+            .split('/')
+            .map(|segment| match segment {
+                s if s.starts_with('{') && s.ends_with(":.*}") => Segment::Rest,
+                s if s.starts_with('{') && s.ends_with('}') => Segment::Any,
+                s => Segment::Literal(s.to_string()),
+            })
+            .collect();
+        Template { segments }
+    }
+
+    fn is_match(&self, path: &str) -> bool {
+        let mut parts = path.split('/');
+        for segment in &self.segments {
+            match (segment, parts.next()) {
+                (Segment::Rest, _) => return true,
+                (Segment::Any, Some(part)) if !part.is_empty() => {}
+                (Segment::Literal(literal), Some(part)) if literal == part => {}
+                _ => return false,
+            }
+        }
+        parts.next().is_none()
+    }
+}
+
+impl KnownPaths {
+    /// The paths of `document` (the OpenAPI document as JSON) and [`PAGES`].
+    pub fn new(document: &Value) -> Self {
+        let documented = document["paths"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(path, item)| {
+                let methods = METHODS
+                    .iter()
+                    .filter(|method| item.get(method.as_str().to_ascii_lowercase()).is_some())
+                    .cloned()
+                    .collect();
+                (path.as_str(), methods)
+            });
+        let pages = PAGES
+            .iter()
+            .map(|(path, methods)| (*path, methods.to_vec()));
+        KnownPaths {
+            routes: documented
+                .chain(pages)
+                .map(|(path, methods)| (Template::new(path), methods))
+                .collect(),
+        }
+    }
+
+    /// The methods `path` is answered with, in the order `Allow` lists them: empty
+    /// when no route serves it. A path two routes serve (`/v1/games/import`
+    /// is also `/v1/games/{id}`) answers the methods of both.
+    pub fn allowed(&self, path: &str) -> Vec<Method> {
+        let matching: Vec<&Method> = self
+            .routes
+            .iter()
+            .filter(|(route, _)| route.is_match(path))
+            .flat_map(|(_, methods)| methods)
+            .collect();
+        METHODS
+            .iter()
+            .filter(|method| matching.contains(method))
+            .cloned()
+            .collect()
+    }
+}
