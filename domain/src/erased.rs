@@ -110,6 +110,18 @@ pub struct StatusJson {
     pub finished: bool,
     /// Seats whose action the game is waiting for.
     pub to_act: Vec<String>,
+    /// The game's clock, for a game created with one: every due seat's
+    /// deadline and every seat's reserve left.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<crate::clock::ClockStatus>,
+}
+
+impl StatusJson {
+    /// This status with the game's clock, if it has one.
+    pub fn with_clock(mut self, clock: Option<&crate::clock::Clock>) -> StatusJson {
+        self.clock = clock.map(crate::clock::Clock::status);
+        self
+    }
 }
 
 /// The rules of one game, behind JSON.
@@ -419,6 +431,7 @@ impl<G: Game> DynMatch for Match<G> {
             phase: status.phase.to_string(),
             finished: status.finished,
             to_act: status.to_act.iter().map(Seat::name).collect(),
+            clock: None,
         }
     }
     fn view(&self, viewer: &Viewer<String>) -> Result<Value, GameError> {

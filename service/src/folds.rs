@@ -13,7 +13,8 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use lru::LruCache;
-use umpire_domain::{DynMatch, GameError, RecordedEvent, Registry, Viewer};
+use umpire_domain::clock::{self, Clock};
+use umpire_domain::{DynMatch, GameError, RecordedEvent, Registry, StatusJson, Viewer};
 use umpire_storage::{EventStore, GameRecord, Head};
 use uuid::Uuid;
 
@@ -34,6 +35,8 @@ pub(crate) struct Fold {
     pub record: Arc<GameRecord>,
     pub events: Vec<Arc<RecordedEvent>>,
     pub state: Box<dyn DynMatch>,
+    /// The game's clock after the same events, for a game created with one.
+    pub clock: Option<Clock>,
     /// Where the log ended when these events were read or written: what the
     /// next append extends.
     pub head: Head,
@@ -53,6 +56,7 @@ impl Fold {
             record: Arc::new(record),
             events: Vec::new(),
             state,
+            clock: None,
             head: Head::start(game_id),
             events_bytes: 0,
             state_bytes: 0,
@@ -68,17 +72,25 @@ impl Fold {
             + self.state_bytes
     }
 
+    /// Who must act, with the clock.
+    pub fn status(&self) -> StatusJson {
+        self.state.status().with_clock(self.clock.as_ref())
+    }
+
     /// This fold with `events` (read after its head) applied.
     fn extended(&self, events: Vec<RecordedEvent>, head: Head) -> Result<Fold, ServiceError> {
         let mut state = self.state.clone();
+        let mut clock = self.clock.clone();
         for event in &events {
             state
                 .apply_json(&event.payload)
                 .map_err(|e| corrupt(self.record.game_id, e))?;
+            clock::fold(&mut clock, event, state.as_ref())
+                .map_err(|e| corrupt(self.record.game_id, e))?;
         }
         let measured =
             (self.events.is_empty() || self.state_bytes == 0).then(|| state_bytes(state.as_ref()));
-        let mut fold = self.followed_by(events, state, head);
+        let mut fold = self.joined(events, state, clock, head);
         if let Some(bytes) = measured {
             fold.state_bytes = bytes;
         }
@@ -92,6 +104,34 @@ impl Fold {
         events: Vec<RecordedEvent>,
         state: Box<dyn DynMatch>,
         head: Head,
+    ) -> Result<Fold, ServiceError> {
+        let clock = match &self.clock {
+            None => None,
+            // The clock reads the status after each event, not only after
+            // the last: folded again, one event at a time (clocked games
+            // only).
+            Some(_) => {
+                let mut stepped = self.state.clone();
+                let mut clock = self.clock.clone();
+                for event in &events {
+                    stepped
+                        .apply_json(&event.payload)
+                        .map_err(|e| corrupt(self.record.game_id, e))?;
+                    clock::fold(&mut clock, event, stepped.as_ref())
+                        .map_err(|e| corrupt(self.record.game_id, e))?;
+                }
+                clock
+            }
+        };
+        Ok(self.joined(events, state, clock, head))
+    }
+
+    fn joined(
+        &self,
+        events: Vec<RecordedEvent>,
+        state: Box<dyn DynMatch>,
+        clock: Option<Clock>,
+        head: Head,
     ) -> Fold {
         let added = events_bytes(&events, self.events.last().map(|event| event.as_ref()));
         let mut all = Vec::with_capacity(self.events.len() + events.len());
@@ -101,6 +141,7 @@ impl Fold {
             record: self.record.clone(),
             events: all,
             state,
+            clock,
             head,
             events_bytes: self.events_bytes + added,
             state_bytes: self.state_bytes,
@@ -123,26 +164,41 @@ pub(crate) fn corrupt(game_id: Uuid, error: GameError) -> ServiceError {
     ))
 }
 
-/// The state after `events`, the first of a game's log, folded from the
-/// game's start: the one way a state is made from nothing (a game not
-/// cached yet, a past version, a stream's position with no fold at it).
+/// A game's state and clock after a prefix of its log.
+pub(crate) struct Folded {
+    pub state: Box<dyn DynMatch>,
+    pub clock: Option<Clock>,
+}
+
+impl Folded {
+    /// Who must act, with the clock.
+    pub fn status(&self) -> StatusJson {
+        self.state.status().with_clock(self.clock.as_ref())
+    }
+}
+
+/// The state and clock after `events`, the first of a game's log, folded
+/// from the game's start: the one way a state is made from nothing (a game
+/// not cached yet, a past version, a stream's position with no fold at it).
 pub(crate) fn replay(
     registry: &Registry,
     record: &GameRecord,
     events: &[Arc<RecordedEvent>],
-) -> Result<Box<dyn DynMatch>, ServiceError> {
+) -> Result<Folded, ServiceError> {
     let game_id = record.game_id;
     let mut state = registry
         .get(&record.game)
         .map_err(|e| corrupt(game_id, e))?
         .new_match(&record.options)
         .map_err(|e| corrupt(game_id, e))?;
+    let mut clock = None;
     for event in events {
         state
             .apply_json(&event.payload)
             .map_err(|e| corrupt(game_id, e))?;
+        clock::fold(&mut clock, event, state.as_ref()).map_err(|e| corrupt(game_id, e))?;
     }
-    Ok(state)
+    Ok(Folded { state, clock })
 }
 
 /// What reading a game's latest fold takes: the store, the games, the fold
@@ -294,7 +350,7 @@ impl Folds {
             Some(fold) => fold,
             None => {
                 let record = store.game(game_id).await?;
-                let state = replay(registry, &record, &[])?;
+                let state = replay(registry, &record, &[])?.state;
                 fresh_start = Fold::start(record, state);
                 &fresh_start
             }
@@ -335,7 +391,7 @@ impl Folds {
 pub struct LoadedGame {
     pub(crate) latest: Arc<Fold>,
     /// The state at an earlier version, when one was asked for.
-    pub(crate) past: Option<Box<dyn DynMatch>>,
+    pub(crate) past: Option<Folded>,
 }
 
 impl LoadedGame {
@@ -350,7 +406,26 @@ impl LoadedGame {
 
     /// The state at the version asked for.
     pub fn state(&self) -> &dyn DynMatch {
-        self.past.as_deref().unwrap_or(self.latest.state.as_ref())
+        match &self.past {
+            Some(past) => past.state.as_ref(),
+            None => self.latest.state.as_ref(),
+        }
+    }
+
+    /// The game's clock at the version asked for, if it has one.
+    pub fn clock(&self) -> Option<&Clock> {
+        match &self.past {
+            Some(past) => past.clock.as_ref(),
+            None => self.latest.clock.as_ref(),
+        }
+    }
+
+    /// Who must act at the version asked for, with the clock.
+    pub fn status(&self) -> StatusJson {
+        match &self.past {
+            Some(past) => past.status(),
+            None => self.latest.status(),
+        }
     }
 
     /// The state after every stored event.

@@ -4,6 +4,7 @@
 //! in `reads.rs`, archives in `archives.rs`; live streams are `live/`,
 //! which reads through a `folds::Reader` and never reaches back here.
 
+use umpire_domain::clock::ClockSettings;
 use std::collections::BTreeMap;
 use std::num::NonZeroUsize;
 use std::sync::Arc;
@@ -273,7 +274,15 @@ impl GameService {
             Some(seed) => seed,
             None => umpire_domain::rng::seed_from_random_bits(new_seed()?),
         };
-        let setup = game.setup(&options, seed)?;
+        let clock = request
+            .clock
+            .map(ClockSettings::validate)
+            .transpose()
+            .map_err(umpire_domain::GameError::from)?;
+        let mut setup = game.setup(&options, seed)?;
+        // The clock is the setup's last event: the log holds it, so every
+        // deadline is derived from the log alone.
+        setup.extend(clock.map(ClockSettings::event));
         let game_id = Uuid::new_v4();
         let tokens = mint_tokens(seats)?;
         let setup_events: Vec<NewEvent> = setup
@@ -352,7 +361,7 @@ impl GameService {
             seats: game
                 .seats(&loaded.record().options)
                 .map_err(|e| corrupt(game_id, e))?,
-            status: loaded.state().status(),
+            status: loaded.status(),
             created_at: loaded.record().created_at.to_rfc3339(),
             viewer: viewer.actor().map_or_else(
                 || "spectator".to_string(),

@@ -1,6 +1,7 @@
 //! What the service is asked and answers: the bodies the API sends and
 //! receives, described for the OpenAPI document.
 
+use umpire_domain::clock::ClockSettings;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -29,6 +30,10 @@ pub struct CreateGameRequest {
     #[serde(default)]
     #[schema(maximum = 9223372036854775807_i64)]
     pub seed: Option<u64>,
+    /// A clock for every seat (any game): its time per move and reserve.
+    /// Without one, no time runs and only the umpire times seats out.
+    #[serde(default)]
+    pub clock: Option<ClockSettings>,
 }
 
 /// A registered game, by the name `create_game` takes: in the document, a
@@ -370,6 +375,7 @@ mod tests {
                 phase: "growth".into(),
                 finished: false,
                 to_act: vec!["light".into()],
+                clock: None,
             },
         };
         let mut spectators = whole.clone();
@@ -394,6 +400,7 @@ mod tests {
             phase: "growth".into(),
             finished: true,
             to_act: vec![],
+            clock: None,
         };
         let umpires = ShownEvent {
             seq: 12,

@@ -52,8 +52,14 @@ impl GameService {
         let actor = acting_for(viewer, "Checking an action")?;
         let loaded = self.load(game_id, at).await?;
         let at = loaded.state().version();
-        let decision = match loaded.state().decide(&actor, action) {
-            Ok(events) => Ok(events),
+        let decision = match umpire_domain::clock::decide(
+            loaded.state(),
+            loaded.clock(),
+            &umpire_domain::actor_label::write(&actor),
+            action,
+            chrono::Utc::now(),
+        ) {
+            Ok(decision) => Ok(decision.events),
             Err(GameError::Violation(violation)) => Err(violation),
             Err(other) => return Err(other.into()),
         };
@@ -94,7 +100,7 @@ impl GameService {
             id: game_id,
             game: loaded.record().game.clone(),
             version: loaded.state().version(),
-            status: loaded.state().status(),
+            status: loaded.status(),
             state: loaded.state().view(viewer)?,
         })
     }
@@ -110,7 +116,7 @@ impl GameService {
             id: game_id,
             game: loaded.record().game.clone(),
             version: loaded.state().version(),
-            is_final: loaded.state().status().finished,
+            is_final: loaded.status().finished,
             score: loaded.state().score(viewer)?,
         })
     }

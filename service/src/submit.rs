@@ -6,9 +6,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use chrono::Utc;
+use umpire_domain::clock;
 use umpire_domain::erased::event_type;
 use umpire_domain::record::RecordedRejection;
-use umpire_domain::{actor_label, Actor, DynMatch, GameError, RecordedEvent, Viewer};
+use umpire_domain::{actor_label, DynMatch, GameError, RecordedEvent, Viewer};
 use umpire_storage::{
     AppendOutcome, Head, IdempotentAnswer, IdempotentRequest, NewEvent, StoreError,
 };
@@ -29,7 +31,6 @@ const SUBMIT_DEADLINE: Duration = Duration::from_secs(2);
 struct Submission<'a> {
     game_id: Uuid,
     viewer: &'a Viewer<String>,
-    actor: Actor<String>,
     /// The actor's label, as events and refusals record it.
     label: String,
     request: &'a SubmitActionRequest,
@@ -165,7 +166,6 @@ impl GameService {
                 key,
                 request_hash: request_hash(&label, request),
             }),
-            actor,
             label,
             request,
             action: Arc::new(storable(&request.action)),
@@ -260,10 +260,13 @@ impl GameService {
                 }));
             }
         }
-        let decision = match game
-            .state
-            .decide_and_apply(&submission.actor, &submission.request.action)
-        {
+        let decision = match clock::decide(
+            game.state.as_ref(),
+            game.clock.as_ref(),
+            &submission.label,
+            &submission.request.action,
+            Utc::now(),
+        ) {
             Ok(decision) => decision,
             Err(error) => return Ok(Attempt::Refused(Refusal::Rule(error))),
         };
@@ -394,7 +397,7 @@ impl GameService {
         head: Head,
     ) -> Result<ActionAccepted, ServiceError> {
         let count = appended.len();
-        let fold = game.followed_by(appended, after, head);
+        let fold = game.followed_by(appended, after, head)?;
         let accepted = ActionAccepted {
             game: fold.record.game.clone(),
             version: fold.head.version(),
@@ -405,7 +408,7 @@ impl GameService {
                     .map(|e| e.as_ref()),
                 submission.viewer,
             )?,
-            status: fold.state.status(),
+            status: fold.status(),
         };
         let version = fold.head.version();
         self.folds.remember(submission.game_id, Arc::new(fold));
@@ -444,7 +447,7 @@ impl GameService {
                 events.iter().map(|e| e.as_ref()),
                 submission.viewer,
             )?,
-            status: loaded.state().status(),
+            status: loaded.status(),
         })
     }
 }

@@ -7,6 +7,7 @@
 
 mod announce;
 mod append;
+mod clock_checks;
 pub mod bulk;
 pub mod cluster;
 mod group_commit;
@@ -16,6 +17,7 @@ pub mod store;
 pub mod testing;
 
 pub use announce::{AppendListener, Appended, APPENDS_CHANNEL};
+pub use clock_checks::ClockCheck;
 pub use append::{Head, IdempotentAnswer, IdempotentRequest, NewEvent};
 pub use bulk::{BulkGame, FullGame, ImportGame, ImportOutcome};
 pub use cluster::{ClusterError, Durability, PrivateCluster};

@@ -7,7 +7,7 @@ use std::sync::{Arc, Weak};
 
 use tokio::sync::OwnedSemaphorePermit;
 use umpire_domain::erased::{Shown, StatusJson};
-use umpire_domain::{DynMatch, RecordedEvent, Viewer};
+use umpire_domain::{RecordedEvent, Viewer};
 use uuid::Uuid;
 
 use super::hub::{ClientSlot, Subscription};
@@ -15,7 +15,7 @@ use super::renders::Audience;
 use super::{RenderedEvent, StreamBatch, Woken, STREAM_PAGE};
 use crate::budget::Reservation;
 use crate::error::ServiceError;
-use crate::folds::{corrupt, replay, Fold, Reader};
+use crate::folds::{corrupt, replay, Fold, Folded, Reader};
 use crate::shown::shown_event;
 
 /// The state at a stream's position: the fold it last read when the
@@ -27,7 +27,7 @@ use crate::shown::shown_event;
 /// from a replay.
 pub(super) enum Base {
     Head(Weak<Fold>),
-    Behind(Box<dyn DynMatch>),
+    Behind(Folded),
 }
 
 /// One viewer following one game: its position, a slot among the
@@ -82,7 +82,7 @@ impl Follower {
             return Ok(StreamBatch {
                 events: Vec::new(),
                 version,
-                status: latest.state.status(),
+                status: latest.status(),
                 head: version,
             });
         }
@@ -116,14 +116,20 @@ impl Follower {
         } else if folded > self.position {
             let mut own = match self.base.take() {
                 Some(Base::Head(fold)) => match fold.upgrade() {
-                    Some(fold) if fold.head.version() == self.position => fold.state.clone(),
+                    Some(fold) if fold.head.version() == self.position => Folded {
+                        state: fold.state.clone(),
+                        clock: fold.clock.clone(),
+                    },
                     _ => self.replay_to_position(&latest)?,
                 },
-                Some(Base::Behind(state)) if state.version() == self.position => state,
+                Some(Base::Behind(own)) if own.state.version() == self.position => own,
                 _ => self.replay_to_position(&latest)?,
             };
             for event in &latest.events[self.position as usize..folded as usize] {
-                own.apply_json(&event.payload)
+                own.state
+                    .apply_json(&event.payload)
+                    .map_err(|e| corrupt(self.game_id, e))?;
+                umpire_domain::clock::fold(&mut own.clock, event, own.state.as_ref())
                     .map_err(|e| corrupt(self.game_id, e))?;
                 let status = own.status();
                 self.subscription
@@ -136,7 +142,7 @@ impl Follower {
         }
         if folded < end {
             let newest = &latest.events[folded as usize];
-            events.push(self.rendered(&latest, newest, || latest.state.status())?);
+            events.push(self.rendered(&latest, newest, || latest.status())?);
         }
         self.position = end;
         let (status, base) = match (state, shared_after_page) {
@@ -146,7 +152,7 @@ impl Follower {
             // folds from the start.
             (None, Some(status)) if end < version => (status, None),
             _ => (
-                latest.state.status(),
+                latest.status(),
                 Some(Base::Head(Arc::downgrade(&latest))),
             ),
         };
@@ -201,7 +207,7 @@ impl Follower {
     }
 
     /// The state after the events up to the position, folded from the start.
-    fn replay_to_position(&self, latest: &Fold) -> Result<Box<dyn DynMatch>, ServiceError> {
+    fn replay_to_position(&self, latest: &Fold) -> Result<Folded, ServiceError> {
         replay(
             &self.reader.registry,
             &latest.record,
