@@ -8,8 +8,8 @@ use std::convert::Infallible;
 
 use serde::Serialize;
 use serde_json::Value;
-use umpire_domain::clock::{self, Clock};
 use umpire_domain::actor_label;
+use umpire_domain::clock::{self, Clock};
 use umpire_domain::{Actor, DynMatch, GameError, Registry, ScoreSummary, StatusJson, Viewer};
 use uuid::Uuid;
 
@@ -196,7 +196,11 @@ fn views(state: &dyn DynMatch, seats: &[String]) -> BTreeMap<String, Value> {
 /// The state a rejection is judged against, with the game's clock then.
 type Judge<'a> = Option<(&'a dyn DynMatch, Option<&'a Clock>)>;
 
-fn rejection_entry(rejection: &RecordedRejection, judge: Judge<'_>, seats: &[String]) -> AuditEntry {
+fn rejection_entry(
+    rejection: &RecordedRejection,
+    judge: Judge<'_>,
+    seats: &[String],
+) -> AuditEntry {
     let state = judge.map(|(state, _)| state);
     let clock = judge.and_then(|(_, clock)| clock);
     let recorded = Ruling {

@@ -435,7 +435,10 @@ fn compare(
                 group.first_seq(),
                 version,
                 Cause::UntimelyTimeout,
-                format!("the clock's timeout is not borne out by the log: {}", violation.message),
+                format!(
+                    "the clock's timeout is not borne out by the log: {}",
+                    violation.message
+                ),
             );
             found.recorded = Some(Box::new(group.action.clone()));
             Some(found)

@@ -180,7 +180,11 @@ pub fn what_if(
             continue;
         }
         let (actor, action) = if group.actor == actor_label::CLOCK {
-            let seat = group.action.get("seat").and_then(Value::as_str).unwrap_or_default();
+            let seat = group
+                .action
+                .get("seat")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             let Ok(timeout) = alternative.timeout_action(seat) else {
                 continue;
             };

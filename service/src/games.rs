@@ -4,10 +4,10 @@
 //! in `reads.rs`, archives in `archives.rs`; live streams are `live/`,
 //! which reads through a `folds::Reader` and never reaches back here.
 
-use umpire_domain::clock::ClockSettings;
 use std::collections::BTreeMap;
 use std::num::NonZeroUsize;
 use std::sync::Arc;
+use umpire_domain::clock::ClockSettings;
 
 use lru::LruCache;
 use parking_lot::Mutex;

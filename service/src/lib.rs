@@ -24,6 +24,7 @@ pub mod schemas;
 mod shown;
 mod submit;
 pub mod throttle;
+pub mod timekeeper;
 pub mod turns;
 
 pub use archives::PagedRejections;

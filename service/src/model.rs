@@ -1,10 +1,10 @@
 //! What the service is asked and answers: the bodies the API sends and
 //! receives, described for the OpenAPI document.
 
-use umpire_domain::clock::ClockSettings;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use umpire_domain::clock::ClockSettings;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -332,6 +332,25 @@ pub struct GameType {
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
 pub struct GameTypes {
     pub games: Vec<GameType>,
+    /// The clock any game may be created with (`create_game`'s `clock`).
+    pub clock: ClockOffer,
+}
+
+/// The clock every game may be created with: a time per move for each
+/// seat each time the game waits for it, and an optional reserve per seat
+/// used once a move runs over (never refilled). Simultaneous phases run
+/// every waited-for seat's clock at once (`docs/rules/clock.md`).
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+pub struct ClockOffer {
+    /// The settings' schema, by name in this document's components.
+    #[schema(example = "ClockSettings")]
+    pub settings_schema: String,
+    /// The shortest time per move, in milliseconds.
+    pub min_per_move_ms: u64,
+    /// The longest time per move or reserve, in milliseconds (30 days).
+    pub max_ms: u64,
+    /// Settings a game could be created with.
+    pub example: ClockSettings,
 }
 
 #[cfg(test)]

@@ -10,7 +10,8 @@ use crate::access::acting_for;
 use crate::error::ServiceError;
 use crate::games::GameService;
 use crate::model::{
-    ActionCheck, EventPage, GameType, GameTypes, LegalActions, ScoreResponse, StateResponse,
+    ActionCheck, ClockOffer, EventPage, GameType, GameTypes, LegalActions, ScoreResponse,
+    StateResponse,
 };
 use crate::shown::envelopes;
 
@@ -36,7 +37,18 @@ impl GameService {
             })
             .collect::<Result<_, GameError>>()
             .map_err(|e| ServiceError::Internal(format!("a registered game's defaults: {e}")))?;
-        Ok(GameTypes { games })
+        Ok(GameTypes {
+            games,
+            clock: ClockOffer {
+                settings_schema: "ClockSettings".to_string(),
+                min_per_move_ms: umpire_domain::clock::MIN_MOVE_MS,
+                max_ms: umpire_domain::clock::MAX_CLOCK_MS,
+                example: umpire_domain::clock::ClockSettings {
+                    per_move_ms: 60_000,
+                    reserve_ms: 300_000,
+                },
+            },
+        })
     }
 
     /// Whether `action` would be accepted at version `at` (default: now),

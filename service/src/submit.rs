@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
 use chrono::Utc;
+use serde_json::{json, Value};
 use umpire_domain::clock;
 use umpire_domain::erased::event_type;
 use umpire_domain::record::RecordedRejection;
@@ -25,7 +25,7 @@ use crate::shown::envelopes;
 
 /// How long a submission may wait for its turn at a game and retry races
 /// lost to other instances before it is answered 409 `contended`.
-const SUBMIT_DEADLINE: Duration = Duration::from_secs(2);
+pub(crate) const SUBMIT_DEADLINE: Duration = Duration::from_secs(2);
 
 /// One submission: who sends what, and how it is recorded.
 struct Submission<'a> {
@@ -397,8 +397,8 @@ impl GameService {
         head: Head,
     ) -> Result<ActionAccepted, ServiceError> {
         let count = appended.len();
-        let fold = game.followed_by(appended, after, head)?;
-        let accepted = ActionAccepted {
+        let fold = self.keep_appended(submission.game_id, game, appended, after, head)?;
+        Ok(ActionAccepted {
             game: fold.record.game.clone(),
             version: fold.head.version(),
             events: envelopes(
@@ -409,16 +409,27 @@ impl GameService {
                 submission.viewer,
             )?,
             status: fold.status(),
-        };
+        })
+    }
+
+    /// Keeps `game` followed by the events this instance has just appended
+    /// as the game's latest fold, and wakes the game's streams.
+    pub(crate) fn keep_appended(
+        &self,
+        game_id: Uuid,
+        game: &Fold,
+        appended: Vec<RecordedEvent>,
+        after: Box<dyn DynMatch>,
+        head: Head,
+    ) -> Result<Arc<Fold>, ServiceError> {
+        let fold = Arc::new(game.followed_by(appended, after, head)?);
         let version = fold.head.version();
-        self.folds.remember(submission.game_id, Arc::new(fold));
+        self.folds.remember(game_id, fold.clone());
         // This instance's streams need not wait for the store's
         // announcement, and find the new fold in the cache: no store read.
-        self.live.announce(umpire_storage::Appended {
-            game_id: submission.game_id,
-            version,
-        });
-        Ok(accepted)
+        self.live
+            .announce(umpire_storage::Appended { game_id, version });
+        Ok(fold)
     }
 
     /// The answer of an idempotent replay, rebuilt from the stored events.

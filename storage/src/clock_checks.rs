@@ -61,7 +61,14 @@ impl EventStore {
             .await?;
         let version = i64::try_from(version).unwrap_or(i64::MAX);
         Ok(client
-            .execute(&statement, &[&game_id as &(dyn tokio_postgres::types::ToSql + Sync), &version, &check_at])
+            .execute(
+                &statement,
+                &[
+                    &game_id as &(dyn tokio_postgres::types::ToSql + Sync),
+                    &version,
+                    &check_at,
+                ],
+            )
             .await?
             == 1)
     }

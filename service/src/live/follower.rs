@@ -151,10 +151,7 @@ impl Follower {
             // own at the position; a later page that finds none shared
             // folds from the start.
             (None, Some(status)) if end < version => (status, None),
-            _ => (
-                latest.status(),
-                Some(Base::Head(Arc::downgrade(&latest))),
-            ),
+            _ => (latest.status(), Some(Base::Head(Arc::downgrade(&latest)))),
         };
         self.base = base;
         self.reader
