@@ -89,8 +89,13 @@ pub fn published(registry: &umpire_domain::Registry) -> Vec<(String, String)> {
         .iter()
         .map(|code| (code.code.to_string(), code.meaning.to_string()))
         .collect();
-    for game in registry.games() {
-        for kind in game.violation_kinds() {
+    let clock = umpire_domain::clock::ALL;
+    for kinds in registry
+        .games()
+        .map(|game| game.violation_kinds())
+        .chain([clock])
+    {
+        for kind in kinds {
             let meaning = format!("422 ({}): {}", kind.rule, kind.meaning);
             match codes.iter_mut().find(|(code, _)| code == kind.code) {
                 Some((_, meanings)) => {

@@ -33,6 +33,8 @@ use crate::submit::SUBMIT_DEADLINE;
 const LOOK_EVERY: Duration = Duration::from_millis(200);
 /// Looks asked for at once; more are asked for at once when a page is full.
 const LOOKS_PER_PAGE: u32 = 256;
+/// Timeouts one look records at most before it gives way to other games.
+const TIMEOUTS_PER_LOOK: usize = 16;
 /// A look that failed (the store unreachable, say) is tried again after this.
 const LOOK_AGAIN_AFTER: chrono::TimeDelta = chrono::TimeDelta::seconds(1);
 
@@ -91,27 +93,40 @@ impl GameService {
         Ok(checks.len())
     }
 
-    /// Folds the game's log and times out the seat whose deadline passed
-    /// first, or notes when the next deadline falls.
+    /// Folds the game's log and times out every seat whose deadline has
+    /// passed, earliest first (seats due at once, in a simultaneous phase,
+    /// are timed out in one look), then notes when the next deadline falls.
     pub async fn look_at_clock(&self, check: ClockCheck) -> Result<Look, ServiceError> {
-        let fold = self.latest(check.game_id).await?;
-        let due = fold
-            .clock
-            .as_ref()
-            .and_then(|clock| clock.deadlines().into_iter().next());
-        match due {
-            Some(deadline) if deadline.at <= Utc::now() => self.time_out(&fold, deadline).await,
-            next => {
-                self.store
-                    .set_clock_check(
-                        check.game_id,
-                        fold.head.version(),
-                        next.map(|deadline| deadline.at),
-                    )
-                    .await?;
-                Ok(Look::Waiting)
+        let mut look = Look::Waiting;
+        for _ in 0..TIMEOUTS_PER_LOOK {
+            let fold = self.latest(check.game_id).await?;
+            let due = fold
+                .clock
+                .as_ref()
+                .and_then(|clock| clock.deadlines().into_iter().next());
+            match due {
+                Some(deadline) if deadline.at <= Utc::now() => {
+                    look = self.time_out(&fold, deadline).await?;
+                    if look == Look::Overtaken {
+                        return Ok(look);
+                    }
+                }
+                next => {
+                    // Set only if no append came since the fold was read:
+                    // otherwise the append's mark stands and is looked at.
+                    self.store
+                        .set_clock_check(
+                            check.game_id,
+                            fold.head.version(),
+                            next.map(|deadline| deadline.at),
+                        )
+                        .await?;
+                    return Ok(look);
+                }
             }
         }
+        // The game stays marked by its last timeout: looked at again soon.
+        Ok(look)
     }
 
     /// Records the clock's timeout of `deadline`'s seat at the fold's head.
