@@ -475,6 +475,14 @@ async fn an_imported_archive_with_a_timeout_recorded_before_its_deadline_is_refu
     let (status, body) = app.import(&forged).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
     assert_eq!(body["code"], "archive_untimely_timeout", "{body}");
+    assert_eq!(body["details"]["seq"], forged.events[index].seq, "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("before its deadline"),
+        "{body}"
+    );
 }
 
 /// Recomputes the hash chain from event `from` (1-based) on.
