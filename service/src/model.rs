@@ -111,8 +111,9 @@ pub struct EventEnvelope {
     pub seq: u64,
     #[serde(rename = "type")]
     pub event_type: String,
-    /// `system`, `umpire` or `seat:<name>`; `hidden` for a hidden event
-    /// (type `hidden`) that was not recorded by the system.
+    /// `system`, `umpire`, `clock` (a timeout the clock recorded when a
+    /// seat's deadline passed) or `seat:<name>`; `hidden` for a hidden
+    /// event (type `hidden`) that was not recorded by the system.
     pub actor: String,
     pub recorded_at: String,
     pub rules_version: u32,

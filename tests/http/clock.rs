@@ -496,3 +496,36 @@ fn relink(archive: &mut Archive, from: u64) {
         archive.events[index].hash = hash;
     }
 }
+
+#[tokio::test]
+async fn a_stream_carries_the_clock_in_every_status() {
+    let app = TestApp::spawn().await;
+    let game = create_clocked(&app, "treeblox", json!({}), 60_000).await;
+    let mut stream = app
+        .get(&format!("/v1/games/{}/stream", game.id), None)
+        .await;
+    assert_eq!(stream.status(), StatusCode::OK);
+    // The setup's two events (the deal, the clock), each with its status.
+    let mut text = String::new();
+    let data = loop {
+        let chunk = tokio::time::timeout(PATIENCE, stream.chunk())
+            .await
+            .expect("the stream sends its catch-up")
+            .unwrap()
+            .expect("the stream stays open");
+        text.push_str(&String::from_utf8_lossy(&chunk));
+        let lines: Vec<Value> = text
+            .lines()
+            .filter_map(|line| line.strip_prefix("data: "))
+            .filter_map(|data| serde_json::from_str(data).ok())
+            .collect();
+        if lines.len() >= 2 {
+            break lines;
+        }
+    };
+    assert_eq!(data[1]["type"], "clock_set");
+    assert_eq!(data[1]["actor"], "system");
+    let clock = &data[1]["status"]["clock"];
+    assert_eq!(clock["per_move_ms"], 60_000);
+    assert!(clock["seats"]["dark"]["deadline"].is_string(), "{clock}");
+}
