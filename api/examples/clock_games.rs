@@ -40,10 +40,7 @@ async fn main() {
     let window_start: u64 = window_start.parse().expect("WINDOW_START_UNIX_MS");
     let window_ms: u64 = window_ms.parse().expect("WINDOW_MS");
     let pool = umpire_storage::connect(&url, AT_ONCE as usize).expect("a pool");
-    let service = GameService::new(
-        EventStore::new(pool),
-        Arc::new(umpire_games::registry()),
-    );
+    let service = GameService::new(EventStore::new(pool), Arc::new(umpire_games::registry()));
     let started = Instant::now();
     let mut tasks = tokio::task::JoinSet::new();
     for worker in 0..AT_ONCE {
@@ -74,7 +71,10 @@ async fn main() {
     while let Some(done) = tasks.join_next().await {
         done.expect("a creating task");
         if last_report.elapsed() > Duration::from_secs(10) {
-            eprintln!("clock_games: creating ({:.0} s)", started.elapsed().as_secs_f64());
+            eprintln!(
+                "clock_games: creating ({:.0} s)",
+                started.elapsed().as_secs_f64()
+            );
             last_report = Instant::now();
         }
     }

@@ -20,7 +20,8 @@ use uuid::Uuid;
 use crate::access::{new_seed, new_token};
 use crate::budget::{Charge, MemoryBudget, Reservation, DEFAULT_MEMORY_BUDGET};
 use crate::error::ServiceError;
-use crate::folds::{corrupt, replay, Folds, LoadedGame, Reader};
+use crate::fold::{corrupt, replay, LoadedGame};
+use crate::folds::{Folds, Reader};
 use crate::live::{Follower, Live, LiveLimits, StreamClient, STREAM_BYTES};
 use crate::log_every::LogEvery;
 use crate::metrics::Metrics;
@@ -252,7 +253,7 @@ impl GameService {
     pub(crate) async fn latest(
         &self,
         game_id: Uuid,
-    ) -> Result<Arc<crate::folds::Fold>, ServiceError> {
+    ) -> Result<Arc<crate::fold::Fold>, ServiceError> {
         self.folds
             .latest(&self.store, &self.registry, &self.metrics, game_id)
             .await

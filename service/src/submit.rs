@@ -18,7 +18,7 @@ use uuid::Uuid;
 
 use crate::access::acting;
 use crate::error::ServiceError;
-use crate::folds::Fold;
+use crate::fold::Fold;
 use crate::games::GameService;
 use crate::model::{ActionAccepted, SubmitActionRequest};
 use crate::shown::envelopes;

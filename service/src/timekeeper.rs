@@ -24,8 +24,9 @@ use umpire_domain::{actor_label, GameError};
 use umpire_storage::{AppendOutcome, ClockCheck, NewEvent, StoreError};
 
 use crate::error::ServiceError;
-use crate::folds::Fold;
+use crate::fold::Fold;
 use crate::games::GameService;
+use crate::log_every::LogEvery;
 use crate::submit::SUBMIT_DEADLINE;
 
 /// How often an idle timekeeper asks the store for clocks to look at: what
@@ -37,6 +38,10 @@ const LOOKS_PER_PAGE: u32 = 256;
 const TIMEOUTS_PER_LOOK: usize = 16;
 /// A look that failed (the store unreachable, say) is tried again after this.
 const LOOK_AGAIN_AFTER: chrono::TimeDelta = chrono::TimeDelta::seconds(1);
+
+/// At most one line in a while for each kind of failure, with a count.
+static UNREADABLE: LogEvery = LogEvery::new(Duration::from_secs(10));
+static FAILED_LOOK: LogEvery = LogEvery::new(Duration::from_secs(10));
 
 /// What one look at a game's clock did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,7 +67,11 @@ impl GameService {
             let full = match self.look_at_due_clocks().await {
                 Ok(looked) => looked == LOOKS_PER_PAGE as usize,
                 Err(error) => {
-                    tracing::warn!(%error, "the timekeeper could not read which clocks to look at");
+                    // A database that is down for a while would otherwise
+                    // be reported five times a second.
+                    if let Some(unlogged) = UNREADABLE.due() {
+                        tracing::warn!(%error, unlogged, "the timekeeper could not read which clocks to look at");
+                    }
                     false
                 }
             };
@@ -80,7 +89,9 @@ impl GameService {
             let service = self.clone();
             looks.spawn(async move {
                 if let Err(error) = service.look_at_clock(check).await {
-                    tracing::warn!(game = %check.game_id, %error, "a look at a game's clock failed");
+                    if let Some(unlogged) = FAILED_LOOK.due() {
+                        tracing::warn!(game = %check.game_id, %error, unlogged, "a look at a game's clock failed");
+                    }
                     let again = Utc::now() + LOOK_AGAIN_AFTER;
                     let _ = service
                         .store

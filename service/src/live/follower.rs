@@ -15,7 +15,8 @@ use super::renders::Audience;
 use super::{RenderedEvent, StreamBatch, Woken, STREAM_PAGE};
 use crate::budget::Reservation;
 use crate::error::ServiceError;
-use crate::folds::{corrupt, replay, Fold, Folded, Reader};
+use crate::fold::{corrupt, replay, Fold, Folded};
+use crate::folds::Reader;
 use crate::shown::shown_event;
 
 /// The state at a stream's position: the fold it last read when the
