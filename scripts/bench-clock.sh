@@ -29,12 +29,7 @@ log "building the games' maker (api/examples/clock_games.rs)"
 (cd "$REPO_ROOT" && cargo build --release -q -p umpire-api --example clock_games >&2)
 maker="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/release/examples/clock_games"
 make_work_dir
-cleanup() {
-    stop_server
-    [[ -f "${SERVER_LOG:-}" ]] && cp "$SERVER_LOG" "$OUT/server.log"
-    cleanup_work_dir
-}
-trap cleanup EXIT
+trap 'cleanup_keeping_log "$OUT"' EXIT
 
 start_server "$binary" "$WORK_DIR/data"
 export PGPASSFILE="$WORK_DIR/data/pgpass"

@@ -70,11 +70,7 @@ impl Fold {
         let mut state = self.state.clone();
         let mut clock = self.clock.clone();
         for event in &events {
-            state
-                .apply_json(&event.payload)
-                .map_err(|e| corrupt(self.record.game_id, e))?;
-            clock::fold(&mut clock, event, state.as_ref())
-                .map_err(|e| corrupt(self.record.game_id, e))?;
+            fold_event(&mut state, &mut clock, event, self.record.game_id)?;
         }
         let measured =
             (self.events.is_empty() || self.state_bytes == 0).then(|| state_bytes(state.as_ref()));
@@ -102,11 +98,7 @@ impl Fold {
                 let mut stepped = self.state.clone();
                 let mut clock = self.clock.clone();
                 for event in &events {
-                    stepped
-                        .apply_json(&event.payload)
-                        .map_err(|e| corrupt(self.record.game_id, e))?;
-                    clock::fold(&mut clock, event, stepped.as_ref())
-                        .map_err(|e| corrupt(self.record.game_id, e))?;
+                    fold_event(&mut stepped, &mut clock, event, self.record.game_id)?;
                 }
                 clock
             }
@@ -181,12 +173,22 @@ pub(crate) fn replay(
         .map_err(|e| corrupt(game_id, e))?;
     let mut clock = None;
     for event in events {
-        state
-            .apply_json(&event.payload)
-            .map_err(|e| corrupt(game_id, e))?;
-        clock::fold(&mut clock, event, state.as_ref()).map_err(|e| corrupt(game_id, e))?;
+        fold_event(&mut state, &mut clock, event, game_id)?;
     }
     Ok(Folded { state, clock })
+}
+
+/// One recorded event folded into a game's state, then its clock.
+pub(crate) fn fold_event(
+    state: &mut Box<dyn DynMatch>,
+    clock: &mut Option<Clock>,
+    event: &RecordedEvent,
+    game_id: Uuid,
+) -> Result<(), ServiceError> {
+    state
+        .apply_json(&event.payload)
+        .map_err(|e| corrupt(game_id, e))?;
+    clock::fold(clock, event, state.as_ref()).map_err(|e| corrupt(game_id, e))
 }
 
 /// A game read from the store, and its state at the version asked for.

@@ -12,7 +12,6 @@ use umpire_domain::clock::ClockSettings;
 use lru::LruCache;
 use parking_lot::Mutex;
 use serde_json::Value;
-use umpire_domain::erased::event_type;
 use umpire_domain::{actor_label, Actor, Registry, Viewer};
 use umpire_storage::{EventStore, GameRecord, NewEvent, NewGame, NewToken};
 use uuid::Uuid;
@@ -286,16 +285,12 @@ impl GameService {
         setup.extend(clock.map(ClockSettings::event));
         let game_id = Uuid::new_v4();
         let tokens = mint_tokens(seats)?;
-        let setup_events: Vec<NewEvent> = setup
-            .into_iter()
-            .map(|payload| NewEvent {
-                event_type: event_type(&payload).to_string(),
-                payload,
-                actor: actor_label::SYSTEM.into(),
-                action: Arc::new(Value::Null),
-                rules_version: game.rules_version(),
-            })
-            .collect();
+        let setup_events = NewEvent::all(
+            setup,
+            actor_label::SYSTEM,
+            &Arc::new(Value::Null),
+            game.rules_version(),
+        );
         let stored = self
             .store
             .create_game(NewGame {

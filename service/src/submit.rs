@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use serde_json::{json, Value};
 use umpire_domain::clock;
-use umpire_domain::erased::event_type;
 use umpire_domain::record::RecordedRejection;
 use umpire_domain::{actor_label, DynMatch, GameError, RecordedEvent, Viewer};
 use umpire_storage::{
@@ -270,17 +269,12 @@ impl GameService {
             Ok(decision) => decision,
             Err(error) => return Ok(Attempt::Refused(Refusal::Rule(error))),
         };
-        let new_events: Vec<NewEvent> = decision
-            .events
-            .into_iter()
-            .map(|payload| NewEvent {
-                event_type: event_type(&payload).to_string(),
-                payload,
-                actor: submission.label.clone(),
-                action: Arc::clone(&submission.action),
-                rules_version: game.record.rules_version,
-            })
-            .collect();
+        let new_events = NewEvent::all(
+            decision.events,
+            &submission.label,
+            &submission.action,
+            game.record.rules_version,
+        );
         let idempotent = submission
             .idempotency
             .as_ref()

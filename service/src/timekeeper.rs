@@ -18,7 +18,6 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use serde_json::{json, Value};
 use umpire_domain::clock::{self, Deadline};
-use umpire_domain::erased::event_type;
 use umpire_domain::record::format_recorded_at;
 use umpire_domain::{actor_label, GameError};
 use umpire_storage::{AppendOutcome, ClockCheck, NewEvent, StoreError};
@@ -174,17 +173,12 @@ impl GameService {
             Err(other) => return Err(other.into()),
         };
         let action = Arc::new(action);
-        let events: Vec<NewEvent> = decision
-            .events
-            .into_iter()
-            .map(|payload| NewEvent {
-                event_type: event_type(&payload).to_string(),
-                payload,
-                actor: actor_label::CLOCK.to_string(),
-                action: Arc::clone(&action),
-                rules_version: game.record.rules_version,
-            })
-            .collect();
+        let events = NewEvent::all(
+            decision.events,
+            actor_label::CLOCK,
+            &action,
+            game.record.rules_version,
+        );
         let _own_append = self.live.appending(game_id);
         match self.store.append_at_head(&game.head, events, None).await {
             Ok(AppendOutcome::Appended { events, head }) => {

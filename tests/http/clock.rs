@@ -25,26 +25,9 @@ use crate::support::{assert_error, metric, Created, TestApp};
 const PATIENCE: Duration = Duration::from_secs(120);
 
 async fn create_clocked(app: &TestApp, game: &str, options: Value, per_move_ms: u64) -> Created {
-    let response = app
-        .post_json(
-            "/v1/games",
-            None,
-            &json!({"game": game, "options": options, "seed": 5,
-                    "clock": {"per_move_ms": per_move_ms}}),
-        )
-        .await;
-    assert_eq!(response.status(), StatusCode::CREATED);
-    let body: Value = response.json().await.unwrap();
-    Created {
-        id: body["id"].as_str().unwrap().to_string(),
-        umpire_token: body["umpire_token"].as_str().unwrap().to_string(),
-        seat_tokens: body["seat_tokens"]
-            .as_object()
-            .unwrap()
-            .iter()
-            .map(|(seat, token)| (seat.clone(), token.as_str().unwrap().to_string()))
-            .collect(),
-    }
+    app.create_with(&json!({"game": game, "options": options, "seed": 5,
+                            "clock": {"per_move_ms": per_move_ms}}))
+        .await
 }
 
 /// The whole log, as the umpire exports it.

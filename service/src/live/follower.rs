@@ -15,7 +15,7 @@ use super::renders::Audience;
 use super::{RenderedEvent, StreamBatch, Woken, STREAM_PAGE};
 use crate::budget::Reservation;
 use crate::error::ServiceError;
-use crate::fold::{corrupt, replay, Fold, Folded};
+use crate::fold::{fold_event, replay, Fold, Folded};
 use crate::folds::Reader;
 use crate::shown::shown_event;
 
@@ -127,11 +127,7 @@ impl Follower {
                 _ => self.replay_to_position(&latest)?,
             };
             for event in &latest.events[self.position as usize..folded as usize] {
-                own.state
-                    .apply_json(&event.payload)
-                    .map_err(|e| corrupt(self.game_id, e))?;
-                umpire_domain::clock::fold(&mut own.clock, event, own.state.as_ref())
-                    .map_err(|e| corrupt(self.game_id, e))?;
+                fold_event(&mut own.state, &mut own.clock, event, self.game_id)?;
                 let status = own.status();
                 self.subscription
                     .renders
