@@ -56,13 +56,17 @@ function timelineItem(version, event) {
   // Otherwise the actor is the one whose action led to the event.
   const own = who && text.startsWith(`${who} `);
   if (own) text = text.slice(who.length + 1);
-  // A timeout the clock recorded, not a person: marked, with its deadline.
-  const byClock = event?.actor === 'clock';
+  // A timeout the clock recorded, not a person: its first event marked
+  // (the events of one decision share their recorded time), with its
+  // deadline where the viewer is shown the action.
+  const before = desk.events[version - 2];
+  const byClock = event?.actor === 'clock'
+    && !(before?.actor === 'clock' && before.recorded_at === event.recorded_at);
   const deadline = event?.action?.deadline;
   return html('li', { 'data-version': version, class: [bookkeeping ? 'bookkeeping' : '', byClock ? 'clock-timeout' : ''].join(' ').trim() || null },
     html('button', { type: 'button', onclick: () => show(version) },
       html('span', { class: 'v', text: `v${version}` }),
-      byClock ? html('span', { class: 'clock-mark', title: deadline ? `timed out by the clock at its deadline ${deadline}` : 'timed out by the clock', text: '⏱' }) : null,
+      byClock ? html('span', { class: 'clock-mark', role: 'img', 'aria-label': 'timed out by the clock', title: deadline ? `timed out by the clock at its deadline ${deadline}` : 'timed out by the clock' }) : null,
       who ? html('span', { class: 'who', text: own ? who : `${who}:`, title: own ? null : `after an action of ${who}` }) : null,
       text));
 }
@@ -215,7 +219,7 @@ function showClocks(clock, running) {
     return row;
   });
   box.replaceChildren(
-    html('span', { class: 'clock-title', text: clock.paused_since ? '⏸ clock paused' : `⏱ ${clockText(clock.per_move_ms)} a move` }),
+    html('span', { class: `clock-title${clock.paused_since ? ' paused' : ''}`, text: clock.paused_since ? 'clock paused' : `${clockText(clock.per_move_ms)} a move` }),
     html('ul', {}, rows));
   if (!running || clock.paused_since) return;
   const tick = () => {

@@ -17,9 +17,10 @@ const seconds = (ms) => `${Math.round(Number(ms) / 100) / 10} s`;
 // The clock's events, in every game (docs/rules/clock.md).
 const clockPhrases = {
   clock_set: (e) => `the clock is set: ${seconds(e.per_move_ms)} a move${Number(e.reserve_ms) ? `, ${seconds(e.reserve_ms)} in reserve` : ''}`,
-  clock_paused: () => 'pauses the clock',
-  clock_resumed: () => 'resumes the clock',
-  clock_time_added: (e) => `gives ${seatName(e.seat)} ${seconds(e.ms)} more`,
+  // Only the umpire sends these: the sentence names it, as its own action.
+  clock_paused: () => 'umpire pauses the clock',
+  clock_resumed: () => 'umpire resumes the clock',
+  clock_time_added: (e) => `umpire gives ${seatName(e.seat)} ${seconds(e.ms)} more`,
 };
 
 // A sentence for any event; events without a phrase are spelt out.
