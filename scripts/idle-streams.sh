@@ -22,12 +22,7 @@ mkdir -p "$OUT"
 ensure_apt curl curl
 binary="$(umpire_binary release)"
 make_work_dir
-cleanup() {
-    stop_server
-    [[ -f "${SERVER_LOG:-}" ]] && cp "$SERVER_LOG" "$OUT/server.log"
-    cleanup_work_dir
-}
-trap cleanup EXIT
+trap 'cleanup_keeping_log "$OUT"' EXIT
 
 # Room for this many streams whatever the defaults: the instance's cap is
 # not what is measured.

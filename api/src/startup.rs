@@ -54,6 +54,9 @@ pub struct ServiceOptions {
     /// How long an idle connection is kept open for the client's next
     /// request ([`KEEP_ALIVE`]).
     pub keep_alive: std::time::Duration,
+    /// Whether this instance times seats out when their clocks run out
+    /// (`umpire_service::timekeeper`); every instance may, at once.
+    pub keep_time: bool,
 }
 
 /// How long an idle connection is kept for its client's next request.
@@ -76,6 +79,7 @@ impl Default for ServiceOptions {
             memory_budget: umpire_service::budget::DEFAULT_MEMORY_BUDGET,
             budget_includes_process: false,
             keep_alive: KEEP_ALIVE,
+            keep_time: true,
         }
     }
 }
@@ -138,6 +142,9 @@ impl Application {
         }
         if let Some(url) = options.listen_url {
             service.listen_for_appends(url);
+        }
+        if options.keep_time {
+            service.keep_time();
         }
         let request_metrics = RequestMetrics::new(&service.metrics);
         let state = web::Data::new(AppState {

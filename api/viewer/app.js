@@ -56,9 +56,17 @@ function timelineItem(version, event) {
   // Otherwise the actor is the one whose action led to the event.
   const own = who && text.startsWith(`${who} `);
   if (own) text = text.slice(who.length + 1);
-  return html('li', { 'data-version': version, class: bookkeeping ? 'bookkeeping' : null },
+  // A timeout the clock recorded, not a person: its first event marked
+  // (the events of one decision share their recorded time), with its
+  // deadline where the viewer is shown the action.
+  const before = desk.events[version - 2];
+  const byClock = event?.actor === 'clock'
+    && !(before?.actor === 'clock' && before.recorded_at === event.recorded_at);
+  const deadline = event?.action?.deadline;
+  return html('li', { 'data-version': version, class: [bookkeeping ? 'bookkeeping' : '', byClock ? 'clock-timeout' : ''].join(' ').trim() || null },
     html('button', { type: 'button', onclick: () => show(version) },
       html('span', { class: 'v', text: `v${version}` }),
+      byClock ? html('span', { class: 'clock-mark', role: 'img', 'aria-label': 'timed out by the clock', title: deadline ? `timed out by the clock at its deadline ${deadline}` : 'timed out by the clock' }) : null,
       who ? html('span', { class: 'who', text: own ? who : `${who}:`, title: own ? null : `after an action of ${who}` }) : null,
       text));
 }
@@ -164,6 +172,7 @@ async function show(version) {
   $('board').replaceChildren(desk.game.draw(answer.state, { seats: desk.summary.seats, viewer: desk.viewer }));
   const status = answer.status;
   $('status').textContent = `Version ${at} of ${latest()} · ${status.finished ? 'finished' : `${status.phase}; to act: ${status.to_act.join(', ') || 'nobody'}`}`;
+  showClocks(status.clock, at === latest() && !status.finished);
   $('at').value = String(at);
   $('timeline').querySelector('li.current')?.classList.remove('current');
   const item = timelineEntry(at);
@@ -177,6 +186,51 @@ async function show(version) {
   document.body.dataset.rendered = 'true';
   refreshScore(at, drawing);
   refreshPlay();
+}
+
+// ---- the clock ------------------------------------------------------------
+
+let clockTicker = null;
+
+function clockText(ms) {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const minutes = Math.floor(total / 60);
+  return `${minutes}:${String(total % 60).padStart(2, '0')}`;
+}
+
+// Every seat's clock at the version shown: at the latest version the due
+// seats' time runs down on the page; at a past one it stands as it was.
+function showClocks(clock, running) {
+  clearInterval(clockTicker);
+  const box = $('clocks');
+  if (!clock) {
+    box.hidden = true;
+    return;
+  }
+  box.hidden = false;
+  const rows = Object.entries(clock.seats).map(([seat, state]) => {
+    const left = html('span', { class: 'left', 'data-deadline': state.deadline ?? '' });
+    const row = html('li', { class: state.due_since ? 'due' : null, 'data-seat': seat },
+      html('strong', { text: /^\d+$/.test(seat) ? `seat ${seat}` : seat }), ' ', left,
+      html('span', { class: 'reserve', text: ` reserve ${clockText(state.reserve_left_ms)}` }));
+    if (state.deadline) left.textContent = running ? '' : `until ${state.deadline.slice(11, 19)}`;
+    else if (state.left_ms !== undefined) left.textContent = `${clockText(state.left_ms)} left (paused)`;
+    else left.textContent = 'waiting';
+    return row;
+  });
+  box.replaceChildren(
+    html('span', { class: `clock-title${clock.paused_since ? ' paused' : ''}`, text: clock.paused_since ? 'clock paused' : `${clockText(clock.per_move_ms)} a move` }),
+    html('ul', {}, rows));
+  if (!running || clock.paused_since) return;
+  const tick = () => {
+    for (const left of box.querySelectorAll('.left[data-deadline]:not([data-deadline=""])')) {
+      const ms = Date.parse(left.dataset.deadline) - Date.now();
+      left.textContent = ms > 0 ? `${clockText(ms)} left` : 'time is up';
+      left.closest('li').classList.toggle('overdue', ms <= 0);
+    }
+  };
+  tick();
+  clockTicker = setInterval(tick, 250);
 }
 
 async function refreshScore(at, drawing) {

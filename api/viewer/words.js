@@ -12,9 +12,20 @@ export function isBookkeeping(game, event) {
   return event.actor === 'system' || (game.bookkeeping ?? []).includes(event.type);
 }
 
+const seconds = (ms) => `${Math.round(Number(ms) / 100) / 10} s`;
+
+// The clock's events, in every game (docs/rules/clock.md).
+const clockPhrases = {
+  clock_set: (e) => `the clock is set: ${seconds(e.per_move_ms)} a move${Number(e.reserve_ms) ? `, ${seconds(e.reserve_ms)} in reserve` : ''}`,
+  // Only the umpire sends these: the sentence names it, as its own action.
+  clock_paused: () => 'umpire pauses the clock',
+  clock_resumed: () => 'umpire resumes the clock',
+  clock_time_added: (e) => `umpire gives ${seatName(e.seat)} ${seconds(e.ms)} more`,
+};
+
 // A sentence for any event; events without a phrase are spelt out.
 export function describe(game, event) {
-  const phrase = game.phrases?.[event.type];
+  const phrase = clockPhrases[event.type] ?? game.phrases?.[event.type];
   if (phrase) {
     try {
       return phrase(event.payload ?? {});
@@ -31,5 +42,6 @@ export function describe(game, event) {
 export function actorName(actor) {
   if (actor === 'system') return 'setup';
   if (actor === 'umpire') return 'umpire';
+  if (actor === 'clock') return 'clock';
   return seatName(actor.replace(/^seat:/, ''));
 }

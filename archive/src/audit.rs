@@ -9,6 +9,7 @@ use std::convert::Infallible;
 use serde::Serialize;
 use serde_json::Value;
 use umpire_domain::actor_label;
+use umpire_domain::clock::{self, Clock};
 use umpire_domain::{Actor, DynMatch, GameError, Registry, ScoreSummary, StatusJson, Viewer};
 use uuid::Uuid;
 
@@ -192,11 +193,16 @@ fn views(state: &dyn DynMatch, seats: &[String]) -> BTreeMap<String, Value> {
     out
 }
 
+/// The state a rejection is judged against, with the game's clock then.
+type Judge<'a> = Option<(&'a dyn DynMatch, Option<&'a Clock>)>;
+
 fn rejection_entry(
     rejection: &RecordedRejection,
-    state: Option<&dyn DynMatch>,
+    judge: Judge<'_>,
     seats: &[String],
 ) -> AuditEntry {
+    let state = judge.map(|(state, _)| state);
+    let clock = judge.and_then(|(_, clock)| clock);
     let recorded = Ruling {
         code: rejection.code.clone(),
         message: rejection.message.clone(),
@@ -207,9 +213,19 @@ fn rejection_entry(
         // is no action to decide again.
         Some(state) if rejection.action.is_null() => (views(state, seats), None),
         Some(state) => {
-            let today = match actor_label::read(&rejection.actor) {
-                Some(actor) => {
-                    let verdict = Verdict::of(&state.decide(&actor, &rejection.action));
+            let refused_at = chrono::DateTime::parse_from_rfc3339(&rejection.recorded_at)
+                .map(|time| time.with_timezone(&chrono::Utc));
+            let today = match (actor_label::read(&rejection.actor), refused_at) {
+                (Some(_), Ok(refused_at)) => {
+                    let decision = clock::decide(
+                        state,
+                        clock,
+                        &rejection.actor,
+                        &rejection.action,
+                        refused_at,
+                    )
+                    .map(|decision| decision.events);
+                    let verdict = Verdict::of(&decision);
                     // A refusal agrees when today's rules refuse it too, for
                     // the same reason.
                     let agrees = verdict
@@ -218,10 +234,17 @@ fn rejection_entry(
                         .is_some_and(|ruling| ruling.code == recorded.code);
                     TodaysVerdict { verdict, agrees }
                 }
-                None => TodaysVerdict {
+                (None, _) => TodaysVerdict {
                     verdict: Verdict::refused(Ruling::malformed(format!(
                         "`{}` is not an actor",
                         rejection.actor
+                    ))),
+                    agrees: false,
+                },
+                (Some(_), Err(error)) => TodaysVerdict {
+                    verdict: Verdict::refused(Ruling::malformed(format!(
+                        "recorded_at `{}` is not a time: {error}",
+                        rejection.recorded_at
                     ))),
                     agrees: false,
                 },
@@ -387,10 +410,10 @@ where
 
     /// Writes the rejections refused at a version `up_to` passes, judged
     /// against `state` (listed unjudged without one).
-    fn write_rejections(&mut self, up_to: impl Fn(u64) -> bool, state: Option<&dyn DynMatch>) {
+    fn write_rejections(&mut self, up_to: impl Fn(u64) -> bool, judge: Judge<'_>) {
         while self.peek_rejection().is_some_and(|r| up_to(r.at_version)) {
             let rejection = self.next_rejection.take().expect("peeked");
-            let entry = rejection_entry(&rejection, state, &self.seats);
+            let entry = rejection_entry(&rejection, judge, &self.seats);
             self.write(entry);
         }
     }
@@ -428,7 +451,7 @@ pub fn audit_entries<E>(
         // Rejected attempts made while the game stood at this version came
         // before the action that moved it on.
         if step.divergence.is_none() {
-            auditor.write_rejections(|at| at <= version, Some(step.before));
+            auditor.write_rejections(|at| at <= version, Some((step.before, step.clock)));
         }
         let group = step.group;
         let first = &group.events[0];
@@ -463,7 +486,10 @@ pub fn audit_entries<E>(
     let verified_version = replayed.state.version();
     // Rejections at the final verified version were judged against it.
     if replayed.divergence.is_none() {
-        auditor.write_rejections(|at| at <= verified_version, Some(replayed.state.as_ref()));
+        auditor.write_rejections(
+            |at| at <= verified_version,
+            Some((replayed.state.as_ref(), replayed.clock.as_ref())),
+        );
     }
     // After a divergence the rest of the log is listed, not judged, in
     // version order; at one version an action comes before the rejections.

@@ -10,8 +10,9 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use umpire_domain::actor_label;
+use umpire_domain::clock::{self, Clock, ClockSettings};
 use umpire_domain::record::{self, ChainFault};
+use umpire_domain::{actor_label, Violation};
 use umpire_domain::{DynGame, DynMatch, GameError, RecordedEvent, Registry};
 
 use crate::format::Archive;
@@ -54,6 +55,10 @@ pub enum Cause {
     TimeRunsBackwards,
     /// An event's `recorded_at` is later than the importing clock allows.
     TimeInFuture,
+    /// A clock timeout the log does not bear out: recorded before the
+    /// seat's deadline, for a seat that was not due (or while the clock was
+    /// paused), or naming a deadline the log does not give.
+    UntimelyTimeout,
 }
 
 /// The first place where a log stops being what its actions explain.
@@ -165,6 +170,8 @@ pub struct Step<'a> {
     pub group: Group<'a>,
     /// The state the decision was taken against.
     pub before: &'a dyn DynMatch,
+    /// The game's clock then, if it has one.
+    pub clock: Option<&'a Clock>,
     /// Today's verdict (setup: the re-drawn setup events).
     pub verdict: &'a Result<Vec<Value>, GameError>,
     /// Set when this step is where the log diverges.
@@ -176,6 +183,8 @@ pub struct Replayed {
     /// Folded from the events the rules produced, up to the last decision
     /// that matched the log.
     pub state: Box<dyn DynMatch>,
+    /// The game's clock at the same point, if it has one.
+    pub clock: Option<Clock>,
     /// The first break of the hash chain.
     pub chain_break: Option<Divergence>,
     /// The first decision the rules do not reproduce.
@@ -239,10 +248,11 @@ pub fn replay(
         .map_err(|e| Divergence::new(0, 0, Cause::InvalidOptions, e.to_string()))?;
     let all_groups = groups(&archive.events);
     let mut divergence = None;
+    let mut clock: Option<Clock> = None;
     for (index, group) in all_groups.iter().enumerate() {
         let version = state.version();
         let (verdict, found) = if index == 0 && group.is_setup() {
-            let verdict = game.setup(&archive.options, archive.seed);
+            let verdict = setup_with_clock(game.as_ref(), archive, group);
             let found = check_setup(group, &verdict);
             (verdict, found)
         } else {
@@ -250,9 +260,16 @@ pub fn replay(
             match found {
                 Some(found) => (Ok(Vec::new()), Some(found)),
                 None => {
-                    // The shape was checked: the actor parses.
-                    let actor = actor_label::read(group.actor).expect("checked actor");
-                    let verdict = state.decide(&actor, group.action);
+                    let verdict = group_time(group).and_then(|now| {
+                        clock::decide(
+                            state.as_ref(),
+                            clock.as_ref(),
+                            group.actor,
+                            group.action,
+                            now,
+                        )
+                        .map(|decision| decision.events)
+                    });
                     let found = compare(group, version, &verdict);
                     (verdict, found)
                 }
@@ -261,6 +278,7 @@ pub fn replay(
         observe(&Step {
             group: *group,
             before: state.as_ref(),
+            clock: clock.as_ref(),
             verdict: &verdict,
             divergence: found.as_ref(),
         });
@@ -268,19 +286,25 @@ pub fn replay(
             divergence = Some(found);
             break;
         }
-        for event in verdict.as_ref().expect("a matching verdict is Ok") {
-            state.apply_json(event).map_err(|e| {
+        let produced = verdict.as_ref().expect("a matching verdict is Ok");
+        for (event, recorded) in produced.iter().zip(group.events) {
+            let cannot_fold = |e: GameError| {
                 Divergence::new(
-                    version + 1,
+                    recorded.seq,
                     version,
                     Cause::MalformedAction,
                     format!("the rules produced an event they cannot fold: {e}"),
                 )
-            })?;
+            };
+            state.apply_json(event).map_err(cannot_fold)?;
+            // The recorded event is the produced one (compared above), with
+            // the time the clock reads.
+            clock::fold(&mut clock, recorded, state.as_ref()).map_err(cannot_fold)?;
         }
     }
     Ok(Replayed {
         state,
+        clock,
         chain_break,
         divergence,
     })
@@ -324,7 +348,7 @@ fn check_group_shape(group: &Group<'_>, version: u64) -> Option<Divergence> {
             "an event without an action outside the setup: no action explains it",
         ));
     }
-    if actor_label::read(group.actor).is_none() {
+    if group.actor != actor_label::CLOCK && actor_label::read(group.actor).is_none() {
         return Some(Divergence::new(
             first.seq,
             version,
@@ -333,6 +357,40 @@ fn check_group_shape(group: &Group<'_>, version: u64) -> Option<Divergence> {
         ));
     }
     None
+}
+
+/// The setup the seed and options draw, followed by the clock's settings
+/// when the recorded setup ends with valid ones (a game created with a
+/// clock); anything else after the deal is left for the comparison to find.
+fn setup_with_clock(
+    game: &dyn DynGame,
+    archive: &Archive,
+    group: &Group<'_>,
+) -> Result<Vec<Value>, GameError> {
+    let mut setup = game.setup(&archive.options, archive.seed)?;
+    if group.events.len() == setup.len() + 1 {
+        let last = &group.events[setup.len()].payload;
+        if let Ok(settings) = serde_json::from_value::<ClockSettings>(without_type(last)) {
+            if clock::is_clock_event(last) && settings.validate().is_ok() {
+                setup.push(settings.event());
+            }
+        }
+    }
+    Ok(setup)
+}
+
+/// A `clock_set` event's settings, without its `type`.
+fn without_type(event: &Value) -> Value {
+    let mut settings = event.clone();
+    if let Some(object) = settings.as_object_mut() {
+        object.remove("type");
+    }
+    settings
+}
+
+/// When the decision was recorded: the time its clock decides at.
+fn group_time(group: &Group<'_>) -> Result<chrono::DateTime<chrono::Utc>, GameError> {
+    clock::recorded_time(&group.events[0])
 }
 
 fn check_setup(group: &Group<'_>, verdict: &Result<Vec<Value>, GameError>) -> Option<Divergence> {
@@ -372,6 +430,19 @@ fn compare(
 ) -> Option<Divergence> {
     match verdict {
         Ok(expected) => compare_events(group, version, expected, Cause::EventDiffers),
+        Err(GameError::Violation(violation)) if is_untimely(violation) => {
+            let mut found = Divergence::new(
+                group.first_seq(),
+                version,
+                Cause::UntimelyTimeout,
+                format!(
+                    "the clock's timeout is not borne out by the log: {}",
+                    violation.message
+                ),
+            );
+            found.recorded = Some(Box::new(group.action.clone()));
+            Some(found)
+        }
         Err(GameError::Violation(violation)) => {
             let mut found = Divergence::new(
                 group.first_seq(),
@@ -396,6 +467,16 @@ fn compare(
             Some(found)
         }
     }
+}
+
+/// The clock's refusals of a timeout it recorded.
+fn is_untimely(violation: &Violation) -> bool {
+    [
+        clock::EARLY.code,
+        clock::SEAT_NOT_DUE.code,
+        clock::WRONG_DEADLINE.code,
+    ]
+    .contains(&violation.code)
 }
 
 fn compare_events(

@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::Value;
-use umpire_domain::actor_label;
+use umpire_domain::clock;
+use umpire_domain::{actor_label, Actor};
 use umpire_domain::{DynMatch, GameError, Registry, ScoreSummary};
 use uuid::Uuid;
 
@@ -172,10 +173,29 @@ pub fn what_if(
             continue;
         }
         actions += 1;
-        let Some(actor) = actor_label::read(group.actor) else {
+        // The clock is not the game's: under other options a clock timeout
+        // is the umpire's timeout of its seat, and the umpire's actions on
+        // the clock are passed over.
+        if clock::is_clock_event(group.action) {
             continue;
+        }
+        let (actor, action) = if group.actor == actor_label::CLOCK {
+            let seat = group
+                .action
+                .get("seat")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let Ok(timeout) = alternative.timeout_action(seat) else {
+                continue;
+            };
+            (Actor::Umpire, timeout)
+        } else {
+            let Some(actor) = actor_label::read(group.actor) else {
+                continue;
+            };
+            (actor, group.action.clone())
         };
-        let verdict = alternative.decide(&actor, group.action);
+        let verdict = alternative.decide(&actor, &action);
         if let Ok(events) = &verdict {
             for event in events {
                 alternative

@@ -8,6 +8,9 @@ use crate::seat::Actor;
 
 /// The label of setup events, which no actor caused.
 pub const SYSTEM: &str = "system";
+/// The label of the clock, which times seats out when their time runs out
+/// (`crate::clock`); not an actor a token can act as.
+pub const CLOCK: &str = "clock";
 const UMPIRE: &str = "umpire";
 const SEAT_PREFIX: &str = "seat:";
 

@@ -14,6 +14,7 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::openapi::{RefOr, Schema};
 
+use crate::clock;
 use crate::game::{Game, ScoreSummary};
 use crate::rng::rng_from_seed;
 use crate::{Actor, Seat, Viewer, Violation};
@@ -109,6 +110,18 @@ pub struct StatusJson {
     pub finished: bool,
     /// Seats whose action the game is waiting for.
     pub to_act: Vec<String>,
+    /// The game's clock, for a game created with one: every due seat's
+    /// deadline and every seat's reserve left.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<crate::clock::ClockStatus>,
+}
+
+impl StatusJson {
+    /// This status with the game's clock, if it has one.
+    pub fn with_clock(mut self, clock: Option<&crate::clock::Clock>) -> StatusJson {
+        self.clock = clock.map(crate::clock::Clock::status);
+        self
+    }
 }
 
 /// The rules of one game, behind JSON.
@@ -176,6 +189,9 @@ pub trait DynMatch: Send + Sync {
         viewer: &Viewer<String>,
     ) -> Result<Shown, GameError>;
     fn legal_actions(&self, actor: &Actor<String>) -> Result<Vec<Value>, GameError>;
+    /// The umpire's `timeout` of `seat` in this game (what the clock sends
+    /// when the seat's time runs out).
+    fn timeout_action(&self, seat: &str) -> Result<Value, GameError>;
     fn score(&self, viewer: &Viewer<String>) -> Result<Value, GameError>;
     fn summary(&self) -> ScoreSummary;
     fn clone_box(&self) -> Box<dyn DynMatch>;
@@ -364,14 +380,24 @@ impl<G: Game> DynMatch for Match<G> {
         self.version
     }
     fn apply_json(&mut self, event: &Value) -> Result<(), GameError> {
+        if clock::is_clock_event(event) {
+            // The clock's own event: a place in the log, nothing in the game.
+            self.version += 1;
+            return Ok(());
+        }
         let event: G::Event = from_json::<G, _>(event, Malformed::Event)?;
         self.apply_typed(&event);
         Ok(())
     }
     fn apply_str(&mut self, event: &str) -> Result<(), GameError> {
-        let event: G::Event =
-            serde_json::from_str(event).map_err(|e| malformed::<G>(Malformed::Event, e))?;
-        self.apply_typed(&event);
+        match serde_json::from_str::<G::Event>(event) {
+            Ok(event) => self.apply_typed(&event),
+            // Only when the game does not know the event: is it the clock's?
+            Err(error) => match serde_json::from_str::<Value>(event) {
+                Ok(value) if clock::is_clock_event(&value) => self.version += 1,
+                _ => return Err(malformed::<G>(Malformed::Event, error)),
+            },
+        }
         Ok(())
     }
     fn decide(&self, actor: &Actor<String>, action: &Value) -> Result<Vec<Value>, GameError> {
@@ -405,6 +431,7 @@ impl<G: Game> DynMatch for Match<G> {
             phase: status.phase.to_string(),
             finished: status.finished,
             to_act: status.to_act.iter().map(Seat::name).collect(),
+            clock: None,
         }
     }
     fn view(&self, viewer: &Viewer<String>) -> Result<Value, GameError> {
@@ -414,7 +441,7 @@ impl<G: Game> DynMatch for Match<G> {
         event
             .get("type")
             .and_then(Value::as_str)
-            .is_some_and(|tag| G::PUBLIC_EVENTS.contains(&tag))
+            .is_some_and(|tag| G::PUBLIC_EVENTS.contains(&tag) || clock::is_clock_type(tag))
     }
     fn show_event(
         &self,
@@ -439,6 +466,9 @@ impl<G: Game> DynMatch for Match<G> {
             .iter()
             .map(to_json)
             .collect())
+    }
+    fn timeout_action(&self, seat: &str) -> Result<Value, GameError> {
+        Ok(to_json(&G::timeout(parse_seat::<G>(seat)?)))
     }
     fn score(&self, viewer: &Viewer<String>) -> Result<Value, GameError> {
         Ok(to_json(&G::score(&self.state, parse_viewer::<G>(viewer)?)))

@@ -119,6 +119,10 @@ pub trait Game: Send + Sync + 'static {
     /// action must be accepted by `decide`.
     fn legal_actions(state: &Self::State, actor: Actor<Self::Seat>) -> Vec<Self::Action>;
 
+    /// The umpire's timeout of `seat`: what the clock sends when the
+    /// seat's time runs out, decided by `decide` like the umpire's own.
+    fn timeout(seat: Self::Seat) -> Self::Action;
+
     /// The score sheet, final or provisional, as `viewer` may see it.
     fn score(state: &Self::State, viewer: Viewer<Self::Seat>) -> Self::Score;
 

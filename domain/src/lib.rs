@@ -7,6 +7,7 @@
 
 pub mod actor_label;
 pub mod chain;
+pub mod clock;
 pub mod dry_run;
 pub mod erased;
 pub mod game;

@@ -140,6 +140,14 @@ pg_as_postgres() {
     fi
 }
 
+# cleanup_keeping_log OUT: cleanup_work_dir, after copying the server's log
+# to OUT/server.log (for `trap 'cleanup_keeping_log "$OUT"' EXIT`).
+cleanup_keeping_log() {
+    stop_server
+    [[ -f "${SERVER_LOG:-}" ]] && cp "$SERVER_LOG" "$1/server.log"
+    cleanup_work_dir
+}
+
 # cleanup_work_dir: stops the server and any cluster left running under
 # WORK_DIR (a SIGKILLed server leaves its cluster up), then removes WORK_DIR.
 cleanup_work_dir() {

@@ -80,6 +80,7 @@ pub fn refused(divergence: &Divergence) -> ServiceError {
         Cause::SeedOutOfRange => "archive_seed_out_of_range",
         Cause::TimeRunsBackwards => "archive_time_runs_backwards",
         Cause::TimeInFuture => "archive_time_in_future",
+        Cause::UntimelyTimeout => "archive_untimely_timeout",
     };
     let message = format!(
         "Event {} (decided at version {}) is refused: {}.",

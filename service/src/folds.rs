@@ -13,12 +13,13 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use lru::LruCache;
-use umpire_domain::{DynMatch, GameError, RecordedEvent, Registry, Viewer};
-use umpire_storage::{EventStore, GameRecord, Head};
+use umpire_domain::Registry;
+use umpire_storage::EventStore;
 use uuid::Uuid;
 
-use crate::budget::{allocation, events_bytes, value_heap_bytes, Charge, MemoryBudget};
+use crate::budget::{Charge, MemoryBudget};
 use crate::error::ServiceError;
+use crate::fold::{replay, Fold};
 use crate::metrics::Metrics;
 
 /// How many games' folded states an instance keeps in memory, at most. In
@@ -27,123 +28,6 @@ use crate::metrics::Metrics;
 /// few thousand long games hold gigabytes. The least recently used folds go
 /// first; a single game larger than the room is still cached, alone.
 const CACHED_GAMES: usize = 2048;
-
-/// A game folded up to its latest known event. Shared, read-only, between
-/// the requests that use it: a new event makes a new fold.
-pub(crate) struct Fold {
-    pub record: Arc<GameRecord>,
-    pub events: Vec<Arc<RecordedEvent>>,
-    pub state: Box<dyn DynMatch>,
-    /// Where the log ended when these events were read or written: what the
-    /// next append extends.
-    pub head: Head,
-    /// What `events` hold in memory, measured ([`events_bytes`]).
-    events_bytes: usize,
-    /// What `state` holds, measured by its umpire's view when the game was
-    /// read from the store (the typed state is smaller than that JSON) and
-    /// carried on as it grows: a game's state barely changes in size.
-    state_bytes: usize,
-}
-
-impl Fold {
-    /// A game not folded yet: its record and its state before any event.
-    fn start(record: GameRecord, state: Box<dyn DynMatch>) -> Fold {
-        let game_id = record.game_id;
-        Fold {
-            record: Arc::new(record),
-            events: Vec::new(),
-            state,
-            head: Head::start(game_id),
-            events_bytes: 0,
-            state_bytes: 0,
-        }
-    }
-
-    /// What this fold holds in memory, measured: what the fold cache
-    /// charges the memory budget for it.
-    pub fn bytes(&self) -> usize {
-        allocation(16 + std::mem::size_of::<Fold>())
-            + allocation(self.events.capacity() * std::mem::size_of::<Arc<RecordedEvent>>())
-            + self.events_bytes
-            + self.state_bytes
-    }
-
-    /// This fold with `events` (read after its head) applied.
-    fn extended(&self, events: Vec<RecordedEvent>, head: Head) -> Result<Fold, ServiceError> {
-        let mut state = self.state.clone();
-        for event in &events {
-            state
-                .apply_json(&event.payload)
-                .map_err(|e| corrupt(self.record.game_id, e))?;
-        }
-        let measured =
-            (self.events.is_empty() || self.state_bytes == 0).then(|| state_bytes(state.as_ref()));
-        let mut fold = self.followed_by(events, state, head);
-        if let Some(bytes) = measured {
-            fold.state_bytes = bytes;
-        }
-        Ok(fold)
-    }
-
-    /// This fold followed by `events`, `state` being the state after them
-    /// (as `DynMatch::decide_and_apply` gives it) and `head` the log's head.
-    pub fn followed_by(
-        &self,
-        events: Vec<RecordedEvent>,
-        state: Box<dyn DynMatch>,
-        head: Head,
-    ) -> Fold {
-        let added = events_bytes(&events, self.events.last().map(|event| event.as_ref()));
-        let mut all = Vec::with_capacity(self.events.len() + events.len());
-        all.extend(self.events.iter().cloned());
-        all.extend(events.into_iter().map(Arc::new));
-        Fold {
-            record: self.record.clone(),
-            events: all,
-            state,
-            head,
-            events_bytes: self.events_bytes + added,
-            state_bytes: self.state_bytes,
-        }
-    }
-}
-
-/// What a state holds, measured by the JSON of the umpire's view of it.
-fn state_bytes(state: &dyn DynMatch) -> usize {
-    state
-        .view(&Viewer::Umpire)
-        .map(|view| value_heap_bytes(&view))
-        .unwrap_or(0)
-}
-
-/// The error for a stored log that no longer folds: ours, never the caller's.
-pub(crate) fn corrupt(game_id: Uuid, error: GameError) -> ServiceError {
-    ServiceError::Internal(format!(
-        "stored log of game {game_id} does not fold: {error}"
-    ))
-}
-
-/// The state after `events`, the first of a game's log, folded from the
-/// game's start: the one way a state is made from nothing (a game not
-/// cached yet, a past version, a stream's position with no fold at it).
-pub(crate) fn replay(
-    registry: &Registry,
-    record: &GameRecord,
-    events: &[Arc<RecordedEvent>],
-) -> Result<Box<dyn DynMatch>, ServiceError> {
-    let game_id = record.game_id;
-    let mut state = registry
-        .get(&record.game)
-        .map_err(|e| corrupt(game_id, e))?
-        .new_match(&record.options)
-        .map_err(|e| corrupt(game_id, e))?;
-    for event in events {
-        state
-            .apply_json(&event.payload)
-            .map_err(|e| corrupt(game_id, e))?;
-    }
-    Ok(state)
-}
 
 /// What reading a game's latest fold takes: the store, the games, the fold
 /// cache and the metrics (which watch the store's pool). The service and
@@ -294,7 +178,7 @@ impl Folds {
             Some(fold) => fold,
             None => {
                 let record = store.game(game_id).await?;
-                let state = replay(registry, &record, &[])?;
+                let state = replay(registry, &record, &[])?.state;
                 fresh_start = Fold::start(record, state);
                 &fresh_start
             }
@@ -328,34 +212,6 @@ impl Folds {
             .lock()
             .peek(&game_id)
             .map(|fold| FoldProbe(Arc::downgrade(fold)))
-    }
-}
-
-/// A game read from the store, and its state at the version asked for.
-pub struct LoadedGame {
-    pub(crate) latest: Arc<Fold>,
-    /// The state at an earlier version, when one was asked for.
-    pub(crate) past: Option<Box<dyn DynMatch>>,
-}
-
-impl LoadedGame {
-    pub fn record(&self) -> &GameRecord {
-        &self.latest.record
-    }
-
-    /// Every stored event (not only those folded into `state`).
-    pub fn events(&self) -> &[Arc<RecordedEvent>] {
-        &self.latest.events
-    }
-
-    /// The state at the version asked for.
-    pub fn state(&self) -> &dyn DynMatch {
-        self.past.as_deref().unwrap_or(self.latest.state.as_ref())
-    }
-
-    /// The state after every stored event.
-    pub fn latest_state(&self) -> &dyn DynMatch {
-        self.latest.state.as_ref()
     }
 }
 

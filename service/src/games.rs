@@ -7,11 +7,11 @@
 use std::collections::BTreeMap;
 use std::num::NonZeroUsize;
 use std::sync::Arc;
+use umpire_domain::clock::ClockSettings;
 
 use lru::LruCache;
 use parking_lot::Mutex;
 use serde_json::Value;
-use umpire_domain::erased::event_type;
 use umpire_domain::{actor_label, Actor, Registry, Viewer};
 use umpire_storage::{EventStore, GameRecord, NewEvent, NewGame, NewToken};
 use uuid::Uuid;
@@ -19,7 +19,8 @@ use uuid::Uuid;
 use crate::access::{new_seed, new_token};
 use crate::budget::{Charge, MemoryBudget, Reservation, DEFAULT_MEMORY_BUDGET};
 use crate::error::ServiceError;
-use crate::folds::{corrupt, replay, Folds, LoadedGame, Reader};
+use crate::fold::{corrupt, replay, LoadedGame};
+use crate::folds::{Folds, Reader};
 use crate::live::{Follower, Live, LiveLimits, StreamClient, STREAM_BYTES};
 use crate::log_every::LogEvery;
 use crate::metrics::Metrics;
@@ -251,7 +252,7 @@ impl GameService {
     pub(crate) async fn latest(
         &self,
         game_id: Uuid,
-    ) -> Result<Arc<crate::folds::Fold>, ServiceError> {
+    ) -> Result<Arc<crate::fold::Fold>, ServiceError> {
         self.folds
             .latest(&self.store, &self.registry, &self.metrics, game_id)
             .await
@@ -273,19 +274,23 @@ impl GameService {
             Some(seed) => seed,
             None => umpire_domain::rng::seed_from_random_bits(new_seed()?),
         };
-        let setup = game.setup(&options, seed)?;
+        let clock = request
+            .clock
+            .map(ClockSettings::validate)
+            .transpose()
+            .map_err(umpire_domain::GameError::from)?;
+        let mut setup = game.setup(&options, seed)?;
+        // The clock is the setup's last event: the log holds it, so every
+        // deadline is derived from the log alone.
+        setup.extend(clock.map(ClockSettings::event));
         let game_id = Uuid::new_v4();
         let tokens = mint_tokens(seats)?;
-        let setup_events: Vec<NewEvent> = setup
-            .into_iter()
-            .map(|payload| NewEvent {
-                event_type: event_type(&payload).to_string(),
-                payload,
-                actor: actor_label::SYSTEM.into(),
-                action: Arc::new(Value::Null),
-                rules_version: game.rules_version(),
-            })
-            .collect();
+        let setup_events = NewEvent::all(
+            setup,
+            actor_label::SYSTEM,
+            &Arc::new(Value::Null),
+            game.rules_version(),
+        );
         let stored = self
             .store
             .create_game(NewGame {
@@ -352,7 +357,7 @@ impl GameService {
             seats: game
                 .seats(&loaded.record().options)
                 .map_err(|e| corrupt(game_id, e))?,
-            status: loaded.state().status(),
+            status: loaded.status(),
             created_at: loaded.record().created_at.to_rfc3339(),
             viewer: viewer.actor().map_or_else(
                 || "spectator".to_string(),

@@ -40,6 +40,12 @@ pub struct Metrics {
     pub memory_budget_bytes: IntGauge,
     pub memory_charged_bytes: IntGaugeVec,
     pub memory_refusals: IntCounterVec,
+    /// The clock (`timekeeper.rs`): timeouts it recorded, how late each was
+    /// recorded after its deadline, and timeouts not recorded because
+    /// another append came first.
+    pub clock_timeouts: IntCounter,
+    pub clock_lateness_seconds: Histogram,
+    pub clock_overtaken: IntCounter,
 }
 
 impl Metrics {
@@ -160,6 +166,24 @@ impl Metrics {
                 &["charge"],
             )
             .expect("valid metric"),
+            clock_timeouts: IntCounter::new(
+                "umpire_clock_timeouts_total",
+                "Timeouts the clock recorded when a seat's deadline passed",
+            )
+            .expect("valid metric"),
+            clock_lateness_seconds: Histogram::with_opts(
+                HistogramOpts::new(
+                    "umpire_clock_timeout_lateness_seconds",
+                    "How long after its deadline each clock timeout was recorded",
+                )
+                .buckets(vec![0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 30.0]),
+            )
+            .expect("valid metric"),
+            clock_overtaken: IntCounter::new(
+                "umpire_clock_overtaken_total",
+                "Clock timeouts not recorded because an action or another instance's timeout was appended first",
+            )
+            .expect("valid metric"),
         }
     }
 
@@ -195,6 +219,9 @@ impl Metrics {
             Box::new(self.memory_budget_bytes.clone()),
             Box::new(self.memory_charged_bytes.clone()),
             Box::new(self.memory_refusals.clone()),
+            Box::new(self.clock_timeouts.clone()),
+            Box::new(self.clock_lateness_seconds.clone()),
+            Box::new(self.clock_overtaken.clone()),
         ]
     }
 

@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use umpire_domain::clock::ClockSettings;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -29,6 +30,10 @@ pub struct CreateGameRequest {
     #[serde(default)]
     #[schema(maximum = 9223372036854775807_i64)]
     pub seed: Option<u64>,
+    /// A clock for every seat (any game): its time per move and reserve.
+    /// Without one, no time runs and only the umpire times seats out.
+    #[serde(default)]
+    pub clock: Option<ClockSettings>,
 }
 
 /// A registered game, by the name `create_game` takes: in the document, a
@@ -106,8 +111,9 @@ pub struct EventEnvelope {
     pub seq: u64,
     #[serde(rename = "type")]
     pub event_type: String,
-    /// `system`, `umpire` or `seat:<name>`; `hidden` for a hidden event
-    /// (type `hidden`) that was not recorded by the system.
+    /// `system`, `umpire`, `clock` (a timeout the clock recorded when a
+    /// seat's deadline passed) or `seat:<name>`; `hidden` for a hidden
+    /// event (type `hidden`) that was not recorded by the system.
     pub actor: String,
     pub recorded_at: String,
     pub rules_version: u32,
@@ -327,6 +333,25 @@ pub struct GameType {
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
 pub struct GameTypes {
     pub games: Vec<GameType>,
+    /// The clock any game may be created with (`create_game`'s `clock`).
+    pub clock: ClockOffer,
+}
+
+/// The clock every game may be created with: a time per move for each
+/// seat each time the game waits for it, and an optional reserve per seat
+/// used once a move runs over (never refilled). Simultaneous phases run
+/// every waited-for seat's clock at once (`docs/rules/clock.md`).
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+pub struct ClockOffer {
+    /// The settings' schema, by name in this document's components.
+    #[schema(example = "ClockSettings")]
+    pub settings_schema: String,
+    /// The shortest time per move, in milliseconds.
+    pub min_per_move_ms: u64,
+    /// The longest time per move or reserve, in milliseconds (30 days).
+    pub max_ms: u64,
+    /// Settings a game could be created with.
+    pub example: ClockSettings,
 }
 
 #[cfg(test)]
@@ -370,6 +395,7 @@ mod tests {
                 phase: "growth".into(),
                 finished: false,
                 to_act: vec!["light".into()],
+                clock: None,
             },
         };
         let mut spectators = whole.clone();
@@ -394,6 +420,7 @@ mod tests {
             phase: "growth".into(),
             finished: true,
             to_act: vec![],
+            clock: None,
         };
         let umpires = ShownEvent {
             seq: 12,

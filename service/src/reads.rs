@@ -10,7 +10,8 @@ use crate::access::acting_for;
 use crate::error::ServiceError;
 use crate::games::GameService;
 use crate::model::{
-    ActionCheck, EventPage, GameType, GameTypes, LegalActions, ScoreResponse, StateResponse,
+    ActionCheck, ClockOffer, EventPage, GameType, GameTypes, LegalActions, ScoreResponse,
+    StateResponse,
 };
 use crate::shown::envelopes;
 
@@ -36,7 +37,18 @@ impl GameService {
             })
             .collect::<Result<_, GameError>>()
             .map_err(|e| ServiceError::Internal(format!("a registered game's defaults: {e}")))?;
-        Ok(GameTypes { games })
+        Ok(GameTypes {
+            games,
+            clock: ClockOffer {
+                settings_schema: "ClockSettings".to_string(),
+                min_per_move_ms: umpire_domain::clock::MIN_MOVE_MS,
+                max_ms: umpire_domain::clock::MAX_CLOCK_MS,
+                example: umpire_domain::clock::ClockSettings {
+                    per_move_ms: 60_000,
+                    reserve_ms: 300_000,
+                },
+            },
+        })
     }
 
     /// Whether `action` would be accepted at version `at` (default: now),
@@ -52,8 +64,14 @@ impl GameService {
         let actor = acting_for(viewer, "Checking an action")?;
         let loaded = self.load(game_id, at).await?;
         let at = loaded.state().version();
-        let decision = match loaded.state().decide(&actor, action) {
-            Ok(events) => Ok(events),
+        let decision = match umpire_domain::clock::decide(
+            loaded.state(),
+            loaded.clock(),
+            &umpire_domain::actor_label::write(&actor),
+            action,
+            chrono::Utc::now(),
+        ) {
+            Ok(decision) => Ok(decision.events),
             Err(GameError::Violation(violation)) => Err(violation),
             Err(other) => return Err(other.into()),
         };
@@ -94,7 +112,7 @@ impl GameService {
             id: game_id,
             game: loaded.record().game.clone(),
             version: loaded.state().version(),
-            status: loaded.state().status(),
+            status: loaded.status(),
             state: loaded.state().view(viewer)?,
         })
     }
@@ -110,7 +128,7 @@ impl GameService {
             id: game_id,
             game: loaded.record().game.clone(),
             version: loaded.state().version(),
-            is_final: loaded.state().status().finished,
+            is_final: loaded.status().finished,
             score: loaded.state().score(viewer)?,
         })
     }

@@ -41,15 +41,26 @@ fn any_of(
     for game in all_games() {
         builder = builder.item(Ref::from_schema_name(pick(&game).clone()));
     }
-    if let Examples::Events = examples {
-        builder = builder.item(Ref::from_schema_name(HIDDEN_EVENT));
+    // The clock's actions and events belong to every game (docs/rules/clock.md).
+    match examples {
+        Examples::Actions => builder = builder.item(Ref::from_schema_name(CLOCK_ACTION)),
+        Examples::Events => {
+            builder = builder
+                .item(Ref::from_schema_name(CLOCK_EVENT))
+                .item(Ref::from_schema_name(HIDDEN_EVENT));
+        }
+        Examples::None => {}
     }
     builder = match examples {
         Examples::None => builder,
         Examples::Actions => builder.examples(
             all_games()
                 .into_iter()
-                .flat_map(|game| game.action_examples.into_iter().map(|(_, example)| example)),
+                .flat_map(|game| game.action_examples.into_iter().map(|(_, example)| example))
+                .chain([
+                    serde_json::json!({"type": "clock_pause"}),
+                    serde_json::json!({"type": "clock_add_time", "seat": "red", "ms": 30000}),
+                ]),
         ),
         Examples::Events => builder.examples(EVENT_EXAMPLES.get_or_init(event_examples).clone()),
     };
@@ -129,9 +140,23 @@ fn hidden_event() -> RefOr<Schema> {
     ))
 }
 
+/// The names of the clock's action and event schemas.
+const CLOCK_ACTION: &str = "ClockAction";
+const CLOCK_EVENT: &str = "ClockEvent";
+
 fn collect_components(out: &mut Vec<(String, RefOr<Schema>)>) {
+    use umpire_domain::clock::{ClockAction, ClockEvent};
+    use utoipa::PartialSchema;
     if !out.iter().any(|(existing, _)| existing == HIDDEN_EVENT) {
         out.push((HIDDEN_EVENT.to_string(), hidden_event()));
+    }
+    for (name, schema) in [
+        (CLOCK_ACTION, ClockAction::schema()),
+        (CLOCK_EVENT, ClockEvent::schema()),
+    ] {
+        if !out.iter().any(|(existing, _)| existing == name) {
+            out.push((name.to_string(), with_variant_titles(name, schema)));
+        }
     }
     for game in all_games() {
         for (name, schema) in game.components {

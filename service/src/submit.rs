@@ -5,10 +5,11 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use chrono::Utc;
 use serde_json::{json, Value};
-use umpire_domain::erased::event_type;
+use umpire_domain::clock;
 use umpire_domain::record::RecordedRejection;
-use umpire_domain::{actor_label, Actor, DynMatch, GameError, RecordedEvent, Viewer};
+use umpire_domain::{actor_label, DynMatch, GameError, RecordedEvent, Viewer};
 use umpire_storage::{
     AppendOutcome, Head, IdempotentAnswer, IdempotentRequest, NewEvent, StoreError,
 };
@@ -16,20 +17,19 @@ use uuid::Uuid;
 
 use crate::access::acting;
 use crate::error::ServiceError;
-use crate::folds::Fold;
+use crate::fold::Fold;
 use crate::games::GameService;
 use crate::model::{ActionAccepted, SubmitActionRequest};
 use crate::shown::envelopes;
 
 /// How long a submission may wait for its turn at a game and retry races
 /// lost to other instances before it is answered 409 `contended`.
-const SUBMIT_DEADLINE: Duration = Duration::from_secs(2);
+pub(crate) const SUBMIT_DEADLINE: Duration = Duration::from_secs(2);
 
 /// One submission: who sends what, and how it is recorded.
 struct Submission<'a> {
     game_id: Uuid,
     viewer: &'a Viewer<String>,
-    actor: Actor<String>,
     /// The actor's label, as events and refusals record it.
     label: String,
     request: &'a SubmitActionRequest,
@@ -165,7 +165,6 @@ impl GameService {
                 key,
                 request_hash: request_hash(&label, request),
             }),
-            actor,
             label,
             request,
             action: Arc::new(storable(&request.action)),
@@ -260,24 +259,22 @@ impl GameService {
                 }));
             }
         }
-        let decision = match game
-            .state
-            .decide_and_apply(&submission.actor, &submission.request.action)
-        {
+        let decision = match clock::decide(
+            game.state.as_ref(),
+            game.clock.as_ref(),
+            &submission.label,
+            &submission.request.action,
+            Utc::now(),
+        ) {
             Ok(decision) => decision,
             Err(error) => return Ok(Attempt::Refused(Refusal::Rule(error))),
         };
-        let new_events: Vec<NewEvent> = decision
-            .events
-            .into_iter()
-            .map(|payload| NewEvent {
-                event_type: event_type(&payload).to_string(),
-                payload,
-                actor: submission.label.clone(),
-                action: Arc::clone(&submission.action),
-                rules_version: game.record.rules_version,
-            })
-            .collect();
+        let new_events = NewEvent::all(
+            decision.events,
+            &submission.label,
+            &submission.action,
+            game.record.rules_version,
+        );
         let idempotent = submission
             .idempotency
             .as_ref()
@@ -394,8 +391,8 @@ impl GameService {
         head: Head,
     ) -> Result<ActionAccepted, ServiceError> {
         let count = appended.len();
-        let fold = game.followed_by(appended, after, head);
-        let accepted = ActionAccepted {
+        let fold = self.keep_appended(submission.game_id, game, appended, after, head)?;
+        Ok(ActionAccepted {
             game: fold.record.game.clone(),
             version: fold.head.version(),
             events: envelopes(
@@ -405,17 +402,28 @@ impl GameService {
                     .map(|e| e.as_ref()),
                 submission.viewer,
             )?,
-            status: fold.state.status(),
-        };
+            status: fold.status(),
+        })
+    }
+
+    /// Keeps `game` followed by the events this instance has just appended
+    /// as the game's latest fold, and wakes the game's streams.
+    pub(crate) fn keep_appended(
+        &self,
+        game_id: Uuid,
+        game: &Fold,
+        appended: Vec<RecordedEvent>,
+        after: Box<dyn DynMatch>,
+        head: Head,
+    ) -> Result<Arc<Fold>, ServiceError> {
+        let fold = Arc::new(game.followed_by(appended, after, head)?);
         let version = fold.head.version();
-        self.folds.remember(submission.game_id, Arc::new(fold));
+        self.folds.remember(game_id, fold.clone());
         // This instance's streams need not wait for the store's
         // announcement, and find the new fold in the cache: no store read.
-        self.live.announce(umpire_storage::Appended {
-            game_id: submission.game_id,
-            version,
-        });
-        Ok(accepted)
+        self.live
+            .announce(umpire_storage::Appended { game_id, version });
+        Ok(fold)
     }
 
     /// The answer of an idempotent replay, rebuilt from the stored events.
@@ -444,7 +452,7 @@ impl GameService {
                 events.iter().map(|e| e.as_ref()),
                 submission.viewer,
             )?,
-            status: loaded.state().status(),
+            status: loaded.status(),
         })
     }
 }

@@ -24,13 +24,35 @@ use uuid::Uuid;
 pub struct NewEvent {
     pub event_type: String,
     pub payload: Value,
-    /// An actor label ([`umpire_domain::actor_label`]): `system`, `umpire` or
-    /// `seat:<name>`.
+    /// An actor label ([`umpire_domain::actor_label`]): `system`, `umpire`,
+    /// `clock` or `seat:<name>`.
     pub actor: String,
     /// The action that caused it; `Value::Null` for setup events. Shared
     /// by the events of one action.
     pub action: Arc<Value>,
     pub rules_version: u32,
+}
+
+impl NewEvent {
+    /// The events one decision made, each `type`d by its payload, all by
+    /// `actor` for `action` under `rules_version`.
+    pub fn all(
+        payloads: Vec<Value>,
+        actor: &str,
+        action: &Arc<Value>,
+        rules_version: u32,
+    ) -> Vec<NewEvent> {
+        payloads
+            .into_iter()
+            .map(|payload| NewEvent {
+                event_type: umpire_domain::erased::event_type(&payload).to_string(),
+                payload,
+                actor: actor.to_string(),
+                action: Arc::clone(action),
+                rules_version,
+            })
+            .collect()
+    }
 }
 
 /// An `Idempotency-Key` with the hash of the request it came with and the

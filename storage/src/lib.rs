@@ -8,6 +8,7 @@
 mod announce;
 mod append;
 pub mod bulk;
+mod clock_checks;
 pub mod cluster;
 mod group_commit;
 pub mod pool;
@@ -18,6 +19,7 @@ pub mod testing;
 pub use announce::{AppendListener, Appended, APPENDS_CHANNEL};
 pub use append::{Head, IdempotentAnswer, IdempotentRequest, NewEvent};
 pub use bulk::{BulkGame, FullGame, ImportGame, ImportOutcome};
+pub use clock_checks::ClockCheck;
 pub use cluster::{ClusterError, Durability, PrivateCluster};
 pub use group_commit::{BatchObserver, GroupCommitLimits};
 pub use pool::{connect, connect_waiting, logs_in_as_superuser, migrate, Pool, POOL_WAIT};

@@ -448,6 +448,33 @@ def play_from_the_page(driver: webdriver.Chrome) -> None:
     log(f"played from the page: accepted at version {accepted}; the page followed 20 more actions live")
 
 
+def clock_on_the_page(driver: webdriver.Chrome) -> None:
+    """A game with a clock: the due seat's time runs down on the page, the
+    clock's timeouts are marked in the timeline, a pause is shown."""
+    created = call("POST", "/v1/games", body={"game": "treeblox", "clock": {"per_move_ms": 6000, "reserve_ms": 2000}})
+    game_id, umpire = created["id"], created["umpire_token"]
+    driver.execute_script("sessionStorage.clear()")
+    open_page(driver, game_id)
+    first = wait_for(driver, "return document.querySelector('#clocks li.due .left')?.textContent.match(/^\\d+:\\d\\d left$/) ? "
+                             "document.querySelector('#clocks li.due .left').textContent : null", "a running clock")
+    later = wait_for(driver, f"const t = document.querySelector('#clocks li.due .left')?.textContent; "
+                             f"return t && t !== {json.dumps(first)} ? t : null", "the clock to run down")
+    check(later < first, f"the due seat's time runs down on the page ({first} then {later})")
+    check("reserve 0:02" in driver.find_element(By.ID, "clocks").text, "each seat's reserve is shown")
+    # Dark's deadline passes: the clock's timeout is marked in the timeline.
+    wait_for(driver, "return document.querySelector('#timeline li.clock-timeout .clock-mark') !== null",
+             "the clock's timeout in the timeline", timeout=60)
+    marked = driver.find_element(By.CSS_SELECTOR, "#timeline li.clock-timeout").text
+    check("clock" in marked, f"a clock timeout names the clock: {marked}")
+    driver.save_screenshot(str(OUT / "clock.png"))
+    call("POST", f"/v1/games/{game_id}/actions", umpire, {"action": {"type": "clock_pause"}})
+    paused = wait_for(driver, "return document.querySelector('#clocks .clock-title')?.textContent.includes('paused') ? "
+                              "document.getElementById('clocks').textContent : null", "the pause on the page", timeout=30)
+    check("left (paused)" in paused, f"a paused clock shows the time left: {paused}")
+    driver.save_screenshot(str(OUT / "clock-paused.png"))
+    log(f"clock: ran down {first} -> {later}, a timeout marked ({marked!r}), paused: {paused!r}")
+
+
 def phone_and_speed() -> None:
     # A 2,000-event game: Flower Fields with the umpire toggling a ruling.
     created = call("POST", "/v1/games", body={"game": "flower_fields"})
@@ -497,6 +524,7 @@ def main() -> None:
         whole_games(driver)
         secrets_stay_hidden(driver)
         play_from_the_page(driver)
+        clock_on_the_page(driver)
     finally:
         driver.quit()
     # Treeblox's own drawing is checked above; here, what a game without one

@@ -163,6 +163,7 @@ fn every_cause() -> Vec<Cause> {
         Cause::SeedOutOfRange,
         Cause::TimeRunsBackwards,
         Cause::TimeInFuture,
+        Cause::UntimelyTimeout,
     ];
     for cause in &causes {
         match cause {
@@ -182,7 +183,8 @@ fn every_cause() -> Vec<Cause> {
             | Cause::NilGameId
             | Cause::SeedOutOfRange
             | Cause::TimeRunsBackwards
-            | Cause::TimeInFuture => {}
+            | Cause::TimeInFuture
+            | Cause::UntimelyTimeout => {}
         }
     }
     causes

@@ -85,11 +85,16 @@ fn every_game_contributes_its_action_event_state_and_score_shapes() {
             );
         }
     }
+    // Each game's actions, and the clock's, which every game has.
     let any_action = &schemas["AnyAction"]["anyOf"];
     assert_eq!(
         any_action.as_array().unwrap().len(),
-        umpire_games::registry().ids().count()
+        umpire_games::registry().ids().count() + 1
     );
+    assert!(any_action
+        .as_array()
+        .unwrap()
+        .contains(&serde_json::json!({"$ref": "#/components/schemas/ClockAction"})));
 }
 
 #[test]

@@ -11,6 +11,7 @@ mod authorization;
 mod bad_input;
 mod cli_bounds;
 mod cli_manners;
+mod clock;
 mod codes_statuses;
 mod commands;
 mod concurrency;

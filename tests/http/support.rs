@@ -195,13 +195,13 @@ impl TestApp {
     }
 
     pub async fn create(&self, game: &str, options: Value, seed: u64) -> Created {
-        let response = self
-            .post_json(
-                "/v1/games",
-                None,
-                &json!({"game": game, "options": options, "seed": seed}),
-            )
-            .await;
+        self.create_with(&json!({"game": game, "options": options, "seed": seed}))
+            .await
+    }
+
+    /// Creates a game from a whole request body (a clock, say).
+    pub async fn create_with(&self, request: &Value) -> Created {
+        let response = self.post_json("/v1/games", None, request).await;
         assert_eq!(response.status(), StatusCode::CREATED);
         let body: Value = response.json().await.unwrap();
         Created {

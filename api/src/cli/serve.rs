@@ -65,6 +65,7 @@ pub async fn serve(command: ServeCommand) -> anyhow::Result<()> {
         memory_budget: usize::try_from(command.memory_budget).unwrap_or(usize::MAX),
         budget_includes_process: true,
         keep_alive: crate::startup::KEEP_ALIVE,
+        keep_time: true,
     };
     let bind = command.bind;
     let application = Application::build_with(

@@ -151,6 +151,10 @@ impl Game for Arboretum {
         view::redact_event(event, viewer)
     }
 
+    fn timeout(seat: ArboretumSeat) -> ArboretumAction {
+        ArboretumAction::Timeout { seat }
+    }
+
     fn legal_actions(state: &ArboretumState, actor: Actor<ArboretumSeat>) -> Vec<ArboretumAction> {
         legal::legal_actions(state, actor)
     }

@@ -136,6 +136,10 @@ impl Game for DraftCider {
         view::redact_event(now, event, viewer)
     }
 
+    fn timeout(seat: SeatIndex) -> DraftCiderAction {
+        DraftCiderAction::Timeout { seat }
+    }
+
     fn legal_actions(state: &DraftCiderState, actor: Actor<SeatIndex>) -> Vec<DraftCiderAction> {
         decide::legal_actions(state, actor)
     }

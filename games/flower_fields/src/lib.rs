@@ -181,6 +181,10 @@ impl Game for FlowerFields {
         view::redact_event(now, event, viewer)
     }
 
+    fn timeout(seat: SeatIndex) -> FlowerFieldsAction {
+        FlowerFieldsAction::Timeout { seat }
+    }
+
     fn legal_actions(
         state: &FlowerFieldsState,
         actor: Actor<SeatIndex>,

@@ -2,6 +2,7 @@
 //! JSON, the rule reference that documents every refusal, and redaction
 //! through the type-erased interface.
 
+mod clock;
 mod decide_fuzz;
 mod redaction;
 mod rule_reference;

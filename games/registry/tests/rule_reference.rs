@@ -23,21 +23,32 @@ fn sections(text: &str) -> Vec<&str> {
         .collect()
 }
 
+/// Every page's refusals: each game's, and the clock's (`clock.md`),
+/// which any game may be played with.
+fn refusals() -> Vec<(&'static str, &'static [umpire_domain::ViolationKind])> {
+    let registry = umpire_games::registry();
+    let mut all: Vec<_> = registry
+        .games()
+        .map(|game| (game.id(), game.violation_kinds()))
+        .collect();
+    all.push(("clock", umpire_domain::clock::ALL));
+    all
+}
+
 #[test]
 fn every_rule_a_refusal_can_cite_is_a_section_of_its_games_page() {
-    let registry = umpire_games::registry();
-    for game in registry.games() {
-        let (path, text) = page(game.id());
+    for (id, kinds) in refusals() {
+        let (path, text) = page(id);
         let headings = sections(&text);
         assert!(
             headings.contains(&"§R"),
             "{}: no §R rulings",
             path.display()
         );
-        for kind in game.violation_kinds() {
+        for kind in kinds {
             let section = kind
                 .rule
-                .strip_prefix(game.id())
+                .strip_prefix(id)
                 .map(str::trim)
                 .unwrap_or_else(|| panic!("{} cites another game: {}", kind.code, kind.rule));
             assert!(
@@ -53,11 +64,10 @@ fn every_rule_a_refusal_can_cite_is_a_section_of_its_games_page() {
 
 #[test]
 fn every_code_is_listed_under_each_section_that_decides_it() {
-    let registry = umpire_games::registry();
-    for game in registry.games() {
-        let (path, text) = page(game.id());
-        for kind in game.violation_kinds() {
-            let section = kind.rule.trim_start_matches(game.id()).trim();
+    for (id, kinds) in refusals() {
+        let (path, text) = page(id);
+        for kind in kinds {
+            let section = kind.rule.trim_start_matches(id).trim();
             // The part of the page from the section's heading to the next
             // heading of the same or a higher level.
             let mut lines = text.lines().skip_while(|line| {

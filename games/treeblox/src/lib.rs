@@ -158,6 +158,10 @@ impl Game for Treeblox {
         Some(event.clone())
     }
 
+    fn timeout(seat: TreebloxSeat) -> TreebloxAction {
+        TreebloxAction::Timeout { seat }
+    }
+
     fn legal_actions(state: &TreebloxState, actor: Actor<TreebloxSeat>) -> Vec<TreebloxAction> {
         legal::legal_actions(state, actor)
     }

@@ -7,7 +7,7 @@ use std::sync::{Arc, Weak};
 
 use tokio::sync::OwnedSemaphorePermit;
 use umpire_domain::erased::{Shown, StatusJson};
-use umpire_domain::{DynMatch, RecordedEvent, Viewer};
+use umpire_domain::{RecordedEvent, Viewer};
 use uuid::Uuid;
 
 use super::hub::{ClientSlot, Subscription};
@@ -15,7 +15,8 @@ use super::renders::Audience;
 use super::{RenderedEvent, StreamBatch, Woken, STREAM_PAGE};
 use crate::budget::Reservation;
 use crate::error::ServiceError;
-use crate::folds::{corrupt, replay, Fold, Reader};
+use crate::fold::{fold_event, replay, Fold, Folded};
+use crate::folds::Reader;
 use crate::shown::shown_event;
 
 /// The state at a stream's position: the fold it last read when the
@@ -27,7 +28,7 @@ use crate::shown::shown_event;
 /// from a replay.
 pub(super) enum Base {
     Head(Weak<Fold>),
-    Behind(Box<dyn DynMatch>),
+    Behind(Folded),
 }
 
 /// One viewer following one game: its position, a slot among the
@@ -82,7 +83,7 @@ impl Follower {
             return Ok(StreamBatch {
                 events: Vec::new(),
                 version,
-                status: latest.state.status(),
+                status: latest.status(),
                 head: version,
             });
         }
@@ -116,15 +117,17 @@ impl Follower {
         } else if folded > self.position {
             let mut own = match self.base.take() {
                 Some(Base::Head(fold)) => match fold.upgrade() {
-                    Some(fold) if fold.head.version() == self.position => fold.state.clone(),
+                    Some(fold) if fold.head.version() == self.position => Folded {
+                        state: fold.state.clone(),
+                        clock: fold.clock.clone(),
+                    },
                     _ => self.replay_to_position(&latest)?,
                 },
-                Some(Base::Behind(state)) if state.version() == self.position => state,
+                Some(Base::Behind(own)) if own.state.version() == self.position => own,
                 _ => self.replay_to_position(&latest)?,
             };
             for event in &latest.events[self.position as usize..folded as usize] {
-                own.apply_json(&event.payload)
-                    .map_err(|e| corrupt(self.game_id, e))?;
+                fold_event(&mut own.state, &mut own.clock, event, self.game_id)?;
                 let status = own.status();
                 self.subscription
                     .renders
@@ -136,7 +139,7 @@ impl Follower {
         }
         if folded < end {
             let newest = &latest.events[folded as usize];
-            events.push(self.rendered(&latest, newest, || latest.state.status())?);
+            events.push(self.rendered(&latest, newest, || latest.status())?);
         }
         self.position = end;
         let (status, base) = match (state, shared_after_page) {
@@ -145,10 +148,7 @@ impl Follower {
             // own at the position; a later page that finds none shared
             // folds from the start.
             (None, Some(status)) if end < version => (status, None),
-            _ => (
-                latest.state.status(),
-                Some(Base::Head(Arc::downgrade(&latest))),
-            ),
+            _ => (latest.status(), Some(Base::Head(Arc::downgrade(&latest)))),
         };
         self.base = base;
         self.reader
@@ -201,7 +201,7 @@ impl Follower {
     }
 
     /// The state after the events up to the position, folded from the start.
-    fn replay_to_position(&self, latest: &Fold) -> Result<Box<dyn DynMatch>, ServiceError> {
+    fn replay_to_position(&self, latest: &Fold) -> Result<Folded, ServiceError> {
         replay(
             &self.reader.registry,
             &latest.record,

@@ -203,6 +203,7 @@ mod tests {
             phase: phase.to_string(),
             finished: false,
             to_act: vec!["red".to_string()],
+            clock: None,
         }
     }
 

@@ -1,0 +1,390 @@
+//! The clock over real games: who is due and since when, deadlines with the
+//! reserve, pause, resume and extra time, and what the clock may record —
+//! each given as a log with recorded times, checked against the deadlines
+//! the clock derives from it (`docs/rules/clock.md`).
+
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use serde_json::{json, Value};
+use umpire_domain::clock::{self, Clock, ClockSettings};
+use umpire_domain::record::format_recorded_at;
+use umpire_domain::{actor_label, Actor, DynMatch, GameError, RecordedEvent};
+
+/// A game on the table: its state, its clock, and the log they fold from.
+struct Table {
+    game: Box<dyn DynMatch>,
+    clock: Option<Clock>,
+    log: Vec<RecordedEvent>,
+}
+
+/// `seconds` after the game was created.
+fn at(seconds: f64) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 27, 10, 0, 0).unwrap()
+        + Duration::microseconds((seconds * 1e6) as i64)
+}
+
+fn time(seconds: f64) -> String {
+    format_recorded_at(&at(seconds))
+}
+
+impl Table {
+    /// `game` created at second 0 with `options` and, if given, a clock.
+    fn new(game: &str, options: Value, settings: Option<ClockSettings>) -> Table {
+        let registry = umpire_games::registry();
+        let rules = registry.get(game).unwrap();
+        let options = rules.validate_options(&options).unwrap();
+        let mut setup = rules.setup(&options, 7).unwrap();
+        setup.extend(settings.map(ClockSettings::event));
+        let mut table = Table {
+            game: rules.new_match(&options).unwrap(),
+            clock: None,
+            log: Vec::new(),
+        };
+        table.record(0.0, actor_label::SYSTEM, Value::Null, setup);
+        table
+    }
+
+    fn record(&mut self, seconds: f64, actor: &str, action: Value, events: Vec<Value>) {
+        let action = std::sync::Arc::new(action);
+        for payload in events {
+            let event = RecordedEvent {
+                seq: self.log.len() as u64 + 1,
+                event_type: umpire_domain::erased::event_type(&payload).to_string(),
+                payload,
+                actor: actor.to_string(),
+                action: action.clone(),
+                decided_at: 0,
+                rules_version: 1,
+                recorded_at: time(seconds),
+                prev_hash: String::new(),
+                hash: String::new(),
+            };
+            self.game.apply_json(&event.payload).unwrap();
+            clock::fold(&mut self.clock, &event, self.game.as_ref()).unwrap();
+            self.log.push(event);
+        }
+    }
+
+    /// `actor` (a log label) sends `action` at `seconds`: recorded if
+    /// accepted, the refusal otherwise.
+    fn act(&mut self, seconds: f64, actor: &str, action: Value) -> Result<(), GameError> {
+        let decision = clock::decide(
+            self.game.as_ref(),
+            self.clock.as_ref(),
+            actor,
+            &action,
+            at(seconds),
+        )?;
+        self.record(seconds, actor, action, decision.events);
+        Ok(())
+    }
+
+    /// The clock's deadlines, as (seat, seconds after creation).
+    fn deadlines(&self) -> Vec<(String, f64)> {
+        self.clock
+            .as_ref()
+            .expect("a clocked game")
+            .deadlines()
+            .into_iter()
+            .map(|deadline| {
+                let seconds = (deadline.at - at(0.0)).num_microseconds().unwrap() as f64 / 1e6;
+                (deadline.seat, seconds)
+            })
+            .collect()
+    }
+
+    fn refusal(&mut self, seconds: f64, actor: &str, action: Value) -> &'static str {
+        match self.act(seconds, actor, action) {
+            Err(GameError::Violation(violation)) => violation.code,
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+}
+
+fn due(seats: &[(&str, f64)]) -> Vec<(String, f64)> {
+    seats
+        .iter()
+        .map(|(seat, seconds)| (seat.to_string(), *seconds))
+        .collect()
+}
+
+fn settings(per_move_s: u64, reserve_s: u64) -> Option<ClockSettings> {
+    Some(ClockSettings {
+        per_move_ms: per_move_s * 1000,
+        reserve_ms: reserve_s * 1000,
+    })
+}
+
+fn clock_timeout(seat: &str, deadline_s: f64) -> Value {
+    json!({"type": "timeout", "seat": seat, "deadline": time(deadline_s)})
+}
+
+const DARK: &str = "seat:dark";
+const LIGHT: &str = "seat:light";
+
+/// Treeblox, first turns: dark then light each place one leaf.
+fn first_leaf(table: &mut Table, seconds: f64, actor: &str) {
+    let seat = actor.strip_prefix("seat:").unwrap();
+    let legal = table
+        .game
+        .legal_actions(&Actor::Seat(seat.to_string()))
+        .unwrap();
+    table.act(seconds, actor, legal[0].clone()).unwrap();
+}
+
+#[test]
+fn a_game_without_a_clock_has_none_and_refuses_actions_on_it() {
+    let mut table = Table::new("treeblox", Value::Null, None);
+    assert!(table.clock.is_none());
+    assert_eq!(
+        table.refusal(
+            1.0,
+            actor_label::write(&Actor::<&str>::Umpire).as_str(),
+            json!({"type": "clock_pause"})
+        ),
+        clock::NOT_CLOCKED.code
+    );
+    assert_eq!(
+        table.refusal(1.0, actor_label::CLOCK, clock_timeout("dark", 0.5)),
+        clock::NOT_CLOCKED.code
+    );
+}
+
+#[test]
+fn each_seat_is_due_from_the_moment_the_game_waits_for_it() {
+    // Given treeblox with 10 s a move: dark is due from creation.
+    let mut table = Table::new("treeblox", Value::Null, settings(10, 0));
+    assert_eq!(table.deadlines(), due(&[("dark", 10.0)]));
+    // When dark moves at 3 s, then light is due until 13 s, dark is not.
+    first_leaf(&mut table, 3.0, DARK);
+    assert_eq!(table.deadlines(), due(&[("light", 13.0)]));
+    first_leaf(&mut table, 4.5, LIGHT);
+    assert_eq!(table.deadlines(), due(&[("dark", 14.5)]));
+}
+
+#[test]
+fn a_move_that_runs_over_spends_the_reserve_which_is_never_refilled() {
+    // Given 10 s a move and a 5 s reserve: dark's first deadline is 15 s.
+    let mut table = Table::new("treeblox", Value::Null, settings(10, 5));
+    assert_eq!(table.deadlines(), due(&[("dark", 15.0)]));
+    // When dark moves at 12 s, 2 s over: 3 s of reserve are left.
+    first_leaf(&mut table, 12.0, DARK);
+    first_leaf(&mut table, 13.0, LIGHT);
+    assert_eq!(table.deadlines(), due(&[("dark", 13.0 + 10.0 + 3.0)]));
+    let status = table.clock.as_ref().unwrap().status();
+    assert_eq!(status.seats["dark"].reserve_left_ms, 3000);
+    assert_eq!(status.seats["light"].reserve_left_ms, 5000);
+    // A quick move leaves the reserve as it was.
+    let pass_free = table
+        .game
+        .legal_actions(&Actor::Seat("dark".into()))
+        .unwrap();
+    table.act(14.0, DARK, pass_free[0].clone()).unwrap();
+    assert_eq!(
+        table.clock.as_ref().unwrap().status().seats["dark"].reserve_left_ms,
+        3000
+    );
+}
+
+#[test]
+fn the_clock_times_out_a_due_seat_at_its_deadline_and_not_before() {
+    let mut table = Table::new("treeblox", Value::Null, settings(10, 0));
+    // Refused: before the deadline, another deadline, a seat not due.
+    assert_eq!(
+        table.refusal(9.9, actor_label::CLOCK, clock_timeout("dark", 10.0)),
+        clock::EARLY.code
+    );
+    assert_eq!(
+        table.refusal(11.0, actor_label::CLOCK, clock_timeout("dark", 9.0)),
+        clock::WRONG_DEADLINE.code
+    );
+    assert_eq!(
+        table.refusal(11.0, actor_label::CLOCK, clock_timeout("light", 10.0)),
+        clock::SEAT_NOT_DUE.code
+    );
+    // Only the clock names a deadline.
+    assert_eq!(
+        table.refusal(11.0, "umpire", clock_timeout("dark", 10.0)),
+        clock::NOT_THE_CLOCK.code
+    );
+    assert_eq!(table.log.len(), 2, "nothing refused is recorded");
+    // Accepted at the deadline: the game's own timeout, decided by its rules.
+    table
+        .act(10.0, actor_label::CLOCK, clock_timeout("dark", 10.0))
+        .unwrap();
+    let recorded: Vec<&RecordedEvent> = table.log[2..].iter().collect();
+    assert!(recorded.iter().all(|event| event.actor == "clock"));
+    assert_eq!(recorded[0].action["deadline"], time(10.0));
+    assert_eq!(recorded[0].payload["type"], "turn_passed");
+    assert_eq!(recorded[0].payload["timed_out"], true);
+    assert_eq!(table.deadlines(), due(&[("light", 10.0 + 10.0)]));
+}
+
+#[test]
+fn pausing_stops_every_deadline_and_resuming_gives_back_the_time_left() {
+    let mut table = Table::new("treeblox", Value::Null, settings(10, 0));
+    table
+        .act(4.0, "umpire", json!({"type": "clock_pause"}))
+        .unwrap();
+    assert_eq!(table.deadlines(), due(&[]));
+    let status = table.clock.as_ref().unwrap().status();
+    assert_eq!(status.paused_since, Some(time(4.0)));
+    assert_eq!(status.seats["dark"].left_ms, Some(6000));
+    assert_eq!(status.seats["dark"].deadline, None);
+    assert_eq!(
+        table.refusal(50.0, actor_label::CLOCK, clock_timeout("dark", 10.0)),
+        clock::SEAT_NOT_DUE.code
+    );
+    assert_eq!(
+        table.refusal(60.0, "umpire", json!({"type": "clock_pause"})),
+        clock::ALREADY_PAUSED.code
+    );
+    table
+        .act(100.0, "umpire", json!({"type": "clock_resume"}))
+        .unwrap();
+    assert_eq!(table.deadlines(), due(&[("dark", 106.0)]));
+    assert_eq!(
+        table.refusal(101.0, "umpire", json!({"type": "clock_resume"})),
+        clock::NOT_PAUSED.code
+    );
+}
+
+#[test]
+fn a_move_made_while_paused_counts_only_the_time_before_the_pause() {
+    // 10 s a move, 5 s reserve: dark has used 12 s when the clock pauses.
+    let mut table = Table::new("treeblox", Value::Null, settings(10, 5));
+    table
+        .act(12.0, "umpire", json!({"type": "clock_pause"}))
+        .unwrap();
+    first_leaf(&mut table, 40.0, DARK);
+    table
+        .act(50.0, "umpire", json!({"type": "clock_resume"}))
+        .unwrap();
+    // Light became due during the pause: its time starts at the resume.
+    assert_eq!(table.deadlines(), due(&[("light", 65.0)]));
+    assert_eq!(
+        table.clock.as_ref().unwrap().status().seats["dark"].reserve_left_ms,
+        3000
+    );
+}
+
+#[test]
+fn extra_time_goes_to_the_seats_reserve() {
+    let mut table = Table::new("treeblox", Value::Null, settings(10, 0));
+    table
+        .act(
+            2.0,
+            "umpire",
+            json!({"type": "clock_add_time", "seat": "dark", "ms": 5000}),
+        )
+        .unwrap();
+    assert_eq!(table.deadlines(), due(&[("dark", 15.0)]));
+    // Given to a seat not due, it waits for that seat's next move.
+    table
+        .act(
+            3.0,
+            "umpire",
+            json!({"type": "clock_add_time", "seat": "light", "ms": 1000}),
+        )
+        .unwrap();
+    first_leaf(&mut table, 4.0, DARK);
+    assert_eq!(table.deadlines(), due(&[("light", 15.0)]));
+    // Refused: a seat the game does not have, no time, and from a seat.
+    assert_eq!(
+        table.refusal(
+            5.0,
+            "umpire",
+            json!({"type": "clock_add_time", "seat": "green", "ms": 1})
+        ),
+        clock::UNKNOWN_SEAT.code
+    );
+    assert_eq!(
+        table.refusal(
+            5.0,
+            "umpire",
+            json!({"type": "clock_add_time", "seat": "dark", "ms": 0})
+        ),
+        clock::INVALID_TIME.code
+    );
+    assert_eq!(
+        table.refusal(
+            5.0,
+            LIGHT,
+            json!({"type": "clock_add_time", "seat": "light", "ms": 9000})
+        ),
+        clock::UMPIRE_ONLY.code
+    );
+}
+
+#[test]
+fn simultaneous_phases_run_every_due_seats_clock_at_once() {
+    // Flower Fields: all five seats submit at once from setup.
+    let mut table = Table::new("flower_fields", Value::Null, settings(30, 0));
+    let everyone: Vec<(String, f64)> = (0..5).map(|seat| (seat.to_string(), 30.0)).collect();
+    assert_eq!(table.deadlines(), everyone);
+    let submit = table.game.legal_actions(&Actor::Seat("2".into())).unwrap();
+    table.act(7.0, "seat:2", submit[0].clone()).unwrap();
+    let others: Vec<(String, f64)> = [0, 1, 3, 4]
+        .iter()
+        .map(|seat| (seat.to_string(), 30.0))
+        .collect();
+    assert_eq!(table.deadlines(), others);
+    // The umpire's `close_round` times every pending seat out: each is
+    // due again in the next round, from then, with a fresh time per move.
+    table
+        .act(31.0, "umpire", json!({"type": "close_round"}))
+        .unwrap();
+    let next_round: Vec<(String, f64)> = (0..5).map(|seat| (seat.to_string(), 61.0)).collect();
+    assert_eq!(table.deadlines(), next_round);
+}
+
+#[test]
+fn a_seat_due_again_after_its_own_move_starts_a_new_move() {
+    // Draft & Cider alone: the one seat picks every card.
+    let mut table = Table::new("draft_cider", json!({"players": 1}), settings(10, 0));
+    let deadline_before = table.deadlines();
+    assert_eq!(deadline_before.len(), 1);
+    let pick = table.game.legal_actions(&Actor::Seat("0".into())).unwrap();
+    table.act(8.0, "seat:0", pick[0].clone()).unwrap();
+    assert_eq!(table.deadlines(), due(&[("0", 18.0)]));
+}
+
+#[test]
+fn a_seat_the_rules_allow_no_timeout_for_is_not_on_the_clock() {
+    // Arboretum: while the start is chosen the rules refuse every timeout
+    // (`arboretum.wrong_phase`), so the clock does not run for the chooser.
+    let mut table = Table::new("arboretum", Value::Null, settings(10, 0));
+    assert_eq!(table.game.status().to_act, vec!["red".to_string()]);
+    assert_eq!(table.deadlines(), due(&[]));
+    table
+        .act(
+            25.0,
+            "seat:red",
+            json!({"type": "choose_start", "seat": "blue"}),
+        )
+        .unwrap();
+    assert_eq!(table.deadlines(), due(&[("blue", 35.0), ("red", 35.0)]));
+}
+
+#[test]
+fn clock_settings_out_of_range_are_refused() {
+    for (per_move_ms, reserve_ms) in [
+        (0, 0),
+        (99, 0),
+        (clock::MAX_CLOCK_MS + 1, 0),
+        (1000, clock::MAX_CLOCK_MS + 1),
+    ] {
+        let refused = ClockSettings {
+            per_move_ms,
+            reserve_ms,
+        }
+        .validate()
+        .unwrap_err();
+        assert_eq!(refused.code, clock::INVALID_TIME.code);
+    }
+    assert!(ClockSettings {
+        per_move_ms: 100,
+        reserve_ms: clock::MAX_CLOCK_MS
+    }
+    .validate()
+    .is_ok());
+}

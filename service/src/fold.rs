@@ -1,0 +1,239 @@
+//! One game folded: its events, its state and its clock at its latest
+//! known event (`Fold`, what the fold cache keeps), a prefix of its log
+//! folded from the start (`replay`), and a game read at a version asked for
+//! (`LoadedGame`).
+
+use std::sync::Arc;
+
+use umpire_domain::clock::{self, Clock};
+use umpire_domain::{DynMatch, GameError, RecordedEvent, Registry, StatusJson, Viewer};
+use umpire_storage::{GameRecord, Head};
+use uuid::Uuid;
+
+use crate::budget::{allocation, events_bytes, value_heap_bytes};
+use crate::error::ServiceError;
+
+/// A game folded up to its latest known event. Shared, read-only, between
+/// the requests that use it: a new event makes a new fold.
+pub(crate) struct Fold {
+    pub record: Arc<GameRecord>,
+    pub events: Vec<Arc<RecordedEvent>>,
+    pub state: Box<dyn DynMatch>,
+    /// The game's clock after the same events, for a game created with one.
+    pub clock: Option<Clock>,
+    /// Where the log ended when these events were read or written: what the
+    /// next append extends.
+    pub head: Head,
+    /// What `events` hold in memory, measured ([`events_bytes`]).
+    events_bytes: usize,
+    /// What `state` holds, measured by its umpire's view when the game was
+    /// read from the store (the typed state is smaller than that JSON) and
+    /// carried on as it grows: a game's state barely changes in size.
+    state_bytes: usize,
+}
+
+impl Fold {
+    /// A game not folded yet: its record and its state before any event.
+    pub(crate) fn start(record: GameRecord, state: Box<dyn DynMatch>) -> Fold {
+        let game_id = record.game_id;
+        Fold {
+            record: Arc::new(record),
+            events: Vec::new(),
+            state,
+            clock: None,
+            head: Head::start(game_id),
+            events_bytes: 0,
+            state_bytes: 0,
+        }
+    }
+
+    /// What this fold holds in memory, measured: what the fold cache
+    /// charges the memory budget for it.
+    pub fn bytes(&self) -> usize {
+        allocation(16 + std::mem::size_of::<Fold>())
+            + allocation(self.events.capacity() * std::mem::size_of::<Arc<RecordedEvent>>())
+            + self.events_bytes
+            + self.state_bytes
+    }
+
+    /// Who must act, with the clock.
+    pub fn status(&self) -> StatusJson {
+        self.state.status().with_clock(self.clock.as_ref())
+    }
+
+    /// This fold with `events` (read after its head) applied.
+    pub(crate) fn extended(
+        &self,
+        events: Vec<RecordedEvent>,
+        head: Head,
+    ) -> Result<Fold, ServiceError> {
+        let mut state = self.state.clone();
+        let mut clock = self.clock.clone();
+        for event in &events {
+            fold_event(&mut state, &mut clock, event, self.record.game_id)?;
+        }
+        let measured =
+            (self.events.is_empty() || self.state_bytes == 0).then(|| state_bytes(state.as_ref()));
+        let mut fold = self.joined(events, state, clock, head);
+        if let Some(bytes) = measured {
+            fold.state_bytes = bytes;
+        }
+        Ok(fold)
+    }
+
+    /// This fold followed by `events`, `state` being the state after them
+    /// (as `DynMatch::decide_and_apply` gives it) and `head` the log's head.
+    pub fn followed_by(
+        &self,
+        events: Vec<RecordedEvent>,
+        state: Box<dyn DynMatch>,
+        head: Head,
+    ) -> Result<Fold, ServiceError> {
+        let clock = match &self.clock {
+            None => None,
+            // The clock reads the status after each event, not only after
+            // the last: folded again, one event at a time (clocked games
+            // only).
+            Some(_) => {
+                let mut stepped = self.state.clone();
+                let mut clock = self.clock.clone();
+                for event in &events {
+                    fold_event(&mut stepped, &mut clock, event, self.record.game_id)?;
+                }
+                clock
+            }
+        };
+        Ok(self.joined(events, state, clock, head))
+    }
+
+    fn joined(
+        &self,
+        events: Vec<RecordedEvent>,
+        state: Box<dyn DynMatch>,
+        clock: Option<Clock>,
+        head: Head,
+    ) -> Fold {
+        let added = events_bytes(&events, self.events.last().map(|event| event.as_ref()));
+        let mut all = Vec::with_capacity(self.events.len() + events.len());
+        all.extend(self.events.iter().cloned());
+        all.extend(events.into_iter().map(Arc::new));
+        Fold {
+            record: self.record.clone(),
+            events: all,
+            state,
+            clock,
+            head,
+            events_bytes: self.events_bytes + added,
+            state_bytes: self.state_bytes,
+        }
+    }
+}
+
+/// What a state holds, measured by the JSON of the umpire's view of it.
+fn state_bytes(state: &dyn DynMatch) -> usize {
+    state
+        .view(&Viewer::Umpire)
+        .map(|view| value_heap_bytes(&view))
+        .unwrap_or(0)
+}
+
+/// The error for a stored log that no longer folds: ours, never the caller's.
+pub(crate) fn corrupt(game_id: Uuid, error: GameError) -> ServiceError {
+    ServiceError::Internal(format!(
+        "stored log of game {game_id} does not fold: {error}"
+    ))
+}
+
+/// A game's state and clock after a prefix of its log.
+pub(crate) struct Folded {
+    pub state: Box<dyn DynMatch>,
+    pub clock: Option<Clock>,
+}
+
+impl Folded {
+    /// Who must act, with the clock.
+    pub fn status(&self) -> StatusJson {
+        self.state.status().with_clock(self.clock.as_ref())
+    }
+}
+
+/// The state and clock after `events`, the first of a game's log, folded
+/// from the game's start: the one way a state is made from nothing (a game
+/// not cached yet, a past version, a stream's position with no fold at it).
+pub(crate) fn replay(
+    registry: &Registry,
+    record: &GameRecord,
+    events: &[Arc<RecordedEvent>],
+) -> Result<Folded, ServiceError> {
+    let game_id = record.game_id;
+    let mut state = registry
+        .get(&record.game)
+        .map_err(|e| corrupt(game_id, e))?
+        .new_match(&record.options)
+        .map_err(|e| corrupt(game_id, e))?;
+    let mut clock = None;
+    for event in events {
+        fold_event(&mut state, &mut clock, event, game_id)?;
+    }
+    Ok(Folded { state, clock })
+}
+
+/// One recorded event folded into a game's state, then its clock.
+pub(crate) fn fold_event(
+    state: &mut Box<dyn DynMatch>,
+    clock: &mut Option<Clock>,
+    event: &RecordedEvent,
+    game_id: Uuid,
+) -> Result<(), ServiceError> {
+    state
+        .apply_json(&event.payload)
+        .map_err(|e| corrupt(game_id, e))?;
+    clock::fold(clock, event, state.as_ref()).map_err(|e| corrupt(game_id, e))
+}
+
+/// A game read from the store, and its state at the version asked for.
+pub struct LoadedGame {
+    pub(crate) latest: Arc<Fold>,
+    /// The state at an earlier version, when one was asked for.
+    pub(crate) past: Option<Folded>,
+}
+
+impl LoadedGame {
+    pub fn record(&self) -> &GameRecord {
+        &self.latest.record
+    }
+
+    /// Every stored event (not only those folded into `state`).
+    pub fn events(&self) -> &[Arc<RecordedEvent>] {
+        &self.latest.events
+    }
+
+    /// The state at the version asked for.
+    pub fn state(&self) -> &dyn DynMatch {
+        match &self.past {
+            Some(past) => past.state.as_ref(),
+            None => self.latest.state.as_ref(),
+        }
+    }
+
+    /// The game's clock at the version asked for, if it has one.
+    pub fn clock(&self) -> Option<&Clock> {
+        match &self.past {
+            Some(past) => past.clock.as_ref(),
+            None => self.latest.clock.as_ref(),
+        }
+    }
+
+    /// Who must act at the version asked for, with the clock.
+    pub fn status(&self) -> StatusJson {
+        match &self.past {
+            Some(past) => past.status(),
+            None => self.latest.status(),
+        }
+    }
+
+    /// The state after every stored event.
+    pub fn latest_state(&self) -> &dyn DynMatch {
+        self.latest.state.as_ref()
+    }
+}
