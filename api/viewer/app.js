@@ -337,9 +337,11 @@ function follow() {
   }
   live('live', true);
   desk.stopFollowing = api.follow(latest(), {
+    // A stream message is the entry `/events` gives this viewer (seq, type,
+    // actor, payload, …) with the game and the status after it.
     onEvent: (message) => {
       const followingLatest = desk.at === latest();
-      if (appendEvents([message.event])) {
+      if (appendEvents([message])) {
         desk.summary.status = message.status;
         desk.summary.version = latest();
         if (followingLatest) show(latest());

@@ -197,6 +197,16 @@ def network(driver: webdriver.Chrome) -> list[dict[str, Any]]:
     return seen
 
 
+def requested_urls(driver: webdriver.Chrome) -> list[str]:
+    """The URLs the page asked for since the last call (of this or `network`)."""
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+    return urls
+
+
 # ---- the checks -------------------------------------------------------------
 
 
@@ -436,16 +446,35 @@ def play_from_the_page(driver: webdriver.Chrome) -> None:
     driver.execute_script("sessionStorage.clear()")
     open_page(driver, game_id)
     view_as(driver, created["seat_tokens"][other], f"seat:{other}")
+    # By the stream, not by polling: within a second of each answer, with
+    # no request for the log (`/events`) and no new stream meanwhile.
+    followed = []
+    opened = any("/stream?" in url for url in requested_urls(driver))
+    deadline = time.monotonic() + 15
+    while not opened and time.monotonic() < deadline:
+        time.sleep(0.05)
+        opened = any("/stream?" in url for url in requested_urls(driver))
+    check(opened, "the page opens its live stream")
     for _ in range(20):
         now = call("GET", f"/v1/games/{game_id}")
         if now["status"]["finished"] or not now["status"]["to_act"]:
             break
         actor = now["status"]["to_act"][0]
         actions = call("GET", f"/v1/games/{game_id}/legal-actions", created["seat_tokens"][actor])["actions"]
+        requested_urls(driver)
         moved = call("POST", f"/v1/games/{game_id}/actions", created["seat_tokens"][actor],
                      {"action": actions[0], "expected_version": now["version"]})
+        answered = time.monotonic()
         wait_version(driver, moved["version"])
-    log(f"played from the page: accepted at version {accepted}; the page followed 20 more actions live")
+        followed.append(time.monotonic() - answered)
+        polled = [url for url in requested_urls(driver) if "/events" in url or "/stream" in url]
+        check(not polled, f"the page shows version {moved['version']} from its stream, without asking for {polled}")
+    following = driver.find_element(By.ID, "live").text
+    check(following in ("live", "finished"), f"the page still follows the game live (it says {following!r})")
+    check(bool(followed) and max(followed) < 1.0,
+          f"the page shows another seat's action within 1 s of its answer (slowest {max(followed, default=0):.2f} s)")
+    log(f"played from the page: accepted at version {accepted}; the page followed {len(followed)} more actions "
+        f"by its stream, each shown {min(followed, default=0) * 1000:.0f}-{max(followed, default=0) * 1000:.0f} ms after its answer")
 
 
 def clock_on_the_page(driver: webdriver.Chrome) -> None:
