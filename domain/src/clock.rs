@@ -217,7 +217,19 @@ fn ms(duration: Duration) -> u64 {
 }
 
 fn millis(ms: u64) -> Duration {
-    Duration::milliseconds(i64::try_from(ms).unwrap_or(i64::MAX / 2))
+    i64::try_from(ms)
+        .ok()
+        .and_then(Duration::try_milliseconds)
+        .unwrap_or(Duration::MAX)
+}
+
+/// `since` plus the time per move and the reserve left; the end of time
+/// rather than an overflow for a reserve grown past any calendar (extra
+/// time given again and again).
+fn deadline_after(since: DateTime<Utc>, per_move_ms: u64, reserve_left_ms: u64) -> DateTime<Utc> {
+    since
+        .checked_add_signed(millis(per_move_ms.saturating_add(reserve_left_ms)))
+        .unwrap_or(DateTime::<Utc>::MAX_UTC)
 }
 
 /// The time a recorded event carries; a log whose times do not parse is
@@ -361,7 +373,7 @@ impl Clock {
             .filter_map(|(seat, clock)| {
                 clock.due_since.map(|since| Deadline {
                     seat: seat.clone(),
-                    at: since + millis(self.settings.per_move_ms) + millis(clock.reserve_left_ms),
+                    at: deadline_after(since, self.settings.per_move_ms, clock.reserve_left_ms),
                 })
             })
             .collect();
@@ -384,7 +396,7 @@ impl Clock {
             .iter()
             .map(|(seat, clock)| {
                 let deadline = clock.due_since.map(|since| {
-                    since + millis(self.settings.per_move_ms) + millis(clock.reserve_left_ms)
+                    deadline_after(since, self.settings.per_move_ms, clock.reserve_left_ms)
                 });
                 let (deadline, left_ms) = match (deadline, self.paused_since) {
                     (Some(deadline), Some(paused)) => {

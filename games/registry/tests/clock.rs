@@ -388,3 +388,22 @@ fn clock_settings_out_of_range_are_refused() {
     .validate()
     .is_ok());
 }
+
+#[test]
+fn a_reserve_grown_past_any_calendar_gives_the_end_of_time_not_a_panic() {
+    // The umpire's extra time, given again and again, adds up: folded from
+    // a log holding it (the sum of validated additions can grow so far).
+    let mut table = Table::new("treeblox", Value::Null, settings(10, 0));
+    for _ in 0..2 {
+        table.record(
+            1.0,
+            "umpire",
+            json!({"type": "clock_add_time", "seat": "dark", "ms": 1}),
+            vec![json!({"type": "clock_time_added", "seat": "dark", "ms": u64::MAX})],
+        );
+    }
+    let clock = table.clock.as_ref().unwrap();
+    assert_eq!(clock.deadlines()[0].at, DateTime::<Utc>::MAX_UTC);
+    assert_eq!(clock.status().seats["dark"].reserve_left_ms, u64::MAX);
+    assert!(clock.status().seats["dark"].deadline.is_some());
+}
