@@ -21,12 +21,47 @@ use uuid::Uuid;
 /// written, with no list to keep.
 static VIEWER: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/viewer");
 
+/// For working on the page: `UMPIRE_VIEWER_DIR=api/viewer` serves the files
+/// from that directory as they are on disk, read on each request, so an
+/// edit shows on reload without rebuilding. Only names the page could load
+/// are read (letters, digits, `_`, `-`, one dot before `js`/`css`, one
+/// folder deep); without the variable the compiled-in files are served.
+fn development_dir() -> Option<&'static std::path::Path> {
+    static DIR: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::var_os("UMPIRE_VIEWER_DIR").map(std::path::PathBuf::from)?;
+        tracing::warn!(dir = %dir.display(), "serving the page's files from disk (UMPIRE_VIEWER_DIR), for development");
+        Some(dir)
+    })
+    .as_deref()
+}
+
+fn from_development_dir(name: &str) -> Option<Vec<u8>> {
+    let dir = development_dir()?;
+    let plain = |part: &str| {
+        !part.is_empty()
+            && part
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.')
+            && !part.starts_with('.')
+    };
+    let parts: Vec<&str> = name.split('/').collect();
+    if parts.len() > 2 || !parts.iter().all(|part| plain(part)) {
+        return None;
+    }
+    std::fs::read(dir.join(name)).ok()
+}
+
 /// The page: the same for every game and viewer.
-fn page() -> &'static str {
+fn page() -> std::borrow::Cow<'static, str> {
+    if let Some(bytes) = from_development_dir("index.html") {
+        return String::from_utf8_lossy(&bytes).into_owned().into();
+    }
     VIEWER
         .get_file("index.html")
         .and_then(File::contents_utf8)
         .expect("api/viewer/index.html is compiled in")
+        .into()
 }
 
 /// Scripts and styles only from this origin, requests only to it, no
@@ -55,7 +90,10 @@ pub async fn game_page(id: web::Path<String>) -> HttpResponse {
     hardened(HttpResponse::Ok())
         .insert_header((header::CACHE_CONTROL, "no-cache"))
         .content_type(ContentType::html())
-        .body(page())
+        .body(match page() {
+            std::borrow::Cow::Borrowed(text) => actix_web::body::BoxBody::new(text),
+            std::borrow::Cow::Owned(text) => actix_web::body::BoxBody::new(text),
+        })
 }
 
 #[derive(serde::Deserialize)]
@@ -86,7 +124,10 @@ pub async fn asset(name: web::Path<String>) -> HttpResponse {
             // Assets change only with the binary; revalidate cheaply.
             .insert_header((header::CACHE_CONTROL, "no-cache"))
             .insert_header((header::CONTENT_TYPE, content_type))
-            .body(body),
+            .body(match body {
+                std::borrow::Cow::Borrowed(bytes) => actix_web::body::BoxBody::new(bytes),
+                std::borrow::Cow::Owned(bytes) => actix_web::body::BoxBody::new(bytes),
+            }),
         None => HttpResponse::NotFound()
             .content_type(ContentType::plaintext())
             .body("No such file.\n"),
@@ -95,14 +136,16 @@ pub async fn asset(name: web::Path<String>) -> HttpResponse {
 
 /// The file at `name` under `api/viewer/` with its content type, if it is
 /// one the page loads.
-fn served(name: &str) -> Option<(&'static str, &'static [u8])> {
-    let file = VIEWER.get_file(name)?;
-    let content_type = match file.path().extension()?.to_str()? {
+fn served(name: &str) -> Option<(&'static str, std::borrow::Cow<'static, [u8]>)> {
+    let content_type = match std::path::Path::new(name).extension()?.to_str()? {
         "js" => "text/javascript; charset=utf-8",
         "css" => "text/css; charset=utf-8",
         _ => return None,
     };
-    Some((content_type, file.contents()))
+    if let Some(bytes) = from_development_dir(name) {
+        return Some((content_type, bytes.into()));
+    }
+    Some((content_type, VIEWER.get_file(name)?.contents().into()))
 }
 
 /// The name of every file the page loads, for the tests of what is served:
