@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import collections
 import json
+import os
 import subprocess
 import sys
 import time
@@ -547,19 +548,43 @@ def phone_and_speed() -> None:
         phone.quit()
 
 
+def desk_checks() -> list[tuple[str, Any]]:
+    """Each game's own checks of its board and its play by clicking:
+    `tests/browser/desk_<game>.py`, each with `check(driver)`, importing what
+    it needs from this module."""
+    import importlib
+    sys.path.insert(0, str(Path(__file__).parent))
+    # `from viewer import check, …` in a game's module is this very module
+    # (its failures counted with the rest), not a second copy of it.
+    sys.modules.setdefault("viewer", sys.modules[__name__])
+    found = []
+    for path in sorted(Path(__file__).parent.glob("desk_*.py")):
+        module = importlib.import_module(path.stem)
+        found.append((path.stem, module.check))
+    return found
+
+
 def main() -> None:
+    # BROWSER_ONLY=desk_arboretum,whole_games runs only those sections
+    # (for working on one part of the page).
+    only = {name for name in os.environ.get("BROWSER_ONLY", "").split(",") if name}
+    wanted = lambda name: not only or name in only  # noqa: E731
     driver = browser()
     try:
-        whole_games(driver)
-        secrets_stay_hidden(driver)
-        play_from_the_page(driver)
-        clock_on_the_page(driver)
+        for name, section in [("whole_games", whole_games), ("secrets_stay_hidden", secrets_stay_hidden),
+                              ("play_from_the_page", play_from_the_page), ("clock_on_the_page", clock_on_the_page),
+                              *desk_checks()]:
+            if wanted(name):
+                log(f"== {name}")
+                section(driver)
     finally:
         driver.quit()
     # Treeblox's own drawing is checked above; here, what a game without one
     # gets (another seed: an archive's game id is taken once imported).
-    without_its_module("treeblox", SEEDS["treeblox"] + 100)
-    phone_and_speed()
+    if wanted("without_its_module"):
+        without_its_module("treeblox", SEEDS["treeblox"] + 100)
+    if wanted("phone_and_speed"):
+        phone_and_speed()
     if failures:
         log(f"{len(failures)} check(s) failed")
         sys.exit(1)
