@@ -318,7 +318,7 @@ function suitLine(seatName, mine, theirs, other) {
   const sums = `ad board ${mine.ad_board_sum} against ${other}'s ${theirs.ad_board_sum}${mine.eight_cancelled ? ` (its ${mine.suit}8 counts 0: ${other} holds ${mine.suit}1)` : ''}`;
   const right = mine.has_right ? (theirs.has_right ? 'equal: both may score it' : 'the right to score it') : 'no right to score it';
   const path = mine.best_path;
-  if (!path) return `${sums}: ${right}; no path of ${mine.suit}`;
+  if (!path) return `${sums}: ${right}; no path of ${mine.suit} in the arboretum`;
   const parts = [`${path.length} card${path.length === 1 ? '' : 's'}${path.doubled ? ` × 2 (4 or more, all ${mine.suit})` : ''}`];
   if (path.starts_with_one) parts.push(`1 for starting with ${mine.suit}1`);
   if (path.ends_with_eight) parts.push(`2 for ending with ${mine.suit}8`);
@@ -328,8 +328,8 @@ function suitLine(seatName, mine, theirs, other) {
 
 function seatSheet(seatName, mine, theirs, other) {
   const rows = [
-    ['parrots', `${mine.parrots} against ${other}'s ${theirs.parrots}${mine.parrot_points ? `: 2 × ${mine.parrots - theirs.parrots}` : ': not more'}`, mine.parrot_points],
-    ['starting player', mine.starting_player ? 'starts' : 'does not start', mine.starting_player_points],
+    ['parrots', `${mine.parrots} against ${other}'s ${theirs.parrots}${mine.parrot_points ? `: 2 × (${mine.parrots} − ${theirs.parrots})` : ': not more'}`, mine.parrot_points],
+    ['start', mine.starting_player ? 'the starting player' : 'not the starting player', mine.starting_player_points],
     ...mine.suits.map((suit, i) => [`suit ${suit.suit}`, suitLine(seatName, suit, theirs.suits[i], other), suit.points]),
   ];
   const scored = mine.suits.filter((s) => s.points).map((s) => `${s.suit} ${s.points}`);
