@@ -151,6 +151,7 @@ function seatPanel(seatName, seat, x, y, view) {
   let below = top + 6 * (H + GAP) + 14;
   const ad = seat.ad_board ?? [];
   nodes.push(svg('g', { 'data-at': `${seatName}:ad` }, svg('title', { text: `${seatName}'s advertising board: ${ad.length} of 7 cards` }),
+    svg('rect', { x: x - 4, y: below - 14, width: 7 * (W + GAP) + 4, height: H + 24, rx: 6, fill: 'none', stroke: 'none' }),
     label(x, below, `advertising board (${ad.length}/7)`)));
   nodes.push(...row(x, below + 6, ad, `${seatName}:ad`, { max: 8, where: ` on ${seatName}'s advertising board` }));
   below += H + 30;
@@ -222,14 +223,14 @@ export function draw(view, { seats }) {
     nodes.push(...row(10, y + 6, cards, key, { max: perRow, where: ` in the ${name}` }));
     y += cards.length ? H + 30 : 24;
   }
-  nodes.push(svg('g', { 'data-at': 'deck' }, label(10, y, `deck: ${view.cards_left_in_deck ?? 0} cards`),
+  nodes.push(svg('g', { 'data-at': 'deck' },
+    svg('rect', { x: 6, y: y - 14, width: 90, height: H + 24, rx: 6, fill: 'none', stroke: 'none' }),
+    label(10, y, `deck: ${view.cards_left_in_deck ?? 0} cards`),
     view.cards_left_in_deck ? faceDown(10, y + 6, { label: String(view.cards_left_in_deck), title: 'the deck, face down' }) : null));
   y += H + 24;
   nodes.push(label(10, y, `round ${view.round ?? 0} of 11 · ${(view.phase ?? '').replaceAll('_', ' ')}`, 'muted'));
   nodes.push(label(10, y + 16, `DM Advantage ${view.dm_advantage ?? '?'}${view.starting_player ? ` · ${view.starting_player} starts` : ''}`, 'muted'));
-  y += 36;
-  nodes.push(...legendNodes(10, y));
-  y += 46;
+  y += 22;
   const width = stacked ? PANEL + 20 : Math.max(2 * PANEL + 44, 12 * (W + GAP) + 20);
   return board(width, y + 6, 'Arboretum board', ...nodes);
 }
@@ -351,6 +352,7 @@ export function scoreSheet(score, { seats = ['red', 'blue'] } = {}) {
     seatSheet(b, score[b], score[a], a));
 }
 
+// Under the board (app.js): how cards and cells are written, the suits' colours.
 export function legend() {
-  return board(340, 62, 'How cards and cells are written', ...legendNodes(10, 16));
+  return board(300, 62, 'How cards and cells are written', ...legendNodes(10, 16));
 }
