@@ -376,7 +376,8 @@ def timeline_of_decisions(driver: webdriver.Chrome) -> None:
         # A decision's consequences: events of another kind than its first,
         # or about another seat (the round resolved, a result).
         later = [e for d in decisions if len(d) > 1 for e in d[1:]
-                 if e["type"] != d[0]["type"] or str(e["payload"].get("seat", "")) != d[0]["actor"].removeprefix("seat:")]
+                 if e["type"] != d[0]["type"]
+                 or ("seat" in e["payload"] and str(e["payload"]["seat"]) != d[0]["actor"].removeprefix("seat:"))]
         credited = [owners.get(str(e["seq"])) for e in later]
         check(bool(later) and all(who == "game:" for who in credited),
               f"{game}: a decision's consequences are the game's ({collections.Counter(credited)})")
