@@ -95,20 +95,20 @@ function cube(cx, cy, { cell, kind, colour }, active) {
 }
 
 function layer(ox, oy, z, box, byCell, active) {
-  const nodes = [label(ox, oy + 11, z === 0 ? 'z = 0 · the board' : `z = ${z}`)];
+  const nodes = [label(ox, oy + 11, z === 0 ? 'z = 0 · the board' : `z = ${z}`, 'label layer-title')];
   const top = oy + 28;
   const left = ox + MARGIN;
   const columns = box.maxX - box.minX + 1;
   const rows = box.maxY - box.minY + 1;
   for (let x = box.minX; x <= box.maxX; x += 1) {
     const cx = left + (x - box.minX) * CELL + CELL / 2;
-    nodes.push(svg('text', { x: cx, y: top - 4, 'text-anchor': 'middle', class: 'small axis', fill: '#555', text: String(x) }));
-    nodes.push(svg('text', { x: cx, y: top + rows * CELL + 11, 'text-anchor': 'middle', class: 'small axis', fill: '#555', text: String(x) }));
+    nodes.push(svg('text', { x: cx, y: top - 4, 'text-anchor': 'middle', class: 'small axis x-axis', fill: '#555', text: String(x) }));
+    nodes.push(svg('text', { x: cx, y: top + rows * CELL + 11, 'text-anchor': 'middle', class: 'small axis x-axis', fill: '#555', text: String(x) }));
   }
   for (let y = box.minY; y <= box.maxY; y += 1) {
     const cy = top + (box.maxY - y) * CELL + CELL / 2 + 4;
-    nodes.push(svg('text', { x: left - 4, y: cy, 'text-anchor': 'end', class: 'small axis', fill: '#555', text: String(y) }));
-    nodes.push(svg('text', { x: left + columns * CELL + 4, y: cy, class: 'small axis', fill: '#555', text: String(y) }));
+    nodes.push(svg('text', { x: left - 4, y: cy, 'text-anchor': 'end', class: 'small axis y-axis', fill: '#555', text: String(y) }));
+    nodes.push(svg('text', { x: left + columns * CELL + 4, y: cy, class: 'small axis y-axis', fill: '#555', text: String(y) }));
   }
   nodes.push(svg('text', { x: left - 4, y: top - 4, 'text-anchor': 'end', class: 'small axis', fill: '#888', text: 'y\\x' },
     svg('title', { text: 'x across (written above and below), y up (written at the sides): the cell [x, y, z]' })));
@@ -128,7 +128,7 @@ function layer(ox, oy, z, box, byCell, active) {
         here ? cube(cx, cy, here, active.has(key)) : null));
     }
   }
-  return nodes;
+  return svg('g', { class: 'layer', 'data-z': z }, nodes);
 }
 
 function reserve(x, y, seat, kind, count) {
@@ -162,7 +162,7 @@ export function draw(view) {
   for (let z = 0; z <= box.maxZ; z += 1) {
     const ox = 6 + (z % perRow) * (layerWidth + GAP);
     const oy = 4 + Math.floor(z / perRow) * (layerHeight + 10);
-    nodes.push(...layer(ox, oy, z, box, byCell, active));
+    nodes.push(layer(ox, oy, z, box, byCell, active));
   }
   const layerRows = Math.floor(box.maxZ / perRow) + 1;
   let y = 4 + layerRows * (layerHeight + 10) + 6;
