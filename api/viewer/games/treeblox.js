@@ -1,5 +1,6 @@
 // Treeblox: the tree layer by layer (z = 0 is the board), side by side;
-// branches as squares, leaves as circles, active leaves ringed in gold.
+// branches as squares, leaves as circles, active leaves with a sun (a
+// yellow dot: the page's gold marks the last action).
 //
 // Notation (as in the timeline and the domain's refusals, treeblox §1): a
 // cell is written [x, y, z]. Each layer is a square grid seen from above,
@@ -49,7 +50,10 @@ const MARGIN = 22; // room for the row labels on each side of a layer
 const GAP = 16; // between layers
 const COLOURS = { dark: '#3b4a3f', light: '#cfe8b0' };
 const INK = { dark: '#fff', light: '#1b1b1b' };
-const GOLD = '#e0a100';
+const SUN = { fill: '#ffd21f', stroke: '#8a6400' };
+
+// The mark of an active leaf: a small sun at the cell's top right corner.
+const sun = (cx, cy, r = 4.5) => svg('circle', { cx, cy, r, fill: SUN.fill, stroke: SUN.stroke, 'stroke-width': 1.2, class: 'active-sun' });
 
 // The cells to draw: the board, every cube, and the cells around the
 // branches of the seat to act (where it may grow), so that a legal cell is
@@ -90,8 +94,8 @@ function cube(cx, cy, { cell, kind, colour }, active) {
     : svg('rect', { x: cx + 2, y: cy + 2, width: CELL - 4, height: CELL - 4, rx: 2, fill: COLOURS[colour], stroke: '#333' });
   return svg('g', { class: `cube ${kind} ${colour}${active ? ' active' : ''}`, 'data-piece': `cube:${key}:${kind}:${colour}` },
     svg('title', { text: words }), shape,
-    active ? svg('circle', { cx: cx + CELL / 2, cy: cy + CELL / 2, r: CELL / 2 - 0.5, fill: 'none', stroke: GOLD, 'stroke-width': 2.5, class: 'active-ring' }) : null,
-    svg('text', { x: cx + CELL / 2, y: cy + CELL / 2 + 4, 'text-anchor': 'middle', class: 'cube-label', fill: INK[colour], text: kind === 'leaf' ? 'L' : 'B' }));
+    svg('text', { x: cx + CELL / 2, y: cy + CELL / 2 + 4, 'text-anchor': 'middle', class: 'cube-label', fill: INK[colour], text: kind === 'leaf' ? 'L' : 'B' }),
+    active ? sun(cx + CELL - 5, cy + 5) : null);
 }
 
 function layer(ox, oy, z, box, byCell, active) {
@@ -102,15 +106,15 @@ function layer(ox, oy, z, box, byCell, active) {
   const rows = box.maxY - box.minY + 1;
   for (let x = box.minX; x <= box.maxX; x += 1) {
     const cx = left + (x - box.minX) * CELL + CELL / 2;
-    nodes.push(svg('text', { x: cx, y: top - 4, 'text-anchor': 'middle', class: 'small axis x-axis', fill: '#555', text: String(x) }));
-    nodes.push(svg('text', { x: cx, y: top + rows * CELL + 11, 'text-anchor': 'middle', class: 'small axis x-axis', fill: '#555', text: String(x) }));
+    nodes.push(svg('text', { x: cx, y: top - 4, 'text-anchor': 'middle', class: 'coord axis x-axis', fill: '#555', text: String(x) }));
+    nodes.push(svg('text', { x: cx, y: top + rows * CELL + 11, 'text-anchor': 'middle', class: 'coord axis x-axis', fill: '#555', text: String(x) }));
   }
   for (let y = box.minY; y <= box.maxY; y += 1) {
     const cy = top + (box.maxY - y) * CELL + CELL / 2 + 4;
-    nodes.push(svg('text', { x: left - 4, y: cy, 'text-anchor': 'end', class: 'small axis y-axis', fill: '#555', text: String(y) }));
-    nodes.push(svg('text', { x: left + columns * CELL + 4, y: cy, class: 'small axis y-axis', fill: '#555', text: String(y) }));
+    nodes.push(svg('text', { x: left - 4, y: cy, 'text-anchor': 'end', class: 'coord axis y-axis', fill: '#555', text: String(y) }));
+    nodes.push(svg('text', { x: left + columns * CELL + 4, y: cy, class: 'coord axis y-axis', fill: '#555', text: String(y) }));
   }
-  nodes.push(svg('text', { x: left - 4, y: top - 4, 'text-anchor': 'end', class: 'small axis', fill: '#888', text: 'y\\x' },
+  nodes.push(svg('text', { x: left - 4, y: top - 4, 'text-anchor': 'end', class: 'coord axis', fill: '#888', text: 'y\\x' },
     svg('title', { text: 'x across (written above and below), y up (written at the sides): the cell [x, y, z]' })));
   for (let x = box.minX; x <= box.maxX; x += 1) {
     for (let y = box.minY; y <= box.maxY; y += 1) {
@@ -177,25 +181,57 @@ export function draw(view) {
   const phase = String(view.phase ?? '').replaceAll('_', ' ');
   const passes = view.consecutive_passes ? ` · ${view.consecutive_passes} pass in a row (two end the game)` : '';
   nodes.push(label(6, y + 4, `${phase}${passes}`, 'muted'));
-  const width = Math.max(250, 12 + Math.min(box.maxZ + 1, perRow) * (layerWidth + GAP) - GAP);
-  return board(width, y + 12, 'Treeblox tree, layer by layer: cells [x, y, z]', ...nodes);
+  const width = Math.max(280, 12 + Math.min(box.maxZ + 1, perRow) * (layerWidth + GAP) - GAP);
+  const key = drawnKey(6, y + 22, width - 12);
+  nodes.push(...key.nodes);
+  return board(width, key.bottom + 4, 'Treeblox tree, layer by layer: cells [x, y, z]', ...nodes);
+}
+
+// The key, drawn once under the board: what the shapes, colours and the
+// sun mean, and how to find a cell.
+function drawnKey(x0, y0, width) {
+  const items = [
+    ['branch', COLOURS.dark, 'B: a branch (square); dark\'s dark green'],
+    ['leaf', COLOURS.light, 'L: a leaf (circle); light\'s pale green'],
+    ['sun', null, 'sun: an active leaf, nothing above it: 1 point'],
+    ['hole', '#e7dcc6', 'tan: a board hole'],
+    [null, null, '[x, y, z]: the layer z, its column x, its row y'],
+  ];
+  const nodes = [];
+  let x = x0;
+  let y = y0;
+  for (const [shape, fill, text] of items) {
+    const itemWidth = (shape ? 20 : 0) + text.length * 5.7 + 16;
+    if (x > x0 && x + itemWidth > x0 + width) {
+      x = x0;
+      y += 20;
+    }
+    if (shape === 'sun') {
+      nodes.push(sun(x + 7, y - 4, 5.5));
+    } else if (shape === 'leaf') {
+      nodes.push(svg('circle', { cx: x + 7, cy: y - 4, r: 7, fill, stroke: '#333' }));
+    } else if (shape) {
+      nodes.push(svg('rect', { x, y: y - 11, width: 14, height: 14, fill, stroke: shape === 'hole' ? '#c9b998' : '#333' }));
+    }
+    nodes.push(svg('text', { x: x + (shape ? 20 : 0), y, class: 'key small', text }));
+    x += itemWidth;
+  }
+  return { nodes: [svg('g', { class: 'board-key' }, nodes)], bottom: y + 6 };
 }
 
 // ---- the desk: what an event or an action touches, and play by clicking ----
 
 const placementsOf = (item) => (Array.isArray(item.placements) ? item.placements : []);
 
-export function touches(item, ctx) {
+// Only cubes placed (or tried) touch the board: a pass, a turn starting or
+// the end of the game changes no cell (the score sheet names the cells that
+// count).
+export function touches(item) {
   switch (item?.type) {
     case 'cube_placed':
       return Array.isArray(item.cell) ? [cellKey(item.cell)] : [];
     case 'grow':
       return placementsOf(item).filter((p) => Array.isArray(p?.cell)).map((p) => cellKey(p.cell));
-    case 'game_ended': {
-      // The result is made of the active leaves: the cells that count.
-      const cells = (ctx?.view?.seats ?? []).flatMap((seat) => seat.active_leaf_cells ?? []);
-      return cells.map(cellKey);
-    }
     default:
       return [];
   }
@@ -216,9 +252,9 @@ export function actionWords(action) {
 
 // The clicks that choose an action. A placement is its cell on the board,
 // then the kind from the seat's reserve (in the first turn a leaf is the
-// only kind, so the cell alone). At growth rate 2 a single placement ends
-// with "end the turn", so that it is no prefix of a pair starting with the
-// same cube. A final growth (every cube the seat holds, in one list) is
+// only kind, so the cell alone). At growth rate 2 a single placement is
+// the start of the pairs that begin with it: the page offers to submit it
+// or to click on for a second cube. A final growth (every cube the seat holds, in one list) is
 // chosen whole from the few the umpire offers, by buttons.
 export function steps(action, ctx) {
   if (action?.type === 'timeout') return [{ label: `time out ${action.seat}: it passes` }];
@@ -237,9 +273,6 @@ export function steps(action, ctx) {
   const clicks = placements.flatMap((p) => (view.phase === 'first_turn'
     ? [{ at: cellKey(p.cell), label: cellName(p.cell) }]
     : [{ at: cellKey(p.cell), label: cellName(p.cell) }, { at: reserveKey(seat, p.kind), label: kindWord(p.kind) }]));
-  if (view.phase === 'main' && (view.growth_rate ?? 1) >= 2 && placements.length === 1) {
-    clicks.push({ label: 'end the turn with this one cube' });
-  }
   return clicks;
 }
 
@@ -257,7 +290,7 @@ export function scoreSheet(score) {
   return html('div', { class: 'score-sheet treeblox-score' },
     html('p', {},
       'Each seat scores one point per ', html('strong', { text: 'active leaf' }),
-      ': a leaf of its colour with nothing of either colour above it in its column (ringed in gold on the board). ',
+      ': a leaf of its colour with nothing of either colour above it in its column (marked with a yellow sun on the board). ',
       'More active leaves wins; equal is a draw. A seat left without any active leaf loses at once, whatever the count (treeblox §1, §2).'),
     html('table', { class: 'treeblox-tally' },
       html('thead', {}, html('tr', {},
@@ -272,8 +305,8 @@ export function legend() {
     svg('svg', { width: 18, height: 18, viewBox: '0 0 18 18', 'aria-hidden': 'true' },
       shape === 'leaf'
         ? svg('circle', { cx: 9, cy: 9, r: 7, fill, stroke: '#333' })
-        : shape === 'ring'
-          ? svg('circle', { cx: 9, cy: 9, r: 7, fill: '#fff', stroke: GOLD, 'stroke-width': 2.5 })
+        : shape === 'sun'
+          ? sun(9, 9, 6)
           : svg('rect', { x: 2, y: 2, width: 14, height: 14, fill, stroke: shape === 'hole' ? '#c9b998' : '#333' })),
     ` ${text}`);
   return html('div', { class: 'legend treeblox-legend' },
@@ -281,6 +314,6 @@ export function legend() {
     html('ul', {},
       swatch(COLOURS.dark, 'branch', 'B: a dark branch (squares are branches)'),
       swatch(COLOURS.light, 'leaf', 'L: a light leaf (circles are leaves)'),
-      swatch('#fff', 'ring', 'gold ring: an active leaf, nothing above it; each counts one point'),
+      swatch(null, 'sun', 'yellow sun: an active leaf, nothing above it; each counts one point'),
       swatch('#e7dcc6', 'hole', 'tan: the 16 board holes [0..3, 0..3, 0]')));
 }
