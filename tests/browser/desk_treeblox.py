@@ -114,9 +114,12 @@ def finished_game(driver) -> dict[str, Any]:
         expect(row[0] == line["seat"] and row[1] == str(line["active_leaves"]) and row[2] == cells,
                f"treeblox: {line['seat']}'s total is its active leaves, each named ({row})")
     winner = score["winner"]
-    expect(len(rows) == 2 and "active leaf" in sheet and score["explanation"] in sheet
-           and (winner is None or any(r[0] == winner and r[3] == "wins" for r in rows)),
-           f"treeblox: the sheet says how totals are made and who wins: {sheet[:160]!r}")
+    result = driver.find_element(By.CSS_SELECTOR, "#score .treeblox-result").text
+    counts = sorted((line["active_leaves"] for line in score["seats"]), reverse=True)
+    expect(len(rows) == 2 and "active leaf" in sheet and score["explanation"] in driver.find_element(By.ID, "score").text
+           and (winner is None or any(r[0] == winner and r[3] == "wins" for r in rows))
+           and (winner is None or result.startswith(f"{winner} wins: {counts[0]} active leaves against")),
+           f"treeblox: the sheet says how totals are made and who wins: {result!r}")
     driver.save_screenshot(str(OUT / "desk-treeblox-finished.png"))
     # A refused attempt, selected by the umpire, marks its cells.
     view_as(driver, created["umpire_token"], "umpire")

@@ -297,7 +297,26 @@ export function scoreSheet(score) {
         html('th', { text: 'seat' }), html('th', { text: 'active leaves' }),
         html('th', { text: 'where: cells [x, y, z]' }), html('th', { text: score?.final ? 'result' : '' }))),
       html('tbody', {}, rows)),
-    html('p', { class: sudden ? 'sudden' : null }, html('strong', { text: score?.explanation ?? '' })));
+    html('p', { class: `treeblox-result${sudden ? ' sudden' : ''}` }, html('strong', { text: resultSentence(score, seats, sudden) })));
+}
+
+// The totals set against each other: why the result is what it is.
+function resultSentence(score, seats, sudden) {
+  const count = (n) => `${n} active ${n === 1 ? 'leaf' : 'leaves'}`;
+  const [first, second] = [...seats].sort((a, b) => (b.active_leaves ?? 0) - (a.active_leaves ?? 0));
+  if (!first || !second) return score?.explanation ?? '';
+  if (score.final && sudden && score.winner) {
+    const loser = seats.find((s) => s.seat !== score.winner)?.seat;
+    return `${loser} was left without an active leaf, so ${score.winner} wins whatever the count (treeblox §2).`;
+  }
+  if (score.final && score.winner) {
+    const winner = seats.find((s) => s.seat === score.winner) ?? first;
+    const other = seats.find((s) => s.seat !== score.winner) ?? second;
+    return `${winner.seat} wins: ${count(winner.active_leaves)} against ${other.seat}'s ${other.active_leaves}.`;
+  }
+  if (score.final) return `A draw: ${count(first.active_leaves)} each.`;
+  if (first.active_leaves === second.active_leaves) return `So far level, ${count(first.active_leaves)} each; the game goes on.`;
+  return `So far ${first.seat} leads with ${count(first.active_leaves)} against ${second.seat}'s ${second.active_leaves}; the game goes on.`;
 }
 
 export function legend() {
