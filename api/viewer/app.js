@@ -83,6 +83,19 @@ function keepInView(list, item) {
   }
 }
 
+// The board's key (colours, symbols, notation), when the game's module
+// draws one.
+function showLegend() {
+  let legend = null;
+  try {
+    legend = desk.game.legend?.({ seats: desk.summary.seats, viewer: desk.viewer }) ?? null;
+  } catch {
+    legend = null;
+  }
+  $('legend').hidden = !legend;
+  $('legend').replaceChildren(...(legend ? [legend] : []));
+}
+
 // ---- the umpire's audit: rejected attempts and today's verdicts ----------
 
 function markAudit() {
@@ -357,6 +370,9 @@ async function load({ keepVersion } = {}) {
   }
   desk.game ??= await loadGame(summary.game);
   document.title = `Umpire · ${desk.game.title} · ${gameId.slice(0, 8)}`;
+  $('rules-link').href = `/rules/${encodeURIComponent(summary.game)}`;
+  $('rules-link').textContent = `Rules of ${desk.game.title}`;
+  showLegend();
   $('title').textContent = `${desk.game.title} · game ${gameId.slice(0, 8)}`;
   $('viewer-name').textContent = desk.viewer;
   document.body.dataset.viewer = desk.viewer;

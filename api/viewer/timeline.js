@@ -105,13 +105,10 @@ export class Timeline {
     let text = describe(this.game, event);
     const own = owner !== 'game' && text.startsWith(`${owner} `);
     if (own) text = text.slice(owner.length + 1);
-    const byClock = decision.actor === 'clock' && version === decision.first;
-    const deadline = event.action?.deadline;
-    const classes = [isBookkeeping(this.game, event) ? 'bookkeeping' : '', byClock ? 'clock-timeout' : '', owner === 'game' ? 'by-game' : ''];
+    const classes = [isBookkeeping(this.game, event) ? 'bookkeeping' : '', owner === 'game' ? 'by-game' : ''];
     return html('li', { 'data-version': version, class: classes.join(' ').trim() || null },
       html('button', { type: 'button', onclick: () => this.onShow(version) },
         html('span', { class: 'v', text: `v${version}` }),
-        byClock ? html('span', { class: 'clock-mark', role: 'img', 'aria-label': 'timed out by the clock', title: deadline ? `timed out by the clock at its deadline ${deadline}` : 'timed out by the clock' }) : null,
         html('span', { class: 'who', text: own ? owner : `${owner}:` }),
         text));
   }
@@ -131,23 +128,37 @@ export class Timeline {
   entry(decision) {
     const { who, words } = this.headline(decision);
     const count = decision.last - decision.first + 1;
-    const versions = count === 1 ? `v${decision.first}` : `v${decision.first}–${decision.last}`;
-    const items = [];
-    for (let version = decision.first; version <= decision.last; version += 1) items.push(this.eventItem(decision, version));
-    const allBookkeeping = items.every((item) => item.classList.contains('bookkeeping'));
-    const actorClass = decision.actor === 'system' ? 'by-game' : decision.actor === 'clock' ? 'by-clock' : 'by-person';
+    const single = count === 1;
+    const versions = single ? `v${decision.first}` : `v${decision.first}–${decision.last}`;
+    const actorClass = decision.actor === 'system' ? 'by-game' : decision.actor === 'clock' ? 'by-clock clock-timeout' : 'by-person';
+    const deadline = this.events[decision.first - 1]?.action?.deadline;
+    const byClock = decision.actor === 'clock'
+      ? html('span', { class: 'clock-mark', role: 'img', 'aria-label': 'timed out by the clock', title: deadline ? `timed out by the clock at its deadline ${deadline}` : 'timed out by the clock' })
+      : null;
     const head = html('div', { class: 'decision-head' },
       html('button', { type: 'button', class: 'decision-show', onclick: () => this.onShow(decision.last), title: `show the state after this decision (version ${decision.last})` },
-        html('span', { class: 'v', text: versions }),
+        html('span', { class: 'v', text: versions }), byClock,
         html('span', { class: 'who', text: who }),
         html('span', { class: 'words', text: words })),
-      count > 1 ? html('button', {
+      single ? null : html('button', {
         type: 'button', class: 'fold', 'aria-expanded': 'false', title: `the ${count} events of this decision`,
         onclick: (event) => this.toggle(event.currentTarget.closest('li.decision')),
         text: `${count} events`,
-      }) : null);
+      }));
+    // A decision of one event is that event's entry: nothing to fold (and
+    // a long game's page stays light).
+    if (single) {
+      const bookkeeping = isBookkeeping(this.game, this.events[decision.first - 1]);
+      return html('li', {
+        class: `decision single ${actorClass}${bookkeeping ? ' bookkeeping' : ''}`,
+        'data-first': decision.first, 'data-last': decision.last, 'data-version': decision.first,
+      }, head);
+    }
+    const items = [];
+    for (let version = decision.first; version <= decision.last; version += 1) items.push(this.eventItem(decision, version));
+    const allBookkeeping = items.every((item) => item.classList.contains('bookkeeping'));
     return html('li', {
-      class: `decision ${actorClass}${allBookkeeping ? ' bookkeeping' : ''}${count === 1 ? ' single' : ''}`,
+      class: `decision ${actorClass}${allBookkeeping ? ' bookkeeping' : ''}`,
       'data-first': decision.first, 'data-last': decision.last,
     }, head, html('ol', { class: 'events' }, items));
   }

@@ -340,6 +340,69 @@ def whole_games(driver: webdriver.Chrome) -> None:
         driver.execute_script("sessionStorage.clear()")
 
 
+def decisions_of(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Events grouped as the page groups them: one decision's events share
+    actor, recorded time and (where shown) action."""
+    grouped: list[list[dict[str, Any]]] = []
+    for event in events:
+        last = grouped[-1][-1] if grouped else None
+        if last and (last["actor"], last["recorded_at"], last.get("action")) == (event["actor"], event["recorded_at"], event.get("action")):
+            grouped[-1].append(event)
+        else:
+            grouped.append([event])
+    return grouped
+
+
+def timeline_of_decisions(driver: webdriver.Chrome) -> None:
+    """One timeline entry per recorded decision, its events folded beneath;
+    the game's own events (a round resolved, garnets, the result) credited
+    to the game, not to the last seat to move; a verdict on every decision;
+    the refused attempts in place, each showing on the board what it is
+    about."""
+    for game in ("flower_fields", "arboretum"):
+        created = import_archive(simulated(game, SEEDS[game]))
+        umpire = created["umpire_token"]
+        driver.execute_script("sessionStorage.clear()")
+        open_page(driver, created["id"])
+        view_as(driver, umpire, "umpire")
+        events = call("GET", f"/v1/games/{created['id']}/events?after=0&limit=1000", umpire)["events"]
+        decisions = decisions_of(events)
+        shown = driver.execute_script("return [...document.querySelectorAll('#timeline li.decision')].map(li => [+li.dataset.first, +li.dataset.last])")
+        check(shown == [[d[0]["seq"], d[-1]["seq"]] for d in decisions],
+              f"{game}: one entry per decision ({len(shown)} shown, {len(decisions)} recorded)")
+        owners = driver.execute_script(
+            "return Object.fromEntries([...document.querySelectorAll('#timeline li.decision:not(.single) .events li[data-version]')]"
+            ".map(li => [li.dataset.version, li.querySelector('.who').textContent]))")
+        later = [e for d in decisions if len(d) > 1 for e in d[1:]]
+        credited = [owners.get(str(e["seq"])) for e in later]
+        check(bool(later) and all(who == "game:" for who in credited),
+              f"{game}: a decision's consequences are the game's ({collections.Counter(credited)})")
+        audit = call("GET", f"/v1/games/{created['id']}/audit", umpire)
+        wait_for(driver, "return document.querySelectorAll('#timeline .verdict').length > 0", "the verdicts")
+        accepted = sum(1 for e in audit["entries"] if e["kind"] == "accepted" and e.get("events"))
+        verdicts = driver.execute_script("return document.querySelectorAll('#timeline li.decision > .decision-head .verdict').length")
+        check(verdicts == accepted, f"{game}: a verdict on every decision's entry ({verdicts} of {accepted})")
+        rejected = [e for e in audit["entries"] if e["kind"] == "rejected"]
+        if game == "arboretum":
+            check(bool(rejected), "the arboretum game has refused attempts to show")
+            attempt = driver.find_element(By.CSS_SELECTOR, "#timeline .attempt button")
+            at = int(driver.execute_script("return arguments[0].closest('.attempt').dataset.rejectedAt", attempt))
+            attempt.click()
+            wait_version(driver, at)
+            disputed = driver.execute_script("return document.querySelectorAll('#board .disputed').length")
+            check(disputed > 0, f"a refused attempt, selected, marks what it is about on the board ({disputed})")
+            driver.save_screenshot(str(OUT / "desk-refusal.png"))
+        # Attempts sit after the decision that left the game at their version.
+        misplaced = driver.execute_script(
+            "return [...document.querySelectorAll('#timeline .attempt')].filter(a => { const v = +a.dataset.rejectedAt;"
+            " let p = a.previousElementSibling; while (p && p.classList.contains('attempt')) p = p.previousElementSibling;"
+            " return !(v === 0 ? p.classList.contains('created') : +p.dataset.last === v); }).length")
+        check(misplaced == 0 and rejections_shown(driver) == len(rejected),
+              f"{game}: every refused attempt in place ({len(rejected)} refused, {misplaced} misplaced)")
+        log(f"{game}: {len(decisions)} decisions for {len(events)} events, {len(later)} consequences credited to the game, "
+            f"{verdicts} verdicts, {len(rejected)} attempts in place")
+
+
 def shown_json(driver: webdriver.Chrome) -> Any:
     text = driver.execute_script("return document.querySelector('#board [data-state-json]')?.textContent")
     return None if text is None else json.loads(text)
@@ -608,9 +671,13 @@ def main() -> None:
     only = {name for name in os.environ.get("BROWSER_ONLY", "").split(",") if name}
     wanted = lambda name: not only or name in only  # noqa: E731
     driver = browser()
+    # A page of this origin first: sections that begin by clearing its
+    # session storage may run alone.
+    driver.get(f"{BASE}/")
     try:
         for name, section in [("whole_games", whole_games), ("secrets_stay_hidden", secrets_stay_hidden),
                               ("play_from_the_page", play_from_the_page), ("clock_on_the_page", clock_on_the_page),
+                              ("timeline_of_decisions", timeline_of_decisions),
                               *desk_checks()]:
             if wanted(name):
                 log(f"== {name}")
