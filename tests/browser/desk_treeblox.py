@@ -96,8 +96,9 @@ def finished_game(driver) -> dict[str, Any]:
     top = max(c["cell"][2] for c in view["cubes"])
     expect(titles[0] == "z = 0 · the board" and len(titles) == top + 1,
            f"treeblox: one layer per height, z = 0 the board, up to z = {top} ({titles})")
-    key_text = driver.execute_script("return document.querySelector('#board .board-key')?.textContent ?? ''")
-    expect("active leaf" in key_text and "[x, y, z]" in key_text, f"treeblox: the board's key explains it: {key_text!r}")
+    key_text = driver.execute_script("return document.querySelector('#legend .treeblox-legend')?.textContent ?? ''")
+    expect("active leaf" in key_text and "[x, y, z]" in key_text and "board holes" in key_text,
+           f"treeblox: the board's key under it explains shapes, colours and cells: {key_text!r}")
     # The last decision: the final growth's placements, and nothing else.
     last_action = archive["events"][-1]["action"]
     expected = placed_cells(last_action)

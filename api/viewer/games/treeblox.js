@@ -182,41 +182,7 @@ export function draw(view) {
   const passes = view.consecutive_passes ? ` · ${view.consecutive_passes} pass in a row (two end the game)` : '';
   nodes.push(label(6, y + 4, `${phase}${passes}`, 'muted'));
   const width = Math.max(280, 12 + Math.min(box.maxZ + 1, perRow) * (layerWidth + GAP) - GAP);
-  const key = drawnKey(6, y + 22, width - 12);
-  nodes.push(...key.nodes);
-  return board(width, key.bottom + 4, 'Treeblox tree, layer by layer: cells [x, y, z]', ...nodes);
-}
-
-// The key, drawn once under the board: what the shapes, colours and the
-// sun mean, and how to find a cell.
-function drawnKey(x0, y0, width) {
-  const items = [
-    ['branch', COLOURS.dark, 'B: a branch (square); dark\'s dark green'],
-    ['leaf', COLOURS.light, 'L: a leaf (circle); light\'s pale green'],
-    ['sun', null, 'sun: an active leaf, nothing above it: 1 point'],
-    ['hole', '#e7dcc6', 'tan: a board hole'],
-    [null, null, '[x, y, z]: the layer z, its column x, its row y'],
-  ];
-  const nodes = [];
-  let x = x0;
-  let y = y0;
-  for (const [shape, fill, text] of items) {
-    const itemWidth = (shape ? 20 : 0) + text.length * 5.7 + 16;
-    if (x > x0 && x + itemWidth > x0 + width) {
-      x = x0;
-      y += 20;
-    }
-    if (shape === 'sun') {
-      nodes.push(sun(x + 7, y - 4, 5.5));
-    } else if (shape === 'leaf') {
-      nodes.push(svg('circle', { cx: x + 7, cy: y - 4, r: 7, fill, stroke: '#333' }));
-    } else if (shape) {
-      nodes.push(svg('rect', { x, y: y - 11, width: 14, height: 14, fill, stroke: shape === 'hole' ? '#c9b998' : '#333' }));
-    }
-    nodes.push(svg('text', { x: x + (shape ? 20 : 0), y, class: 'key small', text }));
-    x += itemWidth;
-  }
-  return { nodes: [svg('g', { class: 'board-key' }, nodes)], bottom: y + 6 };
+  return board(width, y + 12, 'Treeblox tree, layer by layer: cells [x, y, z]', ...nodes);
 }
 
 // ---- the desk: what an event or an action touches, and play by clicking ----
@@ -319,20 +285,24 @@ function resultSentence(score, seats, sudden) {
   return `So far ${first.seat} leads with ${count(first.active_leaves)} against ${second.seat}'s ${second.active_leaves}; the game goes on.`;
 }
 
+// The board's key, shown once under it by the page: shapes, colours, the
+// sun, and how to find a cell.
 export function legend() {
-  const swatch = (fill, shape, text) => html('li', {},
-    svg('svg', { width: 18, height: 18, viewBox: '0 0 18 18', 'aria-hidden': 'true' },
+  const swatch = (fill, shape, text) => html('span', { class: `legend-item ${shape}` },
+    svg('svg', { width: 14, height: 14, viewBox: '0 0 18 18', 'aria-hidden': 'true' },
       shape === 'leaf'
-        ? svg('circle', { cx: 9, cy: 9, r: 7, fill, stroke: '#333' })
+        ? svg('circle', { cx: 9, cy: 9, r: 7.5, fill, stroke: '#333' })
         : shape === 'sun'
-          ? sun(9, 9, 6)
-          : svg('rect', { x: 2, y: 2, width: 14, height: 14, fill, stroke: shape === 'hole' ? '#c9b998' : '#333' })),
+          ? sun(9, 9, 7)
+          : svg('rect', { x: 1.5, y: 1.5, width: 15, height: 15, fill, stroke: shape === 'hole' ? '#c9b998' : '#333' })),
     ` ${text}`);
-  return html('div', { class: 'legend treeblox-legend' },
-    html('p', { text: 'A cell is [x, y, z]: each grid is one layer z seen from above (z = 0 is the board), x is written above and below its columns, y beside its rows, growing upwards.' }),
-    html('ul', {},
-      swatch(COLOURS.dark, 'branch', 'B: a dark branch (squares are branches)'),
-      swatch(COLOURS.light, 'leaf', 'L: a light leaf (circles are leaves)'),
-      swatch(null, 'sun', 'yellow sun: an active leaf, nothing above it; each counts one point'),
-      swatch('#e7dcc6', 'hole', 'tan: the 16 board holes [0..3, 0..3, 0]')));
+  return html('div', { class: 'treeblox-legend' },
+    html('p', {},
+      html('strong', { text: 'Cells are [x, y, z]. ' }),
+      'Each grid is one layer z, seen from above (z = 0 is the board); x is written above and below its columns, y beside its rows, growing upwards.'),
+    html('p', {},
+      swatch(COLOURS.dark, 'branch', 'B, a square: a branch, here dark\'s (dark green)'), ' · ',
+      swatch(COLOURS.light, 'leaf', 'L, a circle: a leaf, here light\'s (pale green)'), ' · ',
+      swatch(null, 'sun', 'sun: an active leaf, nothing above it: 1 point'), ' · ',
+      swatch('#e7dcc6', 'hole', 'tan: the 16 board holes')));
 }
