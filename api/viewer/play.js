@@ -139,7 +139,7 @@ export class Play {
     const prompt = total === 0
       ? 'Nothing to do now.'
       : `${total} legal action${total === 1 ? '' : 's'}${depth ? `; ${candidates.length} begin with your choice` : ''}.${onBoard ? ` Click a marked place on the board (${onBoard})${buttons.length ? ' or a choice below' : ''}.` : buttons.length ? ' Choose below.' : ''}`;
-    this.panel.replaceChildren(
+    const parts = [
       html('p', { class: 'play-prompt', text: prompt }),
       depth ? html('p', { class: 'chosen-path' },
         'Chosen: ',
@@ -152,6 +152,7 @@ export class Play {
         type: 'button', class: 'submit-choice', 'data-action': JSON.stringify(this.actions[index]),
         onclick: () => this.onSubmit(this.actions[index]),
         text: `Submit: ${actionInWords(this.game, this.actions[index], this.ctx)}`,
-      }))) : null);
+      }))) : null];
+    this.panel.replaceChildren(...parts.filter(Boolean));
   }
 }

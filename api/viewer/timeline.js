@@ -92,11 +92,19 @@ export class Timeline {
   }
 
   // Who each event of a decision belongs to: the first is the actor's own
-  // move; what follows is the game's doing (a round resolved, pieces placed
-  // for everyone, a result), even when its sentence names the actor.
+  // move, and so are more of the same kind for the same seat (a second cube
+  // placed in one turn); the rest is the game's doing (a round resolved,
+  // pieces placed for everyone, a result), even when it names the actor.
   eventOwner(decision, version) {
     if (decision.actor === 'system') return 'game';
-    return version === decision.first ? actorName(decision.actor) : 'game';
+    const who = actorName(decision.actor);
+    if (version === decision.first) return who;
+    const first = this.events[decision.first - 1];
+    const event = this.events[version - 1];
+    const seat = seatOf(decision.actor);
+    const subject = event.payload?.seat;
+    const same = event.type === first.type && (subject === undefined || String(subject) === seat);
+    return same ? who : 'game';
   }
 
   eventItem(decision, version) {

@@ -373,10 +373,17 @@ def timeline_of_decisions(driver: webdriver.Chrome) -> None:
         owners = driver.execute_script(
             "return Object.fromEntries([...document.querySelectorAll('#timeline li.decision:not(.single) .events li[data-version]')]"
             ".map(li => [li.dataset.version, li.querySelector('.who').textContent]))")
-        later = [e for d in decisions if len(d) > 1 for e in d[1:]]
+        # A decision's consequences: events of another kind than its first,
+        # or about another seat (the round resolved, a result).
+        later = [e for d in decisions if len(d) > 1 for e in d[1:]
+                 if e["type"] != d[0]["type"]
+                 or ("seat" in e["payload"] and str(e["payload"]["seat"]) != d[0]["actor"].removeprefix("seat:"))]
         credited = [owners.get(str(e["seq"])) for e in later]
         check(bool(later) and all(who == "game:" for who in credited),
               f"{game}: a decision's consequences are the game's ({collections.Counter(credited)})")
+        if game == "flower_fields":
+            ends = [owners.get(str(e["seq"])) for e in events if e["type"] in ("game_ended", "garnets_earned", "result_declared")]
+            check(bool(ends) and all(who == "game:" for who in ends), f"the game's end, garnets and result are the game's: {ends}")
         audit = call("GET", f"/v1/games/{created['id']}/audit", umpire)
         wait_for(driver, "return document.querySelectorAll('#timeline .verdict').length > 0", "the verdicts")
         accepted = sum(1 for e in audit["entries"] if e["kind"] == "accepted" and e.get("events"))
