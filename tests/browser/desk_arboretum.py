@@ -157,6 +157,7 @@ def play_by_clicking(driver, width: int) -> None:
     last = wait_for(driver, "const m = [...document.querySelectorAll('#board .last-action')].map(e => e.dataset.at);"
                             "return m.length ? m : null", "the plant marked")
     viewer.check("red:C4" in last, f"{where}: red's plant of {plant['card']} is marked on C4 ({last})")
+    driver.execute_script("document.getElementById('board').scrollIntoView()")
     driver.save_screenshot(str(OUT / f"desk-arboretum-{width}-played.png"))
     played(driver, game_id, tokens["red"], "red", lambda actions: {"type": "skip"}, where)
     log(f"{where}: red chose the start, bid 3 + 2 garden, planted {plant['card']} on C4 and skipped, all by clicking")
@@ -178,6 +179,29 @@ def score_explained(driver, game_id: str, version: int, where: str) -> None:
     paths = [suit["best_path"] for seat in SEATS for suit in score[seat]["suits"] if suit.get("best_path")]
     viewer.check(len(rows) == 2 * 10 and all(any(" ".join(p["cells"]) in row for row in rows) for p in paths),
                  f"{where}: each seat's parrots, start and eight suits are explained, every best path by its cells ({len(rows)} rows)")
+
+
+def disputed(driver, game_id: str, umpire: str, width: int, where: str) -> None:
+    """A refused attempt, selected in the timeline, marks the places its
+    action names (its cell, its card…) as disputed on the board."""
+    rejected = [e for e in call("GET", f"/v1/games/{game_id}/audit", umpire)["entries"] if e["kind"] == "rejected"]
+    viewer.check(bool(rejected), f"{where}: the game has refused attempts to show")
+    if not rejected:
+        return
+    button = wait_for(driver, "return document.querySelector('#timeline .attempt button')", "a refused attempt in the timeline")
+    at = int(driver.execute_script("return arguments[0].closest('.attempt').dataset.rejectedAt", button))
+    attempt = next(e for e in rejected if e["at_version"] == at)
+    seat = attempt["actor"].removeprefix("seat:")
+    button.click()
+    wait_version(driver, at)
+    view = state(game_id, at, umpire)["state"]
+    expected = set(call_module(driver, "touches", attempt["action"], {"seats": SEATS, "viewer": "umpire", "view": view, "seat": seat}))
+    shown = set(wait_for(driver, "const m = [...document.querySelectorAll('#board .disputed')].map(e => e.dataset.at);"
+                                 "return m.length ? m : null", "the refused attempt marked on the board"))
+    viewer.check(expected & drawn_keys(driver) == shown and shown,
+                 f"{where}: the refused {attempt['action']} ({attempt['violation']['code']}) marks {sorted(expected)} on the board ({sorted(shown)})")
+    driver.execute_script("document.querySelector('#board .disputed').scrollIntoView({block: 'center'})")
+    driver.save_screenshot(str(OUT / f"desk-arboretum-{width}-refused.png"))
 
 
 def no_overflow(driver, where: str) -> None:
@@ -213,7 +237,9 @@ def whole_game(driver, width: int) -> None:
                                    "return m.length ? m : null", "the last decision marked on the board")
     viewer.check(cell in last_marked, f"{where}: the last decision ({payload['seat']} plants {payload['card']} on {payload['cell']}) "
                                       f"is marked on {cell} ({last_marked})")
+    driver.execute_script("document.querySelector('#board .last-action').scrollIntoView({block: 'center'})")
     driver.save_screenshot(str(OUT / f"desk-arboretum-{width}-planted.png"))
+    disputed(driver, game_id, umpire, width, where)
     driver.find_element(By.ID, "last").click()
     wait_version(driver, last)
     score_explained(driver, game_id, last, where)
@@ -223,12 +249,12 @@ def whole_game(driver, width: int) -> None:
     log(f"{where}: coordinates, {len(drawn_keys(driver))} pointable things, the last plant marked, the score sheet explained")
 
 
-def check(driver) -> None:
-    whole_game(driver, 1400)
-    play_by_clicking(driver, 1400)
-    narrow = browser(500, 900)
-    try:
-        whole_game(narrow, 500)
-        play_by_clicking(narrow, 500)
-    finally:
-        narrow.quit()
+def check(_driver) -> None:
+    """At 1400 and at 500 px wide, each in a browser of its own."""
+    for width in (1400, 500):
+        driver = browser(width, 900)
+        try:
+            whole_game(driver, width)
+            play_by_clicking(driver, width)
+        finally:
+            driver.quit()

@@ -259,12 +259,9 @@ export function touches(item, ctx = {}) {
       const turn = view.turn_order?.[item.turn - 1];
       return [`turn:${item.turn}`, ...(turn ? [`${seat}:bid:${turn.group}`] : [])];
     }
-    case 'skip': case 'timeout': {
-      if (view.phase === 'bidding') return [`${seat}:bid`];
-      const index = view.current_turn;
-      const turn = index == null ? null : view.turn_order?.[index];
-      return index == null ? [] : [`turn:${index + 1}`, ...(turn ? [`${turn.seat}:bid:${turn.group}`] : [])];
-    }
+    // The turns lost are named by their `turn_skipped` events; the view
+    // may be the one before the action (a refusal) or after it.
+    case 'skip': case 'timeout': return [`${seat}:bid`];
     case 'round_ended':
       return [...(item.moved_to_refuse ?? []).map((c) => `refuse:${c}`), ...(item.removed_from_game ?? []).map((c) => `out:${c}`)];
     default: return [];
@@ -347,7 +344,7 @@ export function scoreSheet(score, { seats = ['red', 'blue'] } = {}) {
   const [a, b] = seats;
   if (!score?.[a] || !score?.[b]) return html('p', { text: 'No score sheet yet.' });
   return html('div', { class: 'arboretum-score' },
-    html('p', { text: `A seat scores 2 per parrot it has more than the other, 1 if it starts, and for each suit whose right it has (its ad-board sum of that suit is at least the other's) its best path of that suit (§5).${score.verdict ? ` ${score.verdict}` : ''}` }),
+    html('p', { text: `A seat scores 2 per parrot it has more than the other, 1 if it starts, and for each suit whose right it has (its ad-board sum of that suit is at least the other's) its best path of that suit (§5).` }),
     seatSheet(a, score[a], score[b], b),
     seatSheet(b, score[b], score[a], a));
 }
