@@ -163,6 +163,39 @@ def play_by_clicking(driver, width: int) -> None:
     log(f"{where}: red chose the start, bid 3 + 2 garden, planted {plant['card']} on C4 and skipped, all by clicking")
 
 
+def reachable_in_play(driver) -> None:
+    """Positions from the middle of games, as the seat to act sees them:
+    every legal action reachable, until digging, taking and hiring have all
+    been offered (a few games suffice); the first hire offered is clicked."""
+    seen: set[str] = set()
+    for seed in range(60, 72):
+        archive = simulated("arboretum", seed)
+        created = import_unfinished(archive, 30 + (seed * 13) % (len(archive["events"]) - 40))
+        to_act = call("GET", f"/v1/games/{created['id']}")["status"]["to_act"]
+        if not to_act:
+            continue
+        seat = to_act[0]
+        token = created["seat_tokens"][seat]
+        actions = call("GET", f"/v1/games/{created['id']}/legal-actions", token)["actions"]
+        open_page(driver, created["id"])
+        driver.execute_script("sessionStorage.clear()")
+        view_as(driver, token, f"seat:{seat}")
+        where = f"arboretum {seat} at version {created['version']} of seed {seed}"
+        hires = [action for action in actions if action["type"] == "hire"]
+        if hires and "hire" not in seen:
+            # A hire by clicking: the parrots, then each card, then its button.
+            hire = max(hires, key=lambda action: len(action["cards"]))
+            played(driver, created["id"], token, seat, lambda actions: hire, where)
+        else:
+            view = state(created["id"], created["version"], token)["state"]
+            every_action_reachable(driver, view, seat, actions, where)
+        seen |= {action["type"] for action in actions}
+        if {"dig", "take", "hire"} <= seen:
+            break
+    viewer.check({"dig", "take", "hire", "plant", "start", "skip"} <= seen, f"digging, taking and hiring were offered and reachable ({sorted(seen)})")
+    log(f"arboretum: every legal action reachable in positions offering {sorted(seen)}")
+
+
 def score_explained(driver, game_id: str, version: int, where: str) -> None:
     score = call("GET", f"/v1/games/{game_id}/score?at={version}")["score"]
     lines = wait_for(driver, f"const s = document.querySelectorAll('#score [data-score-version=\"{version}\"] .arboretum-score h4');"
@@ -256,5 +289,7 @@ def check(_driver) -> None:
         try:
             whole_game(driver, width)
             play_by_clicking(driver, width)
+            if width == 1400:
+                reachable_in_play(driver)
         finally:
             driver.quit()
