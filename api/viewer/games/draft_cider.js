@@ -170,8 +170,10 @@ function drawOrchard(nodes, orchard, top, perRow) {
         svg('rect', { x: x - 3, y: y - 2, width: W + 6, height: columnHeight, rx: 5, class: 'batch' }),
         svg('text', { x, y: y + 11, class: 'small label', text: short }),
         svg('rect', { x, y: slotY, width: W, height: H, rx: 4, fill: '#fff', stroke: '#aaa', 'stroke-dasharray': '4 3' }),
-        ...slotLines(nextHint(id, cards, orchard)).map((line, k) => svg('text', { x: x + W / 2, y: slotY + 19 + k * 14, 'text-anchor': 'middle', class: 'small muted', text: line }))));
-      cards.forEach((name, k) => nodes.push(cider(x, y + 16 + k * (H + GAP), name, { piece: `${seat}:${id}:${name}`, at: `${seat}:${id}:${name}` })));
+        ...slotLines(nextHint(id, cards, orchard)).map((line, k) => svg('text', { x: x + W / 2, y: slotY + 19 + k * 14, 'text-anchor': 'middle', class: 'small muted', text: line })),
+        // The cards inside the batch's group: a click on one, when the batch
+        // is a legal choice, chooses the batch.
+        cards.map((name, k) => cider(x, y + 16 + k * (H + GAP), name, { piece: `${seat}:${id}:${name}`, at: `${seat}:${id}:${name}` }))));
       width = Math.max(width, x + W + 6);
     });
     y += columnHeight + 8;
@@ -196,7 +198,9 @@ function drawDeck(nodes, view, top, width) {
   nodes.push(label(10, top, `deck: 75 cards${view.deck ? ', in order' : ', face down'}`));
   let y = top + 8;
   if (!view.deck) {
-    nodes.push(svg('g', { 'data-at': 'deck' }, faceDown(10, y, { width: W, height: H, label: `${75 - dealt} in it`, title: 'the deck, face down: its order is the umpire\'s only, for good (cards never dealt are never shown)' })));
+    const deck = faceDown(10, y, { width: W, height: H, label: `${75 - dealt} in it`, title: 'the deck, face down: its order is the umpire\'s only, for good (cards never dealt are never shown)' });
+    deck.setAttribute('data-at', 'deck');
+    nodes.push(deck);
     [...facts, 'order: the umpire\'s only, for good'].forEach((fact, i) => nodes.push(label(W + 20, y + 10 + i * 13, fact, 'small muted')));
     return y + Math.max(H, 4 * 13) + 20;
   }
@@ -252,10 +256,10 @@ export function touches(item, ctx = {}) {
     case 'pick':
     case 'card_picked':
       return [`hand:${item.card}`, `${seat}:${item.batch}`, `${seat}:${item.batch}:${item.card}`];
-    case 'timeout': {
-      const first = ctx.view?.communal_hand?.[0];
-      return [first ? `hand:${first}` : null, `${seat}:bad`, first ? `${seat}:bad:${first}` : null, `orchard:${seat}`].filter(Boolean);
-    }
+    case 'timeout':
+      // Not the hand's first card: drawn after the timeout, that is
+      // another card; the event (`card_picked`) names the card taken.
+      return [`${seat}:bad`, `orchard:${seat}`];
     case 'round_dealt':
       return (item.cards ?? []).map((card) => `hand:${card}`);
     case 'deck_shuffled':
