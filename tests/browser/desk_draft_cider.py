@@ -202,7 +202,7 @@ def score_sheet(driver, created: dict[str, Any], width: int, seats: int) -> None
     expect(len(sheet["rows"]) == 8 and sums == totals, f"each seat's eight batch lines add up to its total: {sums} vs {totals}")
     expect(all(b["reason"] in sheet["text"] for seat in score["seats"] for b in seat["batches"]),
           "the sheet gives every batch's reason")
-    sentence = sheet["text"].split(".")[0]
+    sentence = sheet["text"].split(".")[0].lower()
     expect(score["final"] and score["winners"] and all(f"seat {w}" in sentence for w in score["winners"])
            and "non-empty batches" in sheet["text"],
           f"the sheet names the winners and the tie-breaker: {sheet['text'][:120]}")

@@ -87,8 +87,11 @@ function cider(x, y, name, { piece, at, faded = false } = {}) {
   return svg('g', { class: 'card cider', 'data-piece': piece, 'data-at': at, transform: `translate(${x} ${y})`, opacity: faded ? 0.55 : null },
     svg('title', { text: `${name}: a ${c.colour} apple, height ${c.height}, sweetness ${c.sweetness}` }),
     svg('rect', { width: W, height: H, rx: 4, fill: PAPER[c.colour] ?? '#eee', stroke: '#555' }),
-    svg('circle', { cx: W - 11, cy: 12, r: 6, fill: APPLE[c.colour] ?? '#999', stroke: '#333', 'stroke-width': 0.5 }),
-    svg('path', { d: `M${W - 11} 6 l1.5 -3.5`, stroke: '#5a3d1e', 'stroke-width': 1.5 }),
+    // The apple in its own group, so that the marks (last action, legal
+    // choice) outline the card, not the apple.
+    svg('g', { 'aria-hidden': 'true' },
+      svg('circle', { cx: W - 11, cy: 12, r: 6, fill: APPLE[c.colour] ?? '#999', stroke: '#333', 'stroke-width': 0.5 }),
+      svg('path', { d: `M${W - 11} 6 l1.5 -3.5`, stroke: '#5a3d1e', 'stroke-width': 1.5 })),
     svg('text', { x: 6, y: 14, class: 'card-label', text: c.colour }),
     svg('text', { x: 6, y: 29, class: 'small', text: `height ${c.height}` }),
     svg('text', { x: 6, y: 41, class: 'small', text: `sweetness ${c.sweetness}` }));
@@ -143,7 +146,7 @@ function columnsPerRow() {
   return wide ? 8 : 4;
 }
 
-function drawOrchard(nodes, orchard, top, perRow) {
+function drawOrchard(nodes, orchard, top, perRow, finished) {
   const seat = orchard.seat;
   const extras = [];
   if (orchard.monochrome_colour) extras.push(`Monochrome is ${orchard.monochrome_colour}`);
@@ -160,17 +163,18 @@ function drawOrchard(nodes, orchard, top, perRow) {
   for (let start = 0; start < BATCHES.length; start += perRow) {
     const row = BATCHES.slice(start, start + perRow);
     const tallest = Math.max(0, ...row.map(([id]) => (orchard.batches[id] ?? []).length));
-    const columnHeight = 16 + (tallest + 1) * (H + GAP) + 2;
+    // Room for the cards and, while the game runs, the slot for the next.
+    const columnHeight = 16 + (tallest + (finished ? 0 : 1)) * (H + GAP) + 2;
     row.forEach(([id, , short], i) => {
       const x = 10 + i * COLUMN;
       const cards = orchard.batches[id] ?? [];
       const slotY = y + 16 + cards.length * (H + GAP);
       nodes.push(svg('g', { class: 'batch-place', 'data-at': `${seat}:${id}` },
-        svg('title', { text: `seat ${seat}'s ${batchName(id)} (${id}): ${cards.length} card${cards.length === 1 ? '' : 's'}; next: ${nextHint(id, cards, orchard)}` }),
+        svg('title', { text: `seat ${seat}'s ${batchName(id)} (${id}): ${cards.length} card${cards.length === 1 ? '' : 's'}${finished ? '' : `; next: ${nextHint(id, cards, orchard)}`}` }),
         svg('rect', { x: x - 3, y: y - 2, width: W + 6, height: columnHeight, rx: 5, class: 'batch' }),
         svg('text', { x, y: y + 11, class: 'small label', text: short }),
-        svg('rect', { x, y: slotY, width: W, height: H, rx: 4, fill: '#fff', stroke: '#aaa', 'stroke-dasharray': '4 3' }),
-        ...slotLines(nextHint(id, cards, orchard)).map((line, k) => svg('text', { x: x + W / 2, y: slotY + 19 + k * 14, 'text-anchor': 'middle', class: 'small muted', text: line })),
+        finished ? null : svg('rect', { x, y: slotY, width: W, height: H, rx: 4, fill: '#fff', stroke: '#aaa', 'stroke-dasharray': '4 3' }),
+        finished ? null : slotLines(nextHint(id, cards, orchard)).map((line, k) => svg('text', { x: x + W / 2, y: slotY + 19 + k * 14, 'text-anchor': 'middle', class: 'small muted', text: line })),
         // The cards inside the batch's group: a click on one, when the batch
         // is a legal choice, chooses the batch.
         cards.map((name, k) => cider(x, y + 16 + k * (H + GAP), name, { piece: `${seat}:${id}:${name}`, at: `${seat}:${id}:${name}` }))));
@@ -238,9 +242,9 @@ export function draw(view) {
   nodes.push(label(10, y, `communal hand (${hand.length}), in deal order${hand.length ? '' : ': empty'}`));
   const handPerRow = Math.max(perRow, Math.floor((width - 10) / (W + GAP)));
   hand.forEach((name, i) => nodes.push(cider(10 + (i % handPerRow) * (W + GAP), y + 8 + Math.floor(i / handPerRow) * (H + GAP), name, { piece: `communal:${name}`, at: `hand:${name}` })));
-  y += 8 + Math.max(1, Math.ceil(hand.length / handPerRow)) * (H + GAP) + 22;
+  y += hand.length ? 8 + Math.ceil(hand.length / handPerRow) * (H + GAP) + 22 : 24;
   for (const orchard of view.orchards) {
-    const drawn = drawOrchard(nodes, orchard, y, perRow);
+    const drawn = drawOrchard(nodes, orchard, y, perRow, view.finished);
     width = Math.max(width, drawn.width);
     y = drawn.bottom;
   }
@@ -295,12 +299,16 @@ export function actionWords(action) {
 
 // ---- the score sheet -----------------------------------------------------------------
 
+const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+// −4, not -4, where people read it (the table's cells stay plain numbers).
+const signed = (n) => (n < 0 ? `−${Math.abs(n)}` : String(n));
+
 export function scoreSheet(score, ctx = {}) {
   const seats = score?.seats ?? [];
   const best = Math.max(...seats.map((s) => s.total));
   const sentence = score.final
     ? (score.winners?.length
-      ? `${seatList(score.winners)} win${score.winners.length === 1 ? 's' : ''} with ${best}${DECIDED[score.decided_by] ? ` (${DECIDED[score.decided_by]})` : ''}.`
+      ? `${capital(seatList(score.winners))} win${score.winners.length === 1 ? 's' : ''} with ${best}${DECIDED[score.decided_by] ? ` (${DECIDED[score.decided_by]})` : ''}.`
       : `No winner${DECIDED[score.decided_by] ? `: ${DECIDED[score.decided_by]}` : ''}.`)
     : 'Provisional: each batch scored as it lies now; no winner until the last round is over.';
   const byBatch = (seat, id) => seat.batches.find((b) => b.batch === id);
@@ -315,7 +323,7 @@ export function scoreSheet(score, ctx = {}) {
   const tieBreak = html('tr', {}, html('th', { text: 'non-empty batches (tie-breaker)' }),
     ...seats.map((s) => html('td', { text: String(s.non_empty_batches) })));
   const why = seats.map((s) => html('details', { class: 'dc-seat', 'data-seat': s.seat },
-    html('summary', { text: `seat ${s.seat}: ${s.total} = ${s.batches.filter((b) => b.points).map((b) => `${b.points < 0 ? '−' : ''}${Math.abs(b.points)} ${batchName(b.batch)}`).join(' + ').replaceAll('+ −', '− ') || '0'}` }),
+    html('summary', { text: `seat ${s.seat}: ${signed(s.total)} = ${s.batches.filter((b) => b.points).map((b) => `${signed(b.points)} ${batchName(b.batch)}`).join(' + ').replaceAll('+ −', '− ') || '0'}` }),
     html('ul', {}, ...s.batches.map((b) => html('li', {},
       html('strong', { text: `${batchName(b.batch)} ${b.points}: ` }), b.reason,
       b.cards.length ? ` — ${b.cards.join(', ')}` : '')))));
