@@ -12,6 +12,7 @@ from typing import Any
 from selenium.webdriver.common.by import By
 
 import subprocess
+import urllib.error
 
 from viewer import BINARY, OUT, browser, call, import_archive, import_unfinished, log, open_page, state, view_as, wait_for, wait_version
 from viewer import check as expect
@@ -157,9 +158,26 @@ def play_by_clicking(driver, created: dict[str, Any], width: int, seats: int) ->
     wait_version(driver, after)
     marked = driver.execute_script("return [...document.querySelectorAll('#board .last-action')].map(e => e.dataset.at)")
     expect(f"{seat}:{pick['batch']}:{pick['card']}" in marked, f"the pick just made is marked on the board: {marked[:4]}")
-    # A second, different action: the umpire's timeout, by its button.
+    # A refused attempt (another seat's pick, out of turn), selected in the
+    # umpire's timeline: the card and the batch it names are marked disputed.
+    other = next(s for s in created["seat_tokens"] if s != str(call("GET", f"/v1/games/{game_id}")["status"]["to_act"][0]))
+    hand = state(game_id, after, None)["state"]["communal_hand"]
+    tried = {"type": "pick", "card": hand[0], "batch": "bad"}
+    try:
+        call("POST", f"/v1/games/{game_id}/actions", created["seat_tokens"][other], {"action": tried})
+        expect(False, "a pick out of turn is refused")
+    except urllib.error.HTTPError as error:
+        expect(error.code in (409, 422), f"a pick out of turn is refused ({error.code})")
     view_as(driver, created["umpire_token"], "umpire")
     wait_version(driver, after)
+    wait_for(driver, f"return document.querySelector('#timeline .attempt[data-rejected-at=\"{after}\"] button')", "the refused attempt")
+    driver.find_element(By.CSS_SELECTOR, f'#timeline .attempt[data-rejected-at="{after}"] button').click()
+    disputed = wait_for(driver, "const d = [...document.querySelectorAll('#board .disputed')].map(e => e.dataset.at); return d.length ? d : null",
+                        "the refused attempt's card and batch marked")
+    expect(f"hand:{hand[0]}" in disputed and f"{other}:bad" in disputed,
+           f"the refused pick's card and batch are marked disputed: {disputed}")
+    driver.save_screenshot(str(OUT / f"desk-draft_cider-{seats}-seats-{width}-disputed.png"))
+    # A second, different action: the umpire's timeout, by its button.
     umpire_actions = call("GET", f"/v1/games/{game_id}/legal-actions", created["umpire_token"])["actions"]
     expect(umpire_actions and umpire_actions[0]["type"] == "timeout", f"the umpire may time out the seat to pick: {umpire_actions}")
     if not umpire_actions:
