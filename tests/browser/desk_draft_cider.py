@@ -192,8 +192,32 @@ def play_by_clicking(driver, created: dict[str, Any], width: int, seats: int) ->
           f"the timeout clicked is the timeout made: {forced}")
     wait_version(driver, final)
     readable(driver, game_id, final, state(game_id, final, created["umpire_token"])["state"], "the umpire")
+    sheet, _ = sheet_adds_up(driver, game_id, final)
+    expect(sheet["text"].startswith("Provisional"), f"a running game's sheet says it is provisional: {sheet['text'][:60]}")
     log(f"draft_cider {seats} seats at {width} px: picked {pick['card']} into {pick['batch']} by clicking, "
         f"timed seat {timed} out by its button; {len(actions)} legal picks, each reachable")
+
+
+def sheet_adds_up(driver, game_id: str, at: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The score sheet at `at`: its totals are the score's, each seat's
+    eight batch lines add up to its total, every batch's reason is given."""
+    driver.execute_script("const p = document.getElementById('score-panel'); if (!p.open) p.open = true; p.dispatchEvent(new Event('toggle'))")
+    wait_for(driver, f"return document.querySelector('#score [data-score-version=\"{at}\"] .dc-score') !== null",
+             f"the Draft & Cider score sheet at {at}")
+    score = call("GET", f"/v1/games/{game_id}/score?at={at}")["score"]
+    sheet = driver.execute_script("""
+      const table = document.querySelector('#score .dc-score table');
+      const rows = [...table.querySelectorAll('tbody tr[data-batch]')].map(r => [...r.querySelectorAll('td')].map(td => Number(td.textContent)));
+      const totals = [...table.querySelectorAll('td[data-total]')].map(td => parseInt(td.textContent, 10));
+      return { rows, totals, text: document.querySelector('#score .dc-score').textContent };
+    """)
+    totals = [seat["total"] for seat in score["seats"]]
+    expect(sheet["totals"] == totals, f"the sheet's totals at {at} are the score's: {sheet['totals']} vs {totals}")
+    sums = [sum(row[i] for row in sheet["rows"]) for i in range(len(totals))]
+    expect(len(sheet["rows"]) == 8 and sums == totals, f"each seat's eight batch lines add up to its total at {at}: {sums} vs {totals}")
+    expect(all(b["reason"] in sheet["text"] for seat in score["seats"] for b in seat["batches"]),
+           f"the sheet at {at} gives every batch's reason")
+    return sheet, score
 
 
 def score_sheet(driver, created: dict[str, Any], width: int, seats: int) -> None:
@@ -205,21 +229,7 @@ def score_sheet(driver, created: dict[str, Any], width: int, seats: int) -> None
     view = state(game_id, latest, None)["state"]
     readable(driver, game_id, latest, view, "the spectator")
     last_action_marked(driver, game_id, latest, None)
-    driver.execute_script("const p = document.getElementById('score-panel'); if (!p.open) p.open = true; p.dispatchEvent(new Event('toggle'))")
-    wait_for(driver, "return document.querySelector('#score .dc-score') !== null", "the Draft & Cider score sheet")
-    score = call("GET", f"/v1/games/{game_id}/score?at={latest}")["score"]
-    sheet = driver.execute_script("""
-      const table = document.querySelector('#score .dc-score table');
-      const rows = [...table.querySelectorAll('tbody tr[data-batch]')].map(r => [...r.querySelectorAll('td')].map(td => Number(td.textContent)));
-      const totals = [...table.querySelectorAll('td[data-total]')].map(td => parseInt(td.textContent, 10));
-      return { rows, totals, text: document.querySelector('#score .dc-score').textContent };
-    """)
-    totals = [seat["total"] for seat in score["seats"]]
-    expect(sheet["totals"] == totals, f"the sheet's totals are the score's: {sheet['totals']} vs {totals}")
-    sums = [sum(row[i] for row in sheet["rows"]) for i in range(len(totals))]
-    expect(len(sheet["rows"]) == 8 and sums == totals, f"each seat's eight batch lines add up to its total: {sums} vs {totals}")
-    expect(all(b["reason"] in sheet["text"] for seat in score["seats"] for b in seat["batches"]),
-          "the sheet gives every batch's reason")
+    sheet, score = sheet_adds_up(driver, game_id, latest)
     sentence = sheet["text"].split(".")[0].lower()
     expect(score["final"] and score["winners"] and all(f"seat {w}" in sentence for w in score["winners"])
            and "non-empty batches" in sheet["text"],
