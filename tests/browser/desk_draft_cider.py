@@ -56,7 +56,7 @@ def readable(driver, game_id: str, at: int, view: dict[str, Any], viewer: str) -
     unread = [c["piece"] for c in cards if c["words"] != card_words(c["piece"].rsplit(":", 1)[-1])]
     expect(not unread, f"{viewer} at {at}: every card names its colour, height and sweetness in words ({unread[:3]})")
     keys = keys_drawn(driver)
-    wanted = {f"hand:{card}" for card in view["communal_hand"]}
+    wanted = {"hand"} | {f"hand:{card}" for card in view["communal_hand"]}
     for orchard in view["orchards"]:
         seat = orchard["seat"]
         wanted |= {f"{seat}:{batch}" for batch in BATCHES} | {f"orchard:{seat}"}

@@ -6,6 +6,7 @@
 // refusals; a place is a seat's batch (`feather`, `bad`, …).
 //
 // `data-at` keys (every one a person may point at or click):
+//   hand                   the communal hand (its heading)
 //   hand:<card>            a card of the communal hand, e.g. `hand:gold h3 s5`
 //   <seat>:<batch>         a seat's batch (its column and its "next" slot), e.g. `1:feather`
 //   <seat>:<batch>:<card>  a card in a seat's batch, e.g. `1:feather:gold h3 s5`
@@ -239,7 +240,7 @@ export function draw(view) {
   nodes.push(label(10, y + 15, `${view.players} player${view.players === 1 ? '' : 's'}, ${view.cards_per_player} cards each a round`, 'small muted'));
   y += 38;
   const hand = view.communal_hand;
-  nodes.push(label(10, y, `communal hand (${hand.length}), in deal order${hand.length ? '' : ': empty'}`));
+  nodes.push(svg('text', { x: 10, y, class: 'label', 'data-at': 'hand', text: `communal hand (${hand.length}), in deal order${hand.length ? '' : ': empty'}` }));
   const handPerRow = Math.max(perRow, Math.floor((width - 10) / (W + GAP)));
   hand.forEach((name, i) => nodes.push(cider(10 + (i % handPerRow) * (W + GAP), y + 8 + Math.floor(i / handPerRow) * (H + GAP), name, { piece: `communal:${name}`, at: `hand:${name}` })));
   y += hand.length ? 8 + Math.ceil(hand.length / handPerRow) * (H + GAP) + 22 : 24;
@@ -265,7 +266,9 @@ export function touches(item, ctx = {}) {
       // another card; the event (`card_picked`) names the card taken.
       return [`${seat}:bad`, `orchard:${seat}`];
     case 'round_dealt':
-      return (item.cards ?? []).map((card) => `hand:${card}`);
+      // The hand's heading, not its cards: marking a whole new hand would
+      // drown the pick that emptied the last one.
+      return ['hand'];
     case 'deck_shuffled':
       return ['deck'];
     case 'game_finished':
