@@ -372,7 +372,7 @@ def without_its_module(game: str, seed: int) -> None:
                   f"{game} without its module shows version {version}'s state as JSON")
         events = call("GET", f"/v1/games/{created['id']}/events?after=0&limit=1000", view_token)["events"]
         spelt = driver.execute_script(
-            "return [...document.querySelectorAll('#timeline > li[data-version]')].slice(1).map(li => li.firstChild.textContent)")
+            "return [...document.querySelectorAll('#timeline li[data-version]')].slice(1).map(li => li.firstChild.textContent)")
         check(len(spelt) == latest, f"{game} without its module lists every event ({len(spelt)} of {latest})")
         words = [e["type"].replace("_", " ") for e in events]
         check(all(word in line for word, line in zip(words, spelt)),
@@ -416,6 +416,30 @@ def secrets_stay_hidden(driver: webdriver.Chrome) -> None:
     log(f"spectator of an unfinished game: {len(hidden)} hidden pieces, none drawn or received; {len(requests)} requests checked")
 
 
+def play_by_clicking(driver: webdriver.Chrome, pick: int = 0) -> list[str]:
+    """Clicks the `pick`-th marked place on the board (or, when none is
+    marked, the `pick`-th choice under it) until an action is named, then
+    submits it. Returns what was clicked."""
+    clicked = []
+    for _ in range(12):
+        ready = driver.find_elements(By.CSS_SELECTOR, "#play .submit-choice")
+        if ready:
+            clicked.append(ready[0].text)
+            ready[0].click()
+            return clicked
+        marked = driver.find_elements(By.CSS_SELECTOR, "#board .legal")
+        choices = driver.find_elements(By.CSS_SELECTOR, "#play .choice")
+        options = marked or choices
+        check(bool(options), "a choice is offered until an action is named")
+        if not options:
+            return clicked
+        target = options[min(pick, len(options) - 1)]
+        clicked.append(target.get_attribute("data-at") or target.text)
+        driver.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", target)
+    check(False, f"an action is named within 12 clicks ({clicked})")
+    return clicked
+
+
 def play_from_the_page(driver: webdriver.Chrome) -> None:
     created = import_unfinished(simulated("arboretum", 31), 40)
     game_id = created["id"]
@@ -425,22 +449,36 @@ def play_from_the_page(driver: webdriver.Chrome) -> None:
     open_page(driver, game_id)
     check(driver.execute_script("return document.getElementById('play-panel').hidden"), "a spectator has no play panel")
     view_as(driver, created["seat_tokens"][seat], f"seat:{seat}")
-    wait_for(driver, "return document.querySelectorAll('#legal-actions .legal-action').length > 0", "the legal actions")
-    # An illegal action is refused with its rule, and changes nothing.
+    legal = call("GET", f"/v1/games/{game_id}/legal-actions", created["seat_tokens"][seat])["actions"]
+    wait_for(driver, "return umpireDesk.play.actions.length > 0", "the legal actions offered")
+    offered = driver.execute_script("return umpireDesk.play.actions.length")
+    reachable = driver.execute_script("return umpireDesk.play.reachable()")
+    check(offered == len(legal) and reachable == len(legal),
+          f"every legal action is offered ({offered} of {len(legal)}) and reachable by its own clicks ({reachable})")
+    # An illegal action, as JSON, is refused with its rule linked, and
+    # changes nothing.
+    driver.find_element(By.CSS_SELECTOR, "#play-json summary").click()
+    wait_for(driver, "return document.querySelectorAll('#legal-actions .legal-action').length > 0", "the legal actions as JSON")
+    check(driver.execute_script("return document.querySelectorAll('#legal-actions .legal-action').length") == len(legal),
+          "every legal action is listed as JSON, uncapped")
     editor = driver.find_element(By.ID, "action")
     editor.clear()
     editor.send_keys('{"type": "choose_start", "seat": "red"}')
     driver.find_element(By.CSS_SELECTOR, "#submit-form button[type=submit]").click()
     refusal = wait_for(driver, "return document.querySelector('#submit-result .refusal')?.textContent", "the refusal")
     check("§" in refusal, f"a refusal shows its code, message and rule: {refusal}")
+    link = driver.execute_script("return document.querySelector('#submit-result .refusal a.rule-link')?.getAttribute('href')")
+    check(bool(link) and link.startswith("/rules/"), f"the refusal's rule links to its section: {link}")
     check(call("GET", f"/v1/games/{game_id}")["version"] == created["version"], "a refused action changes nothing")
     log(f"refused from the page: {refusal}")
-    driver.find_elements(By.CSS_SELECTOR, "#legal-actions .legal-action")[0].click()
-    driver.find_element(By.CSS_SELECTOR, "#submit-form button[type=submit]").click()
+    # Played by clicking: marked places on the board, or choices, until one
+    # action is named; then submitted.
+    clicks = play_by_clicking(driver)
     accepted = wait_for(driver, "return document.querySelector('#submit-result .accepted')?.dataset.acceptedVersion",
                         "the action to be accepted")
     after = call("GET", f"/v1/games/{game_id}")["version"]
     check(int(accepted) == after and after > created["version"], f"the page's action is accepted (version {after})")
+    log(f"played by {clicks} clicks: accepted at version {accepted}")
     wait_version(driver, after)
     # The other seat's page follows live: an action through the API appears.
     other = [s for s in created["seat_tokens"] if s != seat][0]
