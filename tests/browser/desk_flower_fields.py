@@ -135,6 +135,104 @@ def spectator_sees_no_secret(driver, created: dict[str, Any]) -> None:
     log(f"spectator of an unfinished game: {len(keys)} keys drawn, none secret ({len(hands)} hand pieces kept hidden)")
 
 
+def take_steps(driver, steps: list[dict[str, str]]) -> list[str]:
+    """Clicks each step: its element on the board (which must be marked
+    legal), else its button in the Play panel. Returns what was clicked."""
+    clicked = []
+    for step in steps:
+        key = step.get("at")
+        on_board = key and driver.execute_script(
+            "return document.querySelector(`#board [data-at=\"${CSS.escape(arguments[0])}\"]`)", key)
+        if on_board:
+            wait_for(driver, "return document.querySelector(`#board [data-at=\"${CSS.escape(arguments[0])}\"]`)?.classList.contains('legal')"
+                     .replace("arguments[0]", json.dumps(key)), f"{key} to be marked legal")
+            driver.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", on_board)
+            clicked.append(f"board {key}")
+        else:
+            wanted = f"label:{step['label']}"
+            button = wait_for(driver, f"return [...document.querySelectorAll('#play .choice')].find((b) => b.dataset.step === {json.dumps(wanted)})",
+                              f"the choice {step['label']!r}")
+            button.click()
+            clicked.append(f"button {step['label']!r}")
+    return clicked
+
+
+def submit_by_clicking(driver, created: dict[str, Any], token: str, seat: str | None, choose, what: str) -> dict[str, Any]:
+    """Chooses a legal action (`choose(actions)`), clicks its steps, submits
+    it and checks that this very action is accepted."""
+    game_id = created["id"]
+    before = call("GET", f"/v1/games/{game_id}")["version"]
+    legal = call("GET", f"/v1/games/{game_id}/legal-actions", token)["actions"]
+    wait_for(driver, f"return JSON.stringify(umpireDesk.play.actions) === JSON.stringify({json.dumps(legal)})",
+             "this viewer's legal actions to be offered")
+    reachable = driver.execute_script("return umpireDesk.play.reachable()")
+    verify(reachable == len(legal), f"{what}: every one of the {len(legal)} legal actions has its own clicks ({reachable})")
+    action = choose(legal)
+    view = state(game_id, before, token)["state"]
+    steps = steps_of(driver, [action], view, seat)[0]
+    clicked = take_steps(driver, steps)
+    ready = wait_for(driver, "return document.querySelector('#play .submit-choice')", "the Submit button")
+    verify(json.loads(ready.get_attribute("data-action")) == action, f"{what}: the clicks name the action chosen ({ready.get_attribute('data-action')})")
+    words = ready.text
+    ready.click()
+    accepted = wait_for(driver, "const v = document.querySelector('#submit-result .accepted')?.dataset.acceptedVersion;"
+                        f"return Number(v) > {before} ? v : null", "the action to be accepted")
+    after = call("GET", f"/v1/games/{game_id}")["version"]
+    verify(int(accepted) == after > before, f"{what}: accepted, the version advances ({before} → {after})")
+    wait_version(driver, after)
+    log(f"{what}: {' → '.join(clicked)}; {words!r} accepted at version {after}")
+    return action
+
+
+def play_by_clicking(driver, width: int) -> None:
+    """On a new game: seat 0 submits a piece by clicking it in its hand, its
+    two cells and how breaks are paid; the umpire times seat 4 out by its
+    button and seat 4's name on the board; once the round resolves, seat 0
+    places the piece revealed to it, then its own, all by clicking."""
+    created = call("POST", "/v1/games", body={"game": GAME})
+    game_id = created["id"]
+    tokens = created["seat_tokens"]
+    as_spectator(driver, game_id)
+    view_as(driver, tokens["0"], "seat:0")
+
+    def a_submission(actions):
+        submissions = [a for a in actions if a["type"] == "submit"]
+        return submissions[len(submissions) // 2]
+    action = submit_by_clicking(driver, created, tokens["0"], "0", a_submission, f"seat 0 at {width} px")
+    mine = state(game_id, call("GET", f"/v1/games/{game_id}")["version"], tokens["0"])["state"]
+    pending = mine["seats"][0].get("submission") or {}
+    verify(pending.get("cells") == action["cells"] and pending.get("piece") == action["piece"], f"the seat's submission is the one clicked ({pending})")
+    marked = driver.execute_script("return [...document.querySelectorAll('#board .last-action')].map((e) => e.dataset.at)")
+    verify(all(f"field{action['field']}:{c}" in marked for c in action["cells"]),
+           f"its own submission's cells are marked last-action on the seat's board ({marked})")
+    ghosts = driver.execute_script("return document.querySelectorAll('#board .pending').length")
+    verify(ghosts == 2, f"the pending submission is drawn on the seat's own board, dashed ({ghosts})")
+    driver.save_screenshot(str(OUT / f"desk-flower_fields-play-{width}.png"))
+
+    view_as(driver, created["umpire_token"], "umpire")
+    submit_by_clicking(driver, created, created["umpire_token"], None,
+                       lambda actions: {"type": "timeout", "seat": 4}, f"the umpire at {width} px")
+    marked = driver.execute_script("return [...document.querySelectorAll('#board .last-action')].map((e) => e.dataset.at)")
+    verify("seat:4" in marked, f"the timed-out seat is marked last-action ({marked})")
+    no_overflow(driver, f"the umpire's page at {width} px")
+    driver.save_screenshot(str(OUT / f"desk-flower_fields-umpire-{width}.png"))
+
+    for seat in ("1", "2", "3"):
+        now = call("GET", f"/v1/games/{game_id}")
+        first = call("GET", f"/v1/games/{game_id}/legal-actions", tokens[seat])["actions"][0]
+        call("POST", f"/v1/games/{game_id}/actions", tokens[seat], {"action": first, "expected_version": now["version"]})
+    view_as(driver, tokens["0"], "seat:0")
+    wait_version(driver, call("GET", f"/v1/games/{game_id}")["version"])
+    verify(driver.execute_script("return !!document.querySelector('#board [data-at=\"field4:revealed\"]')"),
+           "seat 4's missed piece is drawn, revealed, in field 4 for seat 0")
+
+    def with_revealed(actions):
+        return next(a for a in reversed(actions) if a.get("revealed"))
+    action = submit_by_clicking(driver, created, tokens["0"], "0", with_revealed, f"seat 0 with a revealed piece at {width} px")
+    verify(bool(action.get("revealed")), "a submission placing a revealed piece is taken by clicking")
+    driver.save_screenshot(str(OUT / f"desk-flower_fields-revealed-{width}.png"))
+
+
 def every_action_reachable(driver) -> None:
     """A whole game, played through the API with replacements on and a
     missed submission (so revealed pieces and resubmissions come up): at
@@ -169,11 +267,16 @@ def every_action_reachable(driver) -> None:
                 # The seat's own board draws every key its steps click.
                 view_as(driver, token, f"seat:{actor}")
                 wait_version(driver, now["version"])
+                wanted = sorted({s["at"] for steps in lists for s in steps if s.get("at")})
+                try:
+                    wait_for(driver, "return arguments[0].every((k) => document.querySelector(`#board [data-at=\"${CSS.escape(k)}\"]`))"
+                             .replace("arguments[0]", json.dumps(wanted)), "the keys the steps click", timeout=5)
+                except AssertionError:
+                    pass
                 keys = drawn_keys(driver)
-                absent = {s["at"] for steps in lists for s in steps if s.get("at") and s["at"] not in keys}
+                absent = {key for key in wanted if key not in keys}
                 verify(not absent, f"every key a step clicks is on seat {actor}'s board (absent {sorted(absent)[:5]})")
                 drawn_on["seat"] = True
-                driver.save_screenshot(str(OUT / "desk-flower_fields-revealed-1400.png"))
                 view_as(driver, None, "spectator")
         actor = now["status"]["to_act"][0]
         actions = call("GET", f"/v1/games/{game_id}/legal-actions", tokens[actor])["actions"]
@@ -196,9 +299,11 @@ def check(driver) -> None:
     unfinished = import_unfinished(simulated(GAME, SEEDS[GAME] + 301), 140)
     finished_game(driver, 1400, final)
     spectator_sees_no_secret(driver, unfinished)
+    play_by_clicking(driver, 1400)
     every_action_reachable(driver)
     narrow = browser(500, 900)
     try:
         finished_game(narrow, 500, final)
+        play_by_clicking(narrow, 500)
     finally:
         narrow.quit()

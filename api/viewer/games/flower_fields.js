@@ -104,6 +104,16 @@ function domino(x, y, name, attrs, titleText) {
     svg('text', { x: 33, y: 15, 'text-anchor': 'middle', fill: INK[b] ?? '#fff', 'font-weight': 700, text: INITIALS[b] ?? '?' }));
 }
 
+// Text a person may point at: a group with the key and a frame that the
+// page's marks (legal, chosen, last-action) outline.
+function tagged(key, x, y, width, ...children) {
+  return svg('g', { 'data-at': key },
+    svg('rect', { x: x - 3, y: y - 12, width, height: 16, rx: 3, fill: '#fff', 'fill-opacity': 0, stroke: 'none' }),
+    ...children);
+}
+
+const textWidth = (text, size = 12) => text.length * size * 0.56 + 6;
+
 const cellName = (c, r) => `${COLUMNS[c]}${r + 1}`;
 const cellPlace = (cell) => [COLUMNS.indexOf(cell[0]), Number(cell.slice(1)) - 1];
 
@@ -124,8 +134,9 @@ function field(view, f, x, y) {
   const key = `field${f.field}`;
   const notes = [];
   if (f.next_must_break) notes.push('must break');
-  const nodes = [svg('text', { x, y: y + 10, class: 'label', 'data-at': key, text: `field ${f.field} · seats ${f.managers.join(' & ')}${notes.length ? ` · ${notes.join(', ')}` : ''}` },
-    svg('title', { text: `field ${f.field}, managed by seats ${f.managers.join(' and ')}${f.placer_this_round != null ? `; seat ${f.placer_this_round} plants here this round` : ''}` }))];
+  const heading = `field ${f.field} · seats ${f.managers.join(' & ')}${notes.length ? ` · ${notes.join(', ')}` : ''}`;
+  const nodes = [tagged(key, x, y + 10, textWidth(heading), svg('text', { x, y: y + 10, class: 'label', text: heading },
+    svg('title', { text: `field ${f.field}, managed by seats ${f.managers.join(' and ')}${f.placer_this_round != null ? `; seat ${f.placer_this_round} plants here this round` : ''}` })))];
   const top = y + 16 + MARGIN;
   const left = x + MARGIN;
   for (let c = 0; c < 5; c += 1) {
@@ -198,20 +209,23 @@ function seatRow(view, seat, x, y, wide) {
   else if (view.phase === 'submitting') status.push(seat.missed_this_round ? 'missed' : 'submitted');
   if (view.result?.winner === s) status.push('winner');
   if (view.result?.elimination_candidate === s) status.push('Elimination Candidate');
-  const nodes = [svg('text', { x, y: y + 14, class: `label seat-${s}`, 'data-at': `seat:${s}` },
+  const nodes = [tagged(`seat:${s}`, x, y + 14, textWidth(`seat ${s}`) + 2, svg('text', { x, y: y + 14, class: `label seat-${s}` },
     svg('title', { text: `seat ${s}: manages field ${clockwiseOf(s)} (clockwise) and field ${counterclockwiseOf(s)} (counterclockwise)` }),
-    `seat ${s}`, svg('tspan', { class: 'muted', 'font-weight': 400, text: ` · fields ${clockwiseOf(s)} & ${counterclockwiseOf(s)}${status.length ? ` · ${status.join(' · ')}` : ''}` }))];
+    `seat ${s}`)),
+  svg('text', { x: x + textWidth(`seat ${s}`) + 2, y: y + 14, class: 'muted', text: `fields ${clockwiseOf(s)} & ${counterclockwiseOf(s)}${status.length ? ` · ${status.join(' · ')}` : ''}` })];
   let line = y + 30;
   if (seat.garnets) {
     const g = seat.garnets;
-    nodes.push(svg('text', { x, y: line, class: 'small', 'data-at': `seat${s}:garnets` },
+    nodes.push(tagged(`seat${s}:garnets`, x, line, textWidth(`${g.balance} garnets`, 10), svg('text', { x, y: line, class: 'small' },
       svg('title', { text: `started ${g.starting}, earned ${g.earned}, spent ${g.spent_on_breaks} on breaks and ${g.spent_on_replacements} on replacements` }),
-      `${g.balance} garnets`));
+      `${g.balance} garnets`)));
   }
   if (seat.submission) {
     const sub = seat.submission;
     const revealed = sub.revealed ? `${sub.revealed.piece} at ${list(sub.revealed.cells)}, then ` : '';
-    nodes.push(svg('text', { x: x + (seat.garnets ? 70 : 0), y: line, class: 'small', 'data-at': `seat${s}:submission`, text: `submits ${revealed}${sub.piece} at ${list(sub.cells)}${sub.broken ? ' (broken)' : ''}` }));
+    const words = `submits ${revealed}${sub.piece} at ${list(sub.cells)}${sub.broken ? ' (broken)' : ''}`;
+    const sx = x + (seat.garnets ? 70 : 0);
+    nodes.push(tagged(`seat${s}:submission`, sx, line, textWidth(words, 10), svg('text', { x: sx, y: line, class: 'small', text: words })));
   }
   let hx = wide ? x + 360 : x;
   const hy = wide ? y + 2 : line + 8;
