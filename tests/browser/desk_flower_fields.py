@@ -114,6 +114,11 @@ def finished_game(driver, width: int, created: dict[str, Any]) -> None:
     no_overflow(driver, what)
     driver.save_screenshot(str(OUT / f"desk-flower_fields-final-{width}.png"))
     driver.find_element(By.ID, "board").screenshot(str(OUT / f"desk-flower_fields-board-{width}.png"))
+    # The whole page, the score sheet under the board, on a tall window.
+    driver.set_window_size(width, 2600)
+    driver.execute_script("document.getElementById('score-panel').scrollIntoView()")
+    driver.find_element(By.ID, "score-panel").screenshot(str(OUT / f"desk-flower_fields-score-{width}.png"))
+    driver.set_window_size(width, 900)
 
 
 def spectator_sees_no_secret(driver, created: dict[str, Any]) -> None:
@@ -297,13 +302,12 @@ def every_action_reachable(driver) -> None:
 def check(driver) -> None:
     final = import_archive(simulated(GAME, SEEDS[GAME] + 300))
     unfinished = import_unfinished(simulated(GAME, SEEDS[GAME] + 301), 140)
-    finished_game(driver, 1400, final)
-    spectator_sees_no_secret(driver, unfinished)
-    play_by_clicking(driver, 1400)
+    for width in (1400, 500):
+        sized = browser(width, 900)
+        try:
+            finished_game(sized, width, final)
+            spectator_sees_no_secret(sized, unfinished)
+            play_by_clicking(sized, width)
+        finally:
+            sized.quit()
     every_action_reachable(driver)
-    narrow = browser(500, 900)
-    try:
-        finished_game(narrow, 500, final)
-        play_by_clicking(narrow, 500)
-    finally:
-        narrow.quit()

@@ -291,7 +291,14 @@ export function draw(view) {
     nodes.push(label(10, y + 10, `bags (umpire only): ${view.bags.map((bag, i) => `seat ${i} ${bag.length}`).join(', ')} pieces left`, 'muted'));
     y += 18;
   }
-  return board(width, y + 8, 'Flower Fields: five fields', ...nodes);
+  const drawing = board(width, y + 8, 'Flower Fields: five fields', ...nodes);
+  if (!wide) {
+    // Two fields abreast fill a phone's width (the page's CSS shrinks the
+    // board to fit, never wider than the screen).
+    drawing.setAttribute('width', Math.round(width * 1.35));
+    drawing.setAttribute('height', Math.round((y + 8) * 1.35));
+  }
+  return drawing;
 }
 
 // ---- what an event or an action touches --------------------------------
@@ -414,10 +421,10 @@ function styled(node, style) {
 const signed = (n) => (n < 0 ? `− ${-n}` : `${n}`);
 
 function cell(main, detail, title) {
+  const lines = Array.isArray(detail) ? detail : detail ? [detail] : [];
   return html('td', { title },
     html('strong', { text: main }),
-    detail ? html('br') : null,
-    detail ? html('small', { class: 'muted', text: detail }) : null);
+    lines.flatMap((line) => [html('br'), html('small', { class: 'muted', text: line })]));
 }
 
 export function scoreSheet(score, ctx = {}) {
@@ -445,14 +452,14 @@ export function scoreSheet(score, ctx = {}) {
   rows.push(html('tr', { class: 'ff-fields' }, html('th', { scope: 'row', text: 'both fields' }),
     seats.map((s) => cell(`${s.clockwise.points + s.counterclockwise.points}`, `${s.clockwise.points} + ${s.counterclockwise.points}`,
       `field ${s.clockwise.field} scores ${s.clockwise.points} against field ${s.clockwise.other_field}; field ${s.counterclockwise.field} scores ${s.counterclockwise.points} against field ${s.counterclockwise.other_field}`))));
-  rows.push(html('tr', { class: 'ff-penalties' }, html('th', { scope: 'row' }, 'penalties', html('br'), html('small', { class: 'muted', text: 'breaks, missed rounds' })),
-    seats.map((s) => cell(signed(-s.penalty_points), s.penalties.length ? s.penalties.map((p) => `${p.reason.kind === 'break' ? `break f${p.reason.break_field}` : 'missed'} r${p.round} −${p.points}`).join(', ') : 'none',
+  rows.push(html('tr', { class: 'ff-penalties' }, html('th', { scope: 'row' }, 'penalties', html('br'), html('small', { class: 'muted', text: 'a break\'s field or a missed round' })),
+    seats.map((s) => cell(signed(-s.penalty_points), s.penalties.length ? s.penalties.map((p) => `${p.reason.kind === 'break' ? `field ${p.reason.break_field}` : 'missed'}, r${p.round}`) : 'none',
       s.penalties.map((p) => `round ${p.round}: ${p.reason.kind === 'break' ? `a break in field ${p.reason.break_field}` : 'a missed submission'}, ${p.points} points`).join('; ') || 'no penalty'))));
   rows.push(html('tr', { class: 'ff-total' }, html('th', { scope: 'row', text: 'total' }),
     seats.map((s) => cell(`${s.total}${result?.winner === s.seat ? ' ★' : ''}`,
       `${s.clockwise.points} + ${s.counterclockwise.points} − ${s.penalty_points}`,
       `${s.total} = field ${s.clockwise.field} ${s.clockwise.points} + field ${s.counterclockwise.field} ${s.counterclockwise.points} − penalties ${s.penalty_points}`))));
-  rows.push(html('tr', { class: 'ff-garnets' }, html('th', { scope: 'row' }, 'garnets', html('br'), html('small', { class: 'muted', text: 'not points: not in the total' })),
+  rows.push(html('tr', { class: 'ff-garnets' }, html('th', { scope: 'row' }, 'garnets', html('br'), html('small', { class: 'muted', text: 'not points, not in the total: start + earned − spent' })),
     seats.map((s) => {
       const g = s.garnets;
       return cell(`${g.balance}`, `${g.starting} + ${g.earned} − ${g.spent_on_breaks + g.spent_on_replacements}`,
@@ -470,7 +477,9 @@ export function scoreSheet(score, ctx = {}) {
       : `Elimination Candidate: a tie between seats ${list(result.candidates)}, for the umpire to choose.`);
   }
   const most = seats.reduce((a, b) => (b.garnets.balance > a.garnets.balance ? b : a), seats[0]);
-  const garnetNote = `Each seat scores its two fields, each against the other, flower by flower, minus its penalties. Garnets are not points: white flowers earn garnets instead (§4), and garnets pay for breaks and replacements${seats.length > 1 ? ` — so seat ${most.seat}, with the most garnets (${most.garnets.balance}), ${result?.winner === most.seat ? 'also has' : 'need not have'} the highest total` : ''}.`;
+  const garnetNote = 'Each seat scores its two fields, each against the other, flower by flower, minus its penalties (§7). '
+    + 'Garnets are not points: white flowers earn garnets instead (§4), and garnets pay for breaks and replacements.'
+    + `${seats.length > 1 && result?.winner != null && result.winner !== most.seat ? ` So seat ${most.seat} has the most garnets (${most.garnets.balance}), yet seat ${result.winner} wins.` : ''}`;
   return html('div', { class: 'ff-score' },
     html('p', { text: `${final ? 'Final' : 'Provisional'} sheet. ${garnetNote}` }),
     sentences.length ? html('p', { class: 'ff-result', text: sentences.join(' ') }) : null,
