@@ -227,8 +227,8 @@ function seatRow(view, seat, x, y, wide) {
     const sx = x + (seat.garnets ? 70 : 0);
     nodes.push(tagged(`seat${s}:submission`, sx, line, textWidth(words, 10), svg('text', { x: sx, y: line, class: 'small', text: words })));
   }
-  let hx = wide ? x + 360 : x;
-  const hy = wide ? y + 2 : line + 8;
+  let hx = wide ? x + 420 : x;
+  const hy = wide ? y + 2 : seat.hand ? line + 8 : y + 20;
   if (seat.hand?.length === 0) return { nodes, height: wide ? 44 : 40 };
   if (seat.hand) {
     const keys = handKeys(seat);
@@ -243,7 +243,7 @@ function seatRow(view, seat, x, y, wide) {
   } else {
     nodes.push(faceDown(hx, hy, { width: 44, height: 22, label: 'hand', title: `seat ${s}'s hand: hidden from this viewer` }));
   }
-  return { nodes, height: wide ? 44 : 76 };
+  return { nodes, height: wide ? 44 : seat.hand ? 76 : 50 };
 }
 
 function legendNodes(view, x, y, width) {
@@ -288,7 +288,10 @@ export function draw(view) {
     y += row.height;
   }
   if (view.bags) {
-    nodes.push(label(10, y + 10, `bags (umpire only): ${view.bags.map((bag, i) => `seat ${i} ${bag.length}`).join(', ')} pieces left`, 'muted'));
+    // The deal order, one piece a round from round 0: the umpire's alone.
+    nodes.push(svg('text', { x: 10, y: y + 10, class: 'muted' },
+      svg('title', { text: view.bags.map((bag, i) => `seat ${i}: ${bag.join(', ')}`).join('\n') }),
+      `bags (umpire only): the deal order, ${view.bags[0]?.length ?? 0} pieces each`));
     y += 18;
   }
   const drawing = board(width, y + 8, 'Flower Fields: five fields', ...nodes);
