@@ -73,7 +73,7 @@ def coordinates_drawn(driver, what: str) -> None:
     verify(mismatched == 0, f"{what}: each flower lies inside the cell its key names ({mismatched} not)")
 
 
-def score_sheet(driver, what: str) -> None:
+def score_sheet(driver, what: str, game_id: str) -> None:
     """The sheet shows each total as its parts, and the parts add up."""
     panel = driver.find_element(By.ID, "score-panel")
     if not panel.get_attribute("open"):
@@ -98,6 +98,9 @@ def score_sheet(driver, what: str) -> None:
         verify(flowers == sheet["fields"][i], f"{what}: seat {i}'s flowers add up to its fields' points ({flowers} vs {sheet['fields'][i]})")
         verify(sheet["fields"][i] + sheet["penalties"][i] == sheet["totals"][i],
               f"{what}: seat {i}'s fields and penalties make its total ({sheet['fields'][i]} {sheet['penalties'][i]} = {sheet['totals'][i]})")
+    answer = call("GET", f"/v1/games/{game_id}/score")["score"]
+    verify(sheet["totals"] == [line["total"] for line in answer["seats"]] and sheet["garnets"] == [line["garnets"]["balance"] for line in answer["seats"]],
+           f"{what}: the sheet's totals and garnets are the score's ({sheet['totals']}, {sheet['garnets']})")
     verify("Garnets are not points" in sheet["text"] and "wins with the highest total" in sheet["text"],
           f"{what}: the sheet says garnets are not in the total and who wins by what")
     log(f"{what}: totals {sheet['totals']} = fields {sheet['fields']} + penalties {sheet['penalties']}; garnets {sheet['garnets']} apart")
@@ -110,7 +113,7 @@ def finished_game(driver, width: int, created: dict[str, Any]) -> None:
     coordinates_drawn(driver, what)
     marked = driver.execute_script("return [...document.querySelectorAll('#board .last-action')].map((e) => e.dataset.at)")
     verify(len(marked) > 0, f"{what}: the last decision's cells or seat carry last-action ({marked})")
-    score_sheet(driver, what)
+    score_sheet(driver, what, created["id"])
     no_overflow(driver, what)
     driver.save_screenshot(str(OUT / f"desk-flower_fields-final-{width}.png"))
     driver.find_element(By.ID, "board").screenshot(str(OUT / f"desk-flower_fields-board-{width}.png"))
@@ -203,7 +206,8 @@ def play_by_clicking(driver, width: int) -> None:
     def a_submission(actions):
         submissions = [a for a in actions if a["type"] == "submit"]
         return submissions[len(submissions) // 2]
-    action = submit_by_clicking(driver, created, tokens["0"], "0", a_submission, f"seat 0 at {width} px")
+    first = submit_by_clicking(driver, created, tokens["0"], "0", a_submission, f"seat 0 at {width} px")
+    action = first
     mine = state(game_id, call("GET", f"/v1/games/{game_id}")["version"], tokens["0"])["state"]
     pending = mine["seats"][0].get("submission") or {}
     verify(pending.get("cells") == action["cells"] and pending.get("piece") == action["piece"], f"the seat's submission is the one clicked ({pending})")
@@ -236,6 +240,23 @@ def play_by_clicking(driver, width: int) -> None:
     action = submit_by_clicking(driver, created, tokens["0"], "0", with_revealed, f"seat 0 with a revealed piece at {width} px")
     verify(bool(action.get("revealed")), "a submission placing a revealed piece is taken by clicking")
     driver.save_screenshot(str(OUT / f"desk-flower_fields-revealed-{width}.png"))
+
+    # A refused attempt: seat 1 plants on field 0's cells seat 0 planted in
+    # round 1. The umpire selects it; the board marks those cells disputed.
+    legal = call("GET", f"/v1/games/{game_id}/legal-actions", tokens["1"])["actions"]
+    attempt = dict(next(a for a in legal if a["type"] == "submit"), cells=first["cells"])
+    try:
+        call("POST", f"/v1/games/{game_id}/actions", tokens["1"], {"action": attempt})
+        verify(False, "planting on planted cells is refused")
+    except Exception as error:  # noqa: BLE001 — the refusal is the point
+        verify("409" in str(error) or "422" in str(error) or "400" in str(error), f"the attempt is refused ({error})")
+    view_as(driver, created["umpire_token"], "umpire")
+    button = wait_for(driver, "return document.querySelector('#timeline .rejected button')", "the refused attempt in the timeline")
+    button.click()
+    disputed = wait_for(driver, "const d = [...document.querySelectorAll('#board .disputed')].map((e) => e.dataset.at);"
+                        "return d.length ? d : null", "the disputed cells to be marked")
+    verify(all(f"field0:{c}" in disputed for c in first["cells"]), f"the refused attempt's cells are marked disputed ({disputed})")
+    driver.save_screenshot(str(OUT / f"desk-flower_fields-disputed-{width}.png"))
 
 
 def every_action_reachable(driver) -> None:
