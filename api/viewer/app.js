@@ -2,13 +2,16 @@
 // from /v1 with the viewer's token; the page keeps nothing else.
 import { Api, ApiError } from './api.js';
 import { html } from './svg.js';
-import { actorName, describe, isBookkeeping } from './words.js';
+import { isBookkeeping } from './words.js';
 import { diff, diffTable, refusal, scoreSheet, whatIfReport } from './tools.js';
 import { loadGame } from './game.js';
+import { Timeline, seatOf } from './timeline.js';
+import { Play } from './play.js';
+import { clearMarks, mark, touched } from './marks.js';
+import { showClocks } from './clock.js';
 
 const STATES_KEPT = 64;
 const POLL_MS = 3000;
-const LEGAL_ACTIONS_SHOWN = 300;
 
 const $ = (id) => document.getElementById(id);
 const gameId = decodeURIComponent(location.pathname.split('/')[2] ?? '');
@@ -26,6 +29,11 @@ const desk = {
   stopFollowing: null,
   lastRenderMs: 0,
   openedMs: null,
+  timeline: null,
+  // What a refusal or a disputed verdict is about, marked on the board at
+  // its version until another version is shown.
+  disputed: null,
+  play: null,
 };
 // For the browser test and for people measuring the page.
 window.umpireDesk = desk;
@@ -48,40 +56,17 @@ async function stateAt(version) {
 
 // ---- the timeline -------------------------------------------------------
 
-function timelineItem(version, event) {
-  const bookkeeping = event ? isBookkeeping(desk.game, event) : false;
-  const who = event ? actorName(event.actor) : null;
-  let text = event ? describe(desk.game, event) : 'the game is created';
-  // "red: red plants Q7" reads better as "red plants Q7".
-  // Otherwise the actor is the one whose action led to the event.
-  const own = who && text.startsWith(`${who} `);
-  if (own) text = text.slice(who.length + 1);
-  // A timeout the clock recorded, not a person: its first event marked
-  // (the events of one decision share their recorded time), with its
-  // deadline where the viewer is shown the action.
-  const before = desk.events[version - 2];
-  const byClock = event?.actor === 'clock'
-    && !(before?.actor === 'clock' && before.recorded_at === event.recorded_at);
-  const deadline = event?.action?.deadline;
-  return html('li', { 'data-version': version, class: [bookkeeping ? 'bookkeeping' : '', byClock ? 'clock-timeout' : ''].join(' ').trim() || null },
-    html('button', { type: 'button', onclick: () => show(version) },
-      html('span', { class: 'v', text: `v${version}` }),
-      byClock ? html('span', { class: 'clock-mark', role: 'img', 'aria-label': 'timed out by the clock', title: deadline ? `timed out by the clock at its deadline ${deadline}` : 'timed out by the clock' }) : null,
-      who ? html('span', { class: 'who', text: own ? who : `${who}:`, title: own ? null : `after an action of ${who}` }) : null,
-      text));
-}
-
 function renderTimeline() {
-  const items = [timelineItem(0, null)];
-  desk.events.forEach((event, i) => items.push(timelineItem(i + 1, event)));
-  $('timeline').replaceChildren(...items);
+  desk.timeline = new Timeline($('timeline'), { game: desk.game, seats: desk.summary.seats, onShow: (version) => show(version) });
+  desk.timeline.render(desk.events);
   if (desk.audit) markAudit();
 }
 
 function appendEvents(events) {
+  const from = latest();
   const fresh = events.filter((event) => event.seq === latest() + 1 ? (desk.events.push(event), true) : false);
-  for (const event of fresh) $('timeline').append(timelineItem(event.seq, event));
   if (fresh.length) {
+    desk.timeline.append(desk.events, from);
     $('latest').textContent = latest();
     if (desk.audit) loadAudit();
   }
@@ -90,47 +75,39 @@ function appendEvents(events) {
 
 // Scrolls the timeline (only the timeline, not the page) to show `item`.
 function keepInView(list, item) {
-  const top = item.offsetTop; // the list is positioned: relative to it
+  let top = 0;
+  for (let node = item; node && node !== list; node = node.offsetParent) top += node.offsetTop;
   if (top < list.scrollTop) list.scrollTop = top;
   else if (top + item.offsetHeight > list.scrollTop + list.clientHeight) {
     list.scrollTop = top + item.offsetHeight - list.clientHeight;
   }
 }
 
-function timelineEntry(version) {
-  return $('timeline').querySelector(`li[data-version="${version}"]`);
+// The board's key (colours, symbols, notation), when the game's module
+// draws one.
+function showLegend() {
+  let legend = null;
+  try {
+    legend = desk.game.legend?.({ seats: desk.summary.seats, viewer: desk.viewer }) ?? null;
+  } catch {
+    legend = null;
+  }
+  $('legend').hidden = !legend;
+  $('legend').replaceChildren(...(legend ? [legend] : []));
 }
 
 // ---- the umpire's audit: rejected attempts and today's verdicts ----------
 
 function markAudit() {
-  for (const node of $('timeline').querySelectorAll('.rejections, .verdict')) node.remove();
-  const rejectedAt = new Map();
-  for (const entry of desk.audit.entries) {
-    if (entry.kind === 'rejected') {
-      const list = rejectedAt.get(entry.at_version) ?? [];
-      list.push(entry);
-      rejectedAt.set(entry.at_version, list);
-    } else if (entry.kind === 'accepted' && entry.events?.length) {
-      const item = timelineEntry(entry.events[0].seq);
-      const agrees = entry.today?.agrees !== false;
-      item?.firstChild.append(html('span', {
-        class: `verdict ${agrees ? 'agrees' : 'disagrees'}`,
-        title: agrees ? "today's rule book agrees" : "today's rule book decides otherwise",
-        text: agrees ? '✓' : '✗ disputed',
-      }));
-    }
-  }
-  for (const [version, entries] of rejectedAt) {
-    const item = timelineEntry(version);
-    if (!item) continue;
-    item.append(html('ul', { class: 'rejections' }, entries.map((entry) => html('li', {
-      class: 'rejected', 'data-rejected-at': version,
-    }, `✗ ${actorName(entry.actor)} tried ${JSON.stringify(entry.action)}${entry.repeats > 1 ? ` ×${entry.repeats}` : ''}: `,
-    html('code', { text: entry.violation?.code ?? '' }), ` ${entry.violation?.message ?? ''}`,
-    entry.violation?.rule ? ` (${entry.violation.rule})` : '',
-    entry.today && entry.today.agrees === false ? ' — today the rules decide otherwise' : ''))));
-  }
+  desk.timeline.markAudit(desk.audit, { onDispute: dispute });
+}
+
+// A refused attempt or a disputed decision: the version it was decided at,
+// with what its action touches marked on the board.
+function dispute(entry) {
+  const at = entry.kind === 'rejected' ? entry.at_version : entry.at_version ?? Math.max(0, (entry.events?.[0]?.seq ?? 1) - 1);
+  desk.disputed = { at, action: entry.action, seat: seatOf(entry.actor) };
+  show(at);
 }
 
 async function loadAudit() {
@@ -169,14 +146,13 @@ async function show(version) {
     return;
   }
   if (drawing !== desk.drawing) return;
-  $('board').replaceChildren(desk.game.draw(answer.state, { seats: desk.summary.seats, viewer: desk.viewer }));
+  $('board').replaceChildren(desk.game.draw(answer.state, { seats: desk.summary.seats, viewer: desk.viewer, status: answer.status }));
+  markBoard(at, answer.state);
   const status = answer.status;
   $('status').textContent = `Version ${at} of ${latest()} · ${status.finished ? 'finished' : `${status.phase}; to act: ${status.to_act.join(', ') || 'nobody'}`}`;
   showClocks(status.clock, at === latest() && !status.finished);
   $('at').value = String(at);
-  $('timeline').querySelector('li.current')?.classList.remove('current');
-  const item = timelineEntry(at);
-  item?.classList.add('current');
+  const item = desk.timeline.current(at);
   if (item) keepInView($('timeline'), item);
   setUrl();
   desk.lastRenderMs = performance.now() - started;
@@ -185,59 +161,35 @@ async function show(version) {
   document.body.dataset.version = String(at);
   document.body.dataset.rendered = 'true';
   refreshScore(at, drawing);
-  refreshPlay();
+  refreshPlay(answer.state);
 }
 
-// ---- the clock ------------------------------------------------------------
-
-let clockTicker = null;
-
-function clockText(ms) {
-  const total = Math.max(0, Math.ceil(ms / 1000));
-  const minutes = Math.floor(total / 60);
-  return `${minutes}:${String(total % 60).padStart(2, '0')}`;
-}
-
-// Every seat's clock at the version shown: at the latest version the due
-// seats' time runs down on the page; at a past one it stands as it was.
-function showClocks(clock, running) {
-  clearInterval(clockTicker);
-  const box = $('clocks');
-  if (!clock) {
-    box.hidden = true;
-    return;
-  }
-  box.hidden = false;
-  const rows = Object.entries(clock.seats).map(([seat, state]) => {
-    const left = html('span', { class: 'left', 'data-deadline': state.deadline ?? '' });
-    const row = html('li', { class: state.due_since ? 'due' : null, 'data-seat': seat },
-      html('strong', { text: /^\d+$/.test(seat) ? `seat ${seat}` : seat }), ' ', left,
-      html('span', { class: 'reserve', text: ` reserve ${clockText(state.reserve_left_ms)}` }));
-    if (state.deadline) left.textContent = running ? '' : `until ${state.deadline.slice(11, 19)}`;
-    else if (state.left_ms !== undefined) left.textContent = `${clockText(state.left_ms)} left (paused)`;
-    else left.textContent = 'waiting';
-    return row;
-  });
-  box.replaceChildren(
-    html('span', { class: `clock-title${clock.paused_since ? ' paused' : ''}`, text: clock.paused_since ? 'clock paused' : `${clockText(clock.per_move_ms)} a move` }),
-    html('ul', {}, rows));
-  if (!running || clock.paused_since) return;
-  const tick = () => {
-    for (const left of box.querySelectorAll('.left[data-deadline]:not([data-deadline=""])')) {
-      const ms = Date.parse(left.dataset.deadline) - Date.now();
-      left.textContent = ms > 0 ? `${clockText(ms)} left` : 'time is up';
-      left.closest('li').classList.toggle('overdue', ms <= 0);
+// What the last decision before this version touched; what a selected
+// refusal or verdict is about.
+function markBoard(at, view) {
+  const board = $('board');
+  const decision = at > 0 ? desk.timeline.decisionOf(at) : null;
+  if (decision) {
+    const ctx = { seats: desk.summary.seats, viewer: desk.viewer, view, seat: seatOf(decision.actor) };
+    const keys = [...touched(desk.game, decision.action, ctx)];
+    for (let version = decision.first; version <= at; version += 1) {
+      const event = desk.events[version - 1];
+      keys.push(...touched(desk.game, { ...(event.payload ?? {}), type: event.type }, ctx));
     }
-  };
-  tick();
-  clockTicker = setInterval(tick, 250);
+    mark(board, keys, 'last-action');
+  }
+  if (desk.disputed && desk.disputed.at !== at) desk.disputed = null;
+  if (desk.disputed) {
+    const ctx = { seats: desk.summary.seats, viewer: desk.viewer, view, seat: desk.disputed.seat };
+    mark(board, touched(desk.game, desk.disputed.action, ctx), 'disputed');
+  }
 }
 
 async function refreshScore(at, drawing) {
   if (!$('score-panel').open) return;
   try {
     const answer = await api.score(at);
-    if (drawing === desk.drawing) $('score').replaceChildren(scoreSheet(answer));
+    if (drawing === desk.drawing) $('score').replaceChildren(scoreSheet(answer, desk.game, { seats: desk.summary.seats, viewer: desk.viewer, final: answer.final }));
   } catch (error) {
     if (drawing === desk.drawing) $('score').replaceChildren(refusal(error));
   }
@@ -256,18 +208,26 @@ function step(direction) {
 
 let playFor = -1;
 
-async function refreshPlay() {
+async function refreshPlay(view) {
   const panel = $('play-panel');
   const canPlay = desk.viewer !== 'spectator' && !desk.summary.status.finished;
   panel.hidden = !canPlay;
-  if (!canPlay) return;
-  if (desk.at !== latest()) {
-    playFor = -1;
-    $('play').replaceChildren(html('p', { text: `Actions are taken at the latest version (${latest()}).` }),
-      html('button', { type: 'button', onclick: () => show(latest()), text: 'Go to the latest version' }));
+  if (!canPlay) {
+    desk.play?.stop();
     return;
   }
-  if (playFor === latest()) return;
+  if (desk.at !== latest()) {
+    playFor = -1;
+    desk.play.stop();
+    $('play').replaceChildren(html('p', { text: `Actions are taken at the latest version (${latest()}).` }),
+      html('button', { type: 'button', onclick: () => show(latest()), text: 'Go to the latest version' }));
+    $('play-json').hidden = true;
+    return;
+  }
+  if (playFor === latest()) {
+    desk.play.remark();
+    return;
+  }
   playFor = latest();
   let legal;
   try {
@@ -276,40 +236,52 @@ async function refreshPlay() {
     $('play').replaceChildren(refusal(error));
     return;
   }
-  const shown = legal.actions.slice(0, LEGAL_ACTIONS_SHOWN);
-  const editor = html('textarea', { id: 'action', rows: 3, spellcheck: 'false', 'aria-label': 'An action as JSON' });
-  editor.value = shown.length ? JSON.stringify(shown[0]) : '';
-  $('play').replaceChildren(
-    html('p', { text: legal.actions.length
-      ? `${desk.viewer} may take ${legal.actions.length} action${legal.actions.length === 1 ? '' : 's'} now${legal.actions.length > shown.length ? ` (the first ${shown.length} listed)` : ''}; pick one or write one:`
-      : `${desk.viewer} has nothing to do now.` }),
-    html('div', { class: 'actions', id: 'legal-actions' }, shown.map((action) => html('button', {
-      type: 'button', class: 'legal-action', onclick: () => { editor.value = JSON.stringify(action); editor.focus(); },
-      text: JSON.stringify(action),
-    }))),
-    html('form', { id: 'submit-form', onsubmit: submitAction }, editor,
-      html('button', { type: 'submit', text: `Submit at version ${latest()}` })));
+  if (playFor !== latest() || desk.at !== latest()) return;
+  desk.legal = legal.actions;
+  desk.play.offer(desk.game, legal.actions, { seats: desk.summary.seats, viewer: desk.viewer, view, seat: seatOf(desk.viewer) });
+  $('play-json').hidden = false;
+  if ($('play-json').open) listLegalJson();
 }
 
-async function submitAction(event) {
-  event.preventDefault();
+// For developers: every legal action as JSON, and an editor to send any.
+function listLegalJson() {
+  const actions = desk.legal ?? [];
+  $('legal-actions').replaceChildren(...actions.map((action) => html('button', {
+    type: 'button', class: 'legal-action', onclick: () => { $('action').value = JSON.stringify(action); $('action').focus(); },
+    text: JSON.stringify(action),
+  })));
+  if (!$('action').value && actions.length) $('action').value = JSON.stringify(actions[0]);
+}
+
+async function submit(action) {
   const result = $('submit-result');
-  let action;
-  try {
-    action = JSON.parse($('action').value);
-  } catch {
-    result.replaceChildren(html('p', { class: 'refusal', role: 'alert', text: 'That is not JSON: an action is an object such as {"type": "pass"}.' }));
-    return;
-  }
   try {
     const accepted = await api.submit(action, latest());
+    desk.disputed = null;
     result.replaceChildren(html('p', { class: 'accepted', 'data-accepted-version': accepted.version, text: `Accepted: the game is at version ${accepted.version}.` }));
     await catchUp();
     show(latest());
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
+    // The refusal beside the board, with what the action touched marked.
     result.replaceChildren(refusal(error));
+    desk.disputed = { at: latest(), action, seat: seatOf(desk.viewer) };
+    clearMarks($('board'), 'disputed');
+    const answer = desk.states.get(latest());
+    mark($('board'), touched(desk.game, action, { seats: desk.summary.seats, viewer: desk.viewer, view: answer?.state, seat: seatOf(desk.viewer) }), 'disputed');
   }
+}
+
+function submitJson(event) {
+  event.preventDefault();
+  let action;
+  try {
+    action = JSON.parse($('action').value);
+  } catch {
+    $('submit-result').replaceChildren(html('p', { class: 'refusal', role: 'alert', text: 'That is not JSON: an action is an object such as {"type": "pass"}.' }));
+    return;
+  }
+  submit(action);
 }
 
 // ---- following the game live ---------------------------------------------
@@ -351,7 +323,7 @@ function follow() {
       if (end.reason === 'finished') {
         desk.summary.status = end.status ?? desk.summary.status;
         live('finished', false);
-        refreshPlay();
+        refreshPlay(desk.states.get(desk.at)?.state);
       } else {
         setTimeout(follow, 1000);
       }
@@ -398,6 +370,9 @@ async function load({ keepVersion } = {}) {
   }
   desk.game ??= await loadGame(summary.game);
   document.title = `Umpire · ${desk.game.title} · ${gameId.slice(0, 8)}`;
+  $('rules-link').href = `/rules/${encodeURIComponent(summary.game)}`;
+  $('rules-link').textContent = `Rules of ${desk.game.title}`;
+  showLegend();
   $('title').textContent = `${desk.game.title} · game ${gameId.slice(0, 8)}`;
   $('viewer-name').textContent = desk.viewer;
   document.body.dataset.viewer = desk.viewer;
@@ -417,6 +392,9 @@ async function load({ keepVersion } = {}) {
 }
 
 function wire() {
+  desk.play = new Play({ panel: $('play'), board: $('board'), onSubmit: submit });
+  $('submit-form').addEventListener('submit', submitJson);
+  $('play-json').addEventListener('toggle', () => { if ($('play-json').open) listLegalJson(); });
   $('first').addEventListener('click', () => show(0));
   $('last').addEventListener('click', () => show(latest()));
   $('prev').addEventListener('click', () => step(-1));

@@ -1,5 +1,6 @@
 // The score sheet, state diffs and the what-if report, as tables.
 import { html } from './svg.js';
+import { ruleLink } from './rules.js';
 
 // Every leaf of a JSON value with its path, in document order.
 export function leaves(value, path = '', out = []) {
@@ -36,14 +37,27 @@ function totals(score) {
     .map(([seat, v]) => [seat, v.total]);
 }
 
-export function scoreSheet(answer) {
+// The totals, then the game's own sheet showing how each is made, when its
+// module draws one (games/<game>.js, `scoreSheet`). Every line of the
+// answer below, for whoever wants the figures themselves.
+function explained(game, score, ctx) {
+  try {
+    return game?.scoreSheet?.(score, ctx) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+export function scoreSheet(answer, game, ctx) {
   const score = answer.score;
   const rows = totals(score);
   const sheet = leaves(score).filter(([path]) => path !== 'final');
   const sentence = score?.verdict ?? score?.explanation;
+  const own = explained(game, score, ctx);
   return html('div', { 'data-score-version': answer.version },
     html('p', { text: `${answer.final ? 'Final score' : 'Score so far'} at version ${answer.version}.${sentence ? ` ${sentence}` : ''}` }),
     rows.length ? table(['seat', 'total'], rows) : null,
+    own ? html('div', { class: 'score-explained' }, own) : null,
     html('details', {}, html('summary', { text: `Every line of the sheet (${sheet.length})` }),
       table(['item', 'value'], sheet.slice(0, 600))));
 }
@@ -72,9 +86,10 @@ export function diffTable(from, to, changes) {
 export function refusal(error) {
   const body = error.body ?? {};
   const rule = body.rule ?? body.details?.rule;
+  const url = body.rule_url ?? body.details?.rule_url;
   return html('p', { class: 'refusal', role: 'alert' },
     html('code', { text: body.code ?? `HTTP ${error.status}` }), ` ${body.message ?? error.message}`,
-    rule ? ` (${rule})` : '');
+    rule ? html('span', {}, ' (', ruleLink(rule, url), ')') : '');
 }
 
 export function whatIfReport(report) {

@@ -340,6 +340,69 @@ def whole_games(driver: webdriver.Chrome) -> None:
         driver.execute_script("sessionStorage.clear()")
 
 
+def decisions_of(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Events grouped as the page groups them: one decision's events share
+    actor, recorded time and (where shown) action."""
+    grouped: list[list[dict[str, Any]]] = []
+    for event in events:
+        last = grouped[-1][-1] if grouped else None
+        if last and (last["actor"], last["recorded_at"], last.get("action")) == (event["actor"], event["recorded_at"], event.get("action")):
+            grouped[-1].append(event)
+        else:
+            grouped.append([event])
+    return grouped
+
+
+def timeline_of_decisions(driver: webdriver.Chrome) -> None:
+    """One timeline entry per recorded decision, its events folded beneath;
+    the game's own events (a round resolved, garnets, the result) credited
+    to the game, not to the last seat to move; a verdict on every decision;
+    the refused attempts in place, each showing on the board what it is
+    about."""
+    for game in ("flower_fields", "arboretum"):
+        created = import_archive(simulated(game, SEEDS[game]))
+        umpire = created["umpire_token"]
+        driver.execute_script("sessionStorage.clear()")
+        open_page(driver, created["id"])
+        view_as(driver, umpire, "umpire")
+        events = call("GET", f"/v1/games/{created['id']}/events?after=0&limit=1000", umpire)["events"]
+        decisions = decisions_of(events)
+        shown = driver.execute_script("return [...document.querySelectorAll('#timeline li.decision')].map(li => [+li.dataset.first, +li.dataset.last])")
+        check(shown == [[d[0]["seq"], d[-1]["seq"]] for d in decisions],
+              f"{game}: one entry per decision ({len(shown)} shown, {len(decisions)} recorded)")
+        owners = driver.execute_script(
+            "return Object.fromEntries([...document.querySelectorAll('#timeline li.decision:not(.single) .events li[data-version]')]"
+            ".map(li => [li.dataset.version, li.querySelector('.who').textContent]))")
+        later = [e for d in decisions if len(d) > 1 for e in d[1:]]
+        credited = [owners.get(str(e["seq"])) for e in later]
+        check(bool(later) and all(who == "game:" for who in credited),
+              f"{game}: a decision's consequences are the game's ({collections.Counter(credited)})")
+        audit = call("GET", f"/v1/games/{created['id']}/audit", umpire)
+        wait_for(driver, "return document.querySelectorAll('#timeline .verdict').length > 0", "the verdicts")
+        accepted = sum(1 for e in audit["entries"] if e["kind"] == "accepted" and e.get("events"))
+        verdicts = driver.execute_script("return document.querySelectorAll('#timeline li.decision > .decision-head .verdict').length")
+        check(verdicts == accepted, f"{game}: a verdict on every decision's entry ({verdicts} of {accepted})")
+        rejected = [e for e in audit["entries"] if e["kind"] == "rejected"]
+        if game == "arboretum":
+            check(bool(rejected), "the arboretum game has refused attempts to show")
+            attempt = driver.find_element(By.CSS_SELECTOR, "#timeline .attempt button")
+            at = int(driver.execute_script("return arguments[0].closest('.attempt').dataset.rejectedAt", attempt))
+            attempt.click()
+            wait_version(driver, at)
+            disputed = driver.execute_script("return document.querySelectorAll('#board .disputed').length")
+            check(disputed > 0, f"a refused attempt, selected, marks what it is about on the board ({disputed})")
+            driver.save_screenshot(str(OUT / "desk-refusal.png"))
+        # Attempts sit after the decision that left the game at their version.
+        misplaced = driver.execute_script(
+            "return [...document.querySelectorAll('#timeline .attempt')].filter(a => { const v = +a.dataset.rejectedAt;"
+            " let p = a.previousElementSibling; while (p && p.classList.contains('attempt')) p = p.previousElementSibling;"
+            " return !(v === 0 ? p.classList.contains('created') : +p.dataset.last === v); }).length")
+        check(misplaced == 0 and rejections_shown(driver) == len(rejected),
+              f"{game}: every refused attempt in place ({len(rejected)} refused, {misplaced} misplaced)")
+        log(f"{game}: {len(decisions)} decisions for {len(events)} events, {len(later)} consequences credited to the game, "
+            f"{verdicts} verdicts, {len(rejected)} attempts in place")
+
+
 def shown_json(driver: webdriver.Chrome) -> Any:
     text = driver.execute_script("return document.querySelector('#board [data-state-json]')?.textContent")
     return None if text is None else json.loads(text)
@@ -372,7 +435,7 @@ def without_its_module(game: str, seed: int) -> None:
                   f"{game} without its module shows version {version}'s state as JSON")
         events = call("GET", f"/v1/games/{created['id']}/events?after=0&limit=1000", view_token)["events"]
         spelt = driver.execute_script(
-            "return [...document.querySelectorAll('#timeline > li[data-version]')].slice(1).map(li => li.firstChild.textContent)")
+            "return [...document.querySelectorAll('#timeline li[data-version]')].slice(1).map(li => li.firstChild.textContent)")
         check(len(spelt) == latest, f"{game} without its module lists every event ({len(spelt)} of {latest})")
         words = [e["type"].replace("_", " ") for e in events]
         check(all(word in line for word, line in zip(words, spelt)),
@@ -416,6 +479,30 @@ def secrets_stay_hidden(driver: webdriver.Chrome) -> None:
     log(f"spectator of an unfinished game: {len(hidden)} hidden pieces, none drawn or received; {len(requests)} requests checked")
 
 
+def play_by_clicking(driver: webdriver.Chrome, pick: int = 0) -> list[str]:
+    """Clicks the `pick`-th marked place on the board (or, when none is
+    marked, the `pick`-th choice under it) until an action is named, then
+    submits it. Returns what was clicked."""
+    clicked = []
+    for _ in range(12):
+        ready = driver.find_elements(By.CSS_SELECTOR, "#play .submit-choice")
+        if ready:
+            clicked.append(ready[0].text)
+            ready[0].click()
+            return clicked
+        marked = driver.find_elements(By.CSS_SELECTOR, "#board .legal")
+        choices = driver.find_elements(By.CSS_SELECTOR, "#play .choice")
+        options = marked or choices
+        check(bool(options), "a choice is offered until an action is named")
+        if not options:
+            return clicked
+        target = options[min(pick, len(options) - 1)]
+        clicked.append(target.get_attribute("data-at") or target.text)
+        driver.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", target)
+    check(False, f"an action is named within 12 clicks ({clicked})")
+    return clicked
+
+
 def play_from_the_page(driver: webdriver.Chrome) -> None:
     created = import_unfinished(simulated("arboretum", 31), 40)
     game_id = created["id"]
@@ -425,22 +512,36 @@ def play_from_the_page(driver: webdriver.Chrome) -> None:
     open_page(driver, game_id)
     check(driver.execute_script("return document.getElementById('play-panel').hidden"), "a spectator has no play panel")
     view_as(driver, created["seat_tokens"][seat], f"seat:{seat}")
-    wait_for(driver, "return document.querySelectorAll('#legal-actions .legal-action').length > 0", "the legal actions")
-    # An illegal action is refused with its rule, and changes nothing.
+    legal = call("GET", f"/v1/games/{game_id}/legal-actions", created["seat_tokens"][seat])["actions"]
+    wait_for(driver, "return umpireDesk.play.actions.length > 0", "the legal actions offered")
+    offered = driver.execute_script("return umpireDesk.play.actions.length")
+    reachable = driver.execute_script("return umpireDesk.play.reachable()")
+    check(offered == len(legal) and reachable == len(legal),
+          f"every legal action is offered ({offered} of {len(legal)}) and reachable by its own clicks ({reachable})")
+    # An illegal action, as JSON, is refused with its rule linked, and
+    # changes nothing.
+    driver.find_element(By.CSS_SELECTOR, "#play-json summary").click()
+    wait_for(driver, "return document.querySelectorAll('#legal-actions .legal-action').length > 0", "the legal actions as JSON")
+    check(driver.execute_script("return document.querySelectorAll('#legal-actions .legal-action').length") == len(legal),
+          "every legal action is listed as JSON, uncapped")
     editor = driver.find_element(By.ID, "action")
     editor.clear()
     editor.send_keys('{"type": "choose_start", "seat": "red"}')
     driver.find_element(By.CSS_SELECTOR, "#submit-form button[type=submit]").click()
     refusal = wait_for(driver, "return document.querySelector('#submit-result .refusal')?.textContent", "the refusal")
     check("§" in refusal, f"a refusal shows its code, message and rule: {refusal}")
+    link = driver.execute_script("return document.querySelector('#submit-result .refusal a.rule-link')?.getAttribute('href')")
+    check(bool(link) and link.startswith("/rules/"), f"the refusal's rule links to its section: {link}")
     check(call("GET", f"/v1/games/{game_id}")["version"] == created["version"], "a refused action changes nothing")
     log(f"refused from the page: {refusal}")
-    driver.find_elements(By.CSS_SELECTOR, "#legal-actions .legal-action")[0].click()
-    driver.find_element(By.CSS_SELECTOR, "#submit-form button[type=submit]").click()
+    # Played by clicking: marked places on the board, or choices, until one
+    # action is named; then submitted.
+    clicks = play_by_clicking(driver)
     accepted = wait_for(driver, "return document.querySelector('#submit-result .accepted')?.dataset.acceptedVersion",
                         "the action to be accepted")
     after = call("GET", f"/v1/games/{game_id}")["version"]
     check(int(accepted) == after and after > created["version"], f"the page's action is accepted (version {after})")
+    log(f"played by {clicks} clicks: accepted at version {accepted}")
     wait_version(driver, after)
     # The other seat's page follows live: an action through the API appears.
     other = [s for s in created["seat_tokens"] if s != seat][0]
@@ -570,9 +671,13 @@ def main() -> None:
     only = {name for name in os.environ.get("BROWSER_ONLY", "").split(",") if name}
     wanted = lambda name: not only or name in only  # noqa: E731
     driver = browser()
+    # A page of this origin first: sections that begin by clearing its
+    # session storage may run alone.
+    driver.get(f"{BASE}/")
     try:
         for name, section in [("whole_games", whole_games), ("secrets_stay_hidden", secrets_stay_hidden),
                               ("play_from_the_page", play_from_the_page), ("clock_on_the_page", clock_on_the_page),
+                              ("timeline_of_decisions", timeline_of_decisions),
                               *desk_checks()]:
             if wanted(name):
                 log(f"== {name}")

@@ -1,0 +1,244 @@
+// The timeline of decisions: one entry per recorded decision — who decided,
+// what in words, and today's verdict on it — with the events it caused
+// folded beneath it, each a version to step to. The events a decision
+// caused beyond the actor's own move (a deal, a round's end, a result) are
+// the game's, and say so. The umpire's audit adds rejected attempts in
+// place, between the decisions they came between.
+import { html } from './svg.js';
+import { actorName, describe, isBookkeeping } from './words.js';
+import { ruleLink } from './rules.js';
+
+// The events of one decision were appended together: the same actor, the
+// same recorded time (one transaction) and, where this viewer sees it, the
+// same action. The setup's events are one decision, the game's creation.
+export function sameDecision(a, b) {
+  if (a.actor !== b.actor || a.recorded_at !== b.recorded_at) return false;
+  return JSON.stringify(a.action ?? null) === JSON.stringify(b.action ?? null);
+}
+
+// Groups events (events[i] is version i + 1) into decisions, appending to
+// `decisions` as new events arrive.
+export function groupDecisions(decisions, events, from) {
+  for (let i = from; i < events.length; i += 1) {
+    const event = events[i];
+    const open = decisions[decisions.length - 1];
+    if (open && sameDecision(events[open.last - 1], event)) open.last = i + 1;
+    else decisions.push({ first: i + 1, last: i + 1, actor: event.actor, action: event.action ?? null });
+  }
+  return decisions;
+}
+
+export function seatOf(actor) {
+  return actor?.startsWith('seat:') ? actor.slice(5) : null;
+}
+
+// The action in words: the game's own sentence, else its JSON.
+export function actionInWords(game, action, ctx) {
+  if (!action) return null;
+  try {
+    const words = game.actionWords?.(action, ctx);
+    if (words) return words;
+  } catch {
+    // A shape the game's module does not know: spelt out below.
+  }
+  return JSON.stringify(action);
+}
+
+export class Timeline {
+  constructor(list, { game, seats, onShow }) {
+    this.list = list;
+    this.game = game;
+    this.seats = seats;
+    this.onShow = onShow;
+    this.decisions = [];
+    this.events = [];
+    this.verdicts = new Map(); // first version of a decision → today's verdict
+  }
+
+  decisionOf(version) {
+    // Decisions are in version order: a binary search.
+    let low = 0;
+    let high = this.decisions.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      const decision = this.decisions[middle];
+      if (version < decision.first) high = middle - 1;
+      else if (version > decision.last) low = middle + 1;
+      else return decision;
+    }
+    return null;
+  }
+
+  render(events) {
+    this.events = events;
+    this.decisions = groupDecisions([], events, 0);
+    const created = html('li', { 'data-version': 0, class: 'created' },
+      html('button', { type: 'button', onclick: () => this.onShow(0) },
+        html('span', { class: 'v', text: 'v0' }), 'the game is created'));
+    this.list.replaceChildren(created, ...this.decisions.map((decision) => this.entry(decision)));
+  }
+
+  // New events at the head: into the open decision or new ones.
+  append(events, from) {
+    this.events = events;
+    const before = this.decisions.length;
+    const last = this.decisions[before - 1];
+    const lastEnd = last?.last;
+    groupDecisions(this.decisions, events, from);
+    if (last && last.last !== lastEnd) {
+      this.list.querySelector(`li.decision[data-first="${last.first}"]`)?.replaceWith(this.entry(last));
+    }
+    for (const decision of this.decisions.slice(before)) this.list.append(this.entry(decision));
+  }
+
+  // Who each event of a decision belongs to: the first is the actor's own
+  // move; what follows is the game's doing (a round resolved, pieces placed
+  // for everyone, a result), even when its sentence names the actor.
+  eventOwner(decision, version) {
+    if (decision.actor === 'system') return 'game';
+    return version === decision.first ? actorName(decision.actor) : 'game';
+  }
+
+  eventItem(decision, version) {
+    const event = this.events[version - 1];
+    const owner = this.eventOwner(decision, version);
+    let text = describe(this.game, event);
+    const own = owner !== 'game' && text.startsWith(`${owner} `);
+    if (own) text = text.slice(owner.length + 1);
+    const classes = [isBookkeeping(this.game, event) ? 'bookkeeping' : '', owner === 'game' ? 'by-game' : ''];
+    return html('li', { 'data-version': version, class: classes.join(' ').trim() || null },
+      html('button', { type: 'button', onclick: () => this.onShow(version) },
+        html('span', { class: 'v', text: `v${version}` }),
+        html('span', { class: 'who', text: own ? owner : `${owner}:` }),
+        text));
+  }
+
+  headline(decision) {
+    const who = decision.actor === 'system' ? 'setup' : actorName(decision.actor);
+    // The action in the game's words where its module has them: its JSON
+    // would say less than the first event's sentence.
+    const words = this.game.actionWords ? actionInWords(this.game, decision.action, { seats: this.seats, seat: seatOf(decision.actor) }) : null;
+    if (words) return { who, words };
+    // No action this viewer may see (or a setup): its first event says it.
+    let text = describe(this.game, this.events[decision.first - 1]);
+    if (text.startsWith(`${who} `)) text = text.slice(who.length + 1);
+    return { who, words: text };
+  }
+
+  entry(decision) {
+    const { who, words } = this.headline(decision);
+    const count = decision.last - decision.first + 1;
+    const single = count === 1;
+    const versions = single ? `v${decision.first}` : `v${decision.first}–${decision.last}`;
+    const actorClass = decision.actor === 'system' ? 'by-game' : decision.actor === 'clock' ? 'by-clock clock-timeout' : 'by-person';
+    const deadline = this.events[decision.first - 1]?.action?.deadline;
+    const byClock = decision.actor === 'clock'
+      ? html('span', { class: 'clock-mark', role: 'img', 'aria-label': 'timed out by the clock', title: deadline ? `timed out by the clock at its deadline ${deadline}` : 'timed out by the clock' })
+      : null;
+    const head = html('div', { class: 'decision-head' },
+      html('button', { type: 'button', class: 'decision-show', onclick: () => this.onShow(decision.last), title: `show the state after this decision (version ${decision.last})` },
+        html('span', { class: 'v', text: versions }), byClock,
+        html('span', { class: 'who', text: who }),
+        html('span', { class: 'words', text: words })),
+      single ? null : html('button', {
+        type: 'button', class: 'fold', 'aria-expanded': 'false', title: `the ${count} events of this decision`,
+        onclick: (event) => this.toggle(event.currentTarget.closest('li.decision')),
+        text: `${count} events`,
+      }));
+    // A decision of one event is that event's entry: nothing to fold (and
+    // a long game's page stays light).
+    if (single) {
+      const bookkeeping = isBookkeeping(this.game, this.events[decision.first - 1]);
+      return html('li', {
+        class: `decision single ${actorClass}${bookkeeping ? ' bookkeeping' : ''}`,
+        'data-first': decision.first, 'data-last': decision.last, 'data-version': decision.first,
+      }, head);
+    }
+    const items = [];
+    for (let version = decision.first; version <= decision.last; version += 1) items.push(this.eventItem(decision, version));
+    const allBookkeeping = items.every((item) => item.classList.contains('bookkeeping'));
+    return html('li', {
+      class: `decision ${actorClass}${allBookkeeping ? ' bookkeeping' : ''}`,
+      'data-first': decision.first, 'data-last': decision.last,
+    }, head, html('ol', { class: 'events' }, items));
+  }
+
+  toggle(item, open) {
+    if (!item) return;
+    const now = item.classList.toggle('open', open);
+    item.querySelector('.fold')?.setAttribute('aria-expanded', String(now));
+  }
+
+  eventEntry(version) {
+    return this.list.querySelector(`li[data-version="${version}"]`);
+  }
+
+  // The version shown: its decision open and current, its event current.
+  // A decision opened by stepping into it folds again when stepping out;
+  // one opened by hand stays open.
+  current(version) {
+    for (const node of this.list.querySelectorAll('li.current')) node.classList.remove('current');
+    const item = this.eventEntry(version);
+    item?.classList.add('current');
+    const decision = item?.closest('li.decision');
+    if (this.autoOpened && this.autoOpened !== decision) this.toggle(this.autoOpened, false);
+    this.autoOpened = null;
+    if (decision) {
+      decision.classList.add('current');
+      if (!decision.classList.contains('single') && !decision.classList.contains('open')) {
+        this.toggle(decision, true);
+        this.autoOpened = decision;
+      }
+    }
+    return item;
+  }
+
+  // ---- the umpire's audit -------------------------------------------------
+
+  markAudit(audit, { onDispute }) {
+    for (const node of this.list.querySelectorAll('.attempt, .verdict')) node.remove();
+    for (const entry of audit.entries) {
+      if (entry.kind !== 'accepted' || !entry.events?.length) continue;
+      const decision = this.list.querySelector(`li.decision[data-first="${entry.events[0].seq}"]`);
+      if (!decision) continue;
+      const agrees = entry.today?.agrees !== false;
+      const mark = agrees
+        ? html('span', { class: 'verdict agrees', title: "today's rule book upholds this decision", text: '✓' })
+        : html('button', {
+          type: 'button', class: 'verdict disagrees', title: "today's rule book decides otherwise: show it on the board",
+          onclick: () => onDispute(entry), text: '✗ disputed',
+        });
+      decision.querySelector('.decision-head').append(mark);
+    }
+    // Rejected attempts, in place: after the decision that left the game at
+    // the version they were tried at.
+    const attempts = new Map();
+    for (const entry of audit.entries) {
+      if (entry.kind !== 'rejected') continue;
+      const list = attempts.get(entry.at_version) ?? [];
+      list.push(entry);
+      attempts.set(entry.at_version, list);
+    }
+    for (const [version, entries] of attempts) {
+      const anchor = version === 0
+        ? this.list.querySelector('li.created')
+        : this.list.querySelector(`li.decision[data-last="${version}"]`);
+      if (!anchor) continue;
+      anchor.after(...entries.map((entry) => this.attempt(entry, version, onDispute)));
+    }
+  }
+
+  attempt(entry, version, onDispute) {
+    const who = actorName(entry.actor);
+    const words = actionInWords(this.game, entry.action, { seats: this.seats, seat: seatOf(entry.actor) });
+    const violation = entry.violation ?? {};
+    return html('li', { class: 'attempt rejected', 'data-rejected-at': version },
+      html('button', { type: 'button', onclick: () => onDispute(entry), title: `show version ${version}, where this was tried, with what it touched` },
+        html('span', { class: 'v', text: '✗' }),
+        html('span', { class: 'who', text: who }),
+        `tried ${words}${entry.repeats > 1 ? ` ×${entry.repeats}` : ''}: `,
+        html('code', { text: violation.code ?? '' }), ` ${violation.message ?? ''}`,
+        entry.today && entry.today.agrees === false ? ' — today the rules decide otherwise' : ''),
+      violation.rule ? html('span', { class: 'rule' }, ' ', ruleLink(violation.rule, violation.rule_url)) : null);
+  }
+}
