@@ -22,7 +22,7 @@ def refusal_url() -> str:
              {"action": {"type": "choose_start", "seat": "blue"}})
     except urllib.error.HTTPError as error:
         body = json.loads(error.read())
-        check(error.code == 422, f"the refusal is a 422 ({error.code})")
+        verdict(error.code == 422, f"the refusal is a 422 ({error.code})")
         return body["rule_url"]
     raise AssertionError("blue chose who starts")
 
@@ -60,7 +60,7 @@ def check(driver: Any) -> None:
           (e) => done(String(e)));
     """)
     verdict(nodes == ["Bid (", ["A", "rule-link", "/rules/arboretum#s3-2", "§3.2"], "), or time out (",
-                      ["A", "rule-link", "/rules/clock#s4", "clock §4"], "; see ",
+                      ["A", "rule-link", "/rules/clock#s4", "clock §4"], "); see ",
                       ["A", "rule-link", "/rules/treeblox#sR", "treeblox §R"], "."],
             f"linkCitations links every citation ({nodes})")
     for _, _, href, _ in [n for n in nodes if isinstance(n, list)]:
