@@ -87,6 +87,7 @@ impl ApiError {
             code: code.into(),
             message: self.to_string(),
             rule: None,
+            rule_url: None,
             details: None,
         }
     }

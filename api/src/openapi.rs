@@ -23,7 +23,8 @@ pub mod flattened;
         title = "Umpire",
         description = "Event-sourced replay and scoring for board games: submit actions, project any \
                        historical state as any seat sees it, and compute scores. Errors are always \
-                       `{code, message, rule?, details?}`.",
+                       `{code, message, rule?, rule_url?, details?}` (`rule_url`: the cited \
+                       section's page on this service, `/rules/<game>#s<n>`).",
         license(name = "MIT", identifier = "MIT")
     ),
     tags(
@@ -295,7 +296,7 @@ fn error_example(status: &str) -> Option<Value> {
             json!({"code": "unsupported_content_type", "message": "The body must be JSON, sent with Content-Type: application/json."})
         }
         "422" => {
-            json!({"code": "arboretum.cell_not_adjacent", "message": "D5 is not orthogonally adjacent to any planted card.", "rule": "arboretum §4"})
+            json!({"code": "arboretum.cell_not_adjacent", "message": "D5 is not orthogonally adjacent to any planted card.", "rule": "arboretum §4", "rule_url": "/rules/arboretum#s4"})
         }
         "429" => {
             json!({"code": "too_many_refusals", "message": "Too many refused actions from this token in this game; retry in 1 s.", "details": {"retry_after_seconds": 1}})

@@ -205,6 +205,9 @@ impl Application {
                 .service(crate::routes::viewer::open_game)
                 .service(crate::routes::viewer::game_page)
                 .service(crate::routes::viewer::asset)
+                .service(crate::routes::rules::index)
+                .service(crate::routes::rules::index_with_slash)
+                .service(crate::routes::rules::rule_page)
                 .service(web::redirect("/docs", "/docs/").permanent())
                 .service(
                     SwaggerUi::new("/docs/{_:.*}")

@@ -20,6 +20,9 @@ pub const PAGES: &[(&str, &[Method])] = &[
     ("/games", &[Method::GET]),
     ("/games/{id}", &[Method::GET]),
     ("/viewer/{name:.*}", &[Method::GET]),
+    ("/rules", &[Method::GET]),
+    ("/rules/", &[Method::GET]),
+    ("/rules/{page}", &[Method::GET]),
     ("/openapi.json", &[Method::GET]),
     ("/docs/{_:.*}", &[Method::GET]),
 ];

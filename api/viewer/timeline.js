@@ -244,7 +244,7 @@ export class Timeline {
       html('button', { type: 'button', onclick: () => onDispute(entry), title: `show version ${version}, where this was tried, with what it touched` },
         html('span', { class: 'v', text: '✗' }),
         html('span', { class: 'who', text: who }),
-        `tried ${words}${entry.repeats > 1 ? ` ×${entry.repeats}` : ''}: `,
+        `${words}${entry.repeats > 1 ? ` (×${entry.repeats})` : ''} — refused: `,
         html('code', { text: violation.code ?? '' }), ` ${violation.message ?? ''}`,
         entry.today && entry.today.agrees === false ? ' — today the rules decide otherwise' : ''),
       violation.rule ? html('span', { class: 'rule' }, ' ', ruleLink(violation.rule, violation.rule_url)) : null);

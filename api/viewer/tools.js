@@ -37,9 +37,9 @@ function totals(score) {
     .map(([seat, v]) => [seat, v.total]);
 }
 
-// The totals, then the game's own sheet showing how each is made, when its
-// module draws one (games/<game>.js, `scoreSheet`). Every line of the
-// answer below, for whoever wants the figures themselves.
+// The game's own sheet, showing how each total is made, when its module
+// draws one (games/<game>.js, `scoreSheet`); else the totals. Every line of
+// the answer below, for whoever wants the figures themselves.
 function explained(game, score, ctx) {
   try {
     return game?.scoreSheet?.(score, ctx) ?? null;
@@ -56,8 +56,7 @@ export function scoreSheet(answer, game, ctx) {
   const own = explained(game, score, ctx);
   return html('div', { 'data-score-version': answer.version },
     html('p', { text: `${answer.final ? 'Final score' : 'Score so far'} at version ${answer.version}.${sentence ? ` ${sentence}` : ''}` }),
-    rows.length ? table(['seat', 'total'], rows) : null,
-    own ? html('div', { class: 'score-explained' }, own) : null,
+    own ? html('div', { class: 'score-explained' }, own) : rows.length ? table(['seat', 'total'], rows) : null,
     html('details', {}, html('summary', { text: `Every line of the sheet (${sheet.length})` }),
       table(['item', 'value'], sheet.slice(0, 600))));
 }

@@ -39,28 +39,36 @@ pub struct Ruling {
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
+    /// Where that section is served on the service (`/rules/<game>#s<n>`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule_url: Option<String>,
 }
 
 impl Ruling {
+    fn new(code: String, message: String, rule: Option<String>) -> Ruling {
+        Ruling {
+            rule_url: rule.as_deref().and_then(umpire_domain::violation::rule_url),
+            code,
+            message,
+            rule,
+        }
+    }
+
     /// The ruling a game's refusal makes: its violation, or `malformed` for
     /// an action the game cannot read.
     pub(crate) fn of(error: &GameError) -> Ruling {
         match error {
-            GameError::Violation(violation) => Ruling {
-                code: violation.code.to_string(),
-                message: violation.message.clone(),
-                rule: Some(violation.rule.to_string()),
-            },
+            GameError::Violation(violation) => Ruling::new(
+                violation.code.to_string(),
+                violation.message.clone(),
+                Some(violation.rule.to_string()),
+            ),
             other => Ruling::malformed(other.to_string()),
         }
     }
 
     fn malformed(message: String) -> Ruling {
-        Ruling {
-            code: "malformed".into(),
-            message,
-            rule: None,
-        }
+        Ruling::new("malformed".into(), message, None)
     }
 }
 
@@ -203,11 +211,11 @@ fn rejection_entry(
 ) -> AuditEntry {
     let state = judge.map(|(state, _)| state);
     let clock = judge.and_then(|(_, clock)| clock);
-    let recorded = Ruling {
-        code: rejection.code.clone(),
-        message: rejection.message.clone(),
-        rule: rejection.rule.clone(),
-    };
+    let recorded = Ruling::new(
+        rejection.code.clone(),
+        rejection.message.clone(),
+        rejection.rule.clone(),
+    );
     let (before, today) = match state {
         // A null action is the count of refusals made beyond those kept: there
         // is no action to decide again.

@@ -54,6 +54,53 @@ impl ViolationKind {
     }
 }
 
+/// The anchor of a rule book section on its served page (`/rules/<game>`,
+/// `api/src/routes/rules.rs`): `§3` → `s3`, `§3.2` → `s3-2`, `§R` → `sR`.
+/// `None` for anything that is not a section (`§` and letters, digits and
+/// inner dots).
+///
+/// ```
+/// assert_eq!(umpire_domain::violation::section_anchor("§3.2").as_deref(), Some("s3-2"));
+/// assert_eq!(umpire_domain::violation::section_anchor("§R").as_deref(), Some("sR"));
+/// assert_eq!(umpire_domain::violation::section_anchor("3.2"), None);
+/// ```
+pub fn section_anchor(section: &str) -> Option<String> {
+    let number = section.strip_prefix('§')?;
+    let plain = !number.is_empty()
+        && !number.starts_with('.')
+        && !number.ends_with('.')
+        && !number.contains("..")
+        && number
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.');
+    plain.then(|| format!("s{}", number.replace('.', "-")))
+}
+
+/// Where the section a refusal cites is served, as a path on the service:
+/// `arboretum §3.2` → `/rules/arboretum#s3-2`. The one place a citation
+/// becomes a link (the `rule_url` of error bodies and audit rulings).
+/// `None` for a citation that is not `<page> §<section>` (a stored
+/// rejection's rule may come from an imported archive).
+///
+/// ```
+/// use umpire_domain::violation::rule_url;
+/// assert_eq!(rule_url("arboretum §3.2").as_deref(), Some("/rules/arboretum#s3-2"));
+/// assert_eq!(rule_url("draft_cider §R").as_deref(), Some("/rules/draft_cider#sR"));
+/// assert_eq!(rule_url("arboretum"), None);
+/// assert_eq!(rule_url("../x §3"), None);
+/// ```
+pub fn rule_url(rule: &str) -> Option<String> {
+    let (page, section) = rule.split_once(' ')?;
+    let named = !page.is_empty()
+        && page
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    if !named {
+        return None;
+    }
+    Some(format!("/rules/{page}#{}", section_anchor(section)?))
+}
+
 /// Declares a game's violation kinds as constants, and `ALL`, the list of
 /// every one of them:
 ///

@@ -23,6 +23,10 @@ pub struct ErrorBody {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(example = "arboretum §4")]
     pub rule: Option<String>,
+    /// Where that section is served on this service, to link it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(example = "/rules/arboretum#s4")]
+    pub rule_url: Option<String>,
     /// Extra structured facts, e.g. `{"expected": 3, "actual": 5}`.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(schema_with = facts)]
@@ -174,6 +178,7 @@ impl ServiceError {
         ErrorBody {
             code,
             message,
+            rule_url: rule.as_deref().and_then(umpire_domain::violation::rule_url),
             rule,
             details,
         }

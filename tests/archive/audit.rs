@@ -68,6 +68,12 @@ fn rejected_attempts_are_interleaved_at_their_versions_with_their_rulings() {
                 violation.code
             );
             assert!(violation.rule.is_some());
+            // Linked to its section on the served rule page.
+            let url = violation.rule_url.as_deref().unwrap_or_default();
+            assert!(
+                url.starts_with(&format!("/rules/{game}#s")),
+                "{game}: {url}"
+            );
             let today = entry.today.as_ref().unwrap();
             assert!(!today.verdict.accepted && today.agrees, "{game}: {today:?}");
             // The state before, as a spectator and as every seat saw it.

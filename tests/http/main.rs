@@ -29,6 +29,7 @@ mod page_headers;
 mod playing;
 mod refusals;
 mod retries;
+mod rules;
 mod streams;
 mod support;
 mod viewer;

@@ -8,10 +8,11 @@ use umpire_api::wrong_method::PAGES;
 
 use crate::support::{assert_error, TestApp};
 
-/// `path` as a request would name it: `game_id` for `{id}`, a file for a
-/// tail (`{name:.*}`).
+/// `path` as a request would name it: `game_id` for `{id}`, a rule page for
+/// `{page}`, a file for a tail (`{name:.*}`).
 fn concrete(path: &str, game_id: &str) -> String {
     path.replace("{id}", game_id)
+        .replace("{page}", "arboretum")
         .replace("{name:.*}", "app.js")
         .replace("{_:.*}", "index.html")
 }

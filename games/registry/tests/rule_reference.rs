@@ -1,6 +1,8 @@
 //! The project's rule reference (`docs/rules/`) documents every rule a
 //! refusal can cite and every code it can carry: a clone of the repository
-//! can settle any refusal without the publisher's books.
+//! can settle any refusal without the publisher's books. That each of these
+//! sections is served with the anchor its refusals' `rule_url` points to
+//! is held through the real server by `tests/http/rules.rs`.
 
 use std::path::PathBuf;
 
