@@ -90,7 +90,8 @@ function row(x, y, cards, key, { max = 16, at = (name) => `${key}:${name}`, wher
   return nodes;
 }
 
-function bidPanel(seatName, seat, x, y) {
+function bidPanel(seatName, seat, x, y, view) {
+  const playing = view.current_turn == null ? null : view.turn_order?.[view.current_turn];
   const nodes = [];
   const groups = seat.bid ?? [];
   const rows = Math.max(1, Math.ceil(groups.length / 3));
@@ -105,9 +106,11 @@ function bidPanel(seatName, seat, x, y) {
     groups.forEach((group, i) => {
       const bx = x + (i % 3) * 80;
       const by = y + 6 + Math.floor(i / 3) * 28;
+      const now = playing?.seat === seatName && playing.group === i;
       nodes.push(svg('g', { class: 'bid', 'data-piece': `${seatName}:bid:${i}:${group.size}:${group.plan}`, 'data-at': `${seatName}:bid:${i}` },
-        svg('title', { text: `group ${i + 1}: ${group.size} parrot${group.size === 1 ? '' : 's'}, ${group.plan} (${group.plan === 'garden' ? 'plant, dig or start' : 'take, hire or start'})` }),
+        svg('title', { text: `group ${i + 1}: ${group.size} parrot${group.size === 1 ? '' : 's'}, ${group.plan} (${group.plan === 'garden' ? 'plant, dig or start' : 'take, hire or start'})${now ? ', playing its turn now' : ''}` }),
         svg('rect', { x: bx, y: by, width: 76, height: 24, rx: 12, class: `bid-${group.plan}` }),
+        now ? svg('rect', { x: bx - 2, y: by - 2, width: 80, height: 28, rx: 14, class: 'active-ring' }) : null,
         label(bx + 8, by + 16, `${group.size} ${group.plan}`, 'bid-label')));
     });
   } else if (seat.has_bid) {
@@ -155,7 +158,7 @@ function seatPanel(seatName, seat, x, y, view) {
     label(x, below, `advertising board (${ad.length}/7)`)));
   nodes.push(...row(x, below + 6, ad, `${seatName}:ad`, { max: 8, where: ` on ${seatName}'s advertising board` }));
   below += H + 30;
-  nodes.push(...bidPanel(seatName, seat, x, below));
+  nodes.push(...bidPanel(seatName, seat, x, below, view));
   return nodes;
 }
 
