@@ -210,6 +210,8 @@ def score_explained(driver, game_id: str, version: int, where: str) -> None:
         viewer.check(all(s in line for s in scored), f"{where}: {seat}'s scoring suits are named ({scored})")
     rows = driver.execute_script("return [...document.querySelectorAll('#score .arboretum-score tbody tr')].map(r => r.textContent)")
     paths = [suit["best_path"] for seat in SEATS for suit in score[seat]["suits"] if suit.get("best_path")]
+    link = driver.execute_script("return document.querySelector('#score .arboretum-score a.rule-link')?.getAttribute('href')")
+    viewer.check(link == "/rules/arboretum#s5", f"{where}: the sheet links the scoring rule ({link})")
     viewer.check(len(rows) == 2 * 10 and all(any(" ".join(p["cells"]) in row for row in rows) for p in paths),
                  f"{where}: each seat's parrots, start and eight suits are explained, every best path by its cells ({len(rows)} rows)")
 

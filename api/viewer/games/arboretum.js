@@ -18,6 +18,7 @@
 //   turn:1 … turn:9                the round's turns, in order
 //   special:dig, special:hire, special:start   the once-a-round actions
 import { board, faceDown, html, label, svg } from '../svg.js';
+import { ruleLink, ruleUrl } from '../rules.js';
 import { list } from '../words.js';
 
 export const title = 'Build Your Arboretum';
@@ -347,7 +348,8 @@ export function scoreSheet(score, { seats = ['red', 'blue'] } = {}) {
   const [a, b] = seats;
   if (!score?.[a] || !score?.[b]) return html('p', { text: 'No score sheet yet.' });
   return html('div', { class: 'arboretum-score' },
-    html('p', { text: `A seat scores 2 per parrot it has more than the other, 1 if it starts, and for each suit whose right it has (its ad-board sum of that suit is at least the other's) its best path of that suit (§5).` }),
+    html('p', {}, 'A seat scores 2 per parrot it has more than the other, 1 if it starts, and for each suit whose right it has (its ad-board sum of that suit is at least the other\'s) its best path of that suit (',
+      ruleLink('§5', ruleUrl('arboretum', '5')), ').'),
     seatSheet(a, score[a], score[b], b),
     seatSheet(b, score[b], score[a], a));
 }
