@@ -360,7 +360,11 @@ def timeline_of_decisions(driver: webdriver.Chrome) -> None:
     the refused attempts in place, each showing on the board what it is
     about."""
     for game in ("flower_fields", "arboretum"):
-        created = import_archive(simulated(game, SEEDS[game]))
+        # Games of their own (an archive's game id is taken once imported),
+        # the first with refused attempts to show.
+        archive = next(a for a in (simulated(game, seed) for seed in range(SEEDS[game] + 200, SEEDS[game] + 260))
+                       if a["rejections"])
+        created = import_archive(archive)
         umpire = created["umpire_token"]
         driver.execute_script("sessionStorage.clear()")
         open_page(driver, created["id"])
