@@ -45,6 +45,7 @@ pub struct GameListQuery {
     /// The `next` of the previous page, as it was given: the page after it.
     pub after: Option<String>,
     /// At most this many games (default 50, at most 200).
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<usize>,
 }
 
