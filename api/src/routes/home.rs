@@ -37,7 +37,9 @@ code { background: #f2f2f2; padding: 0 .25rem; }
 .games { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; font-size: .95rem; }
 th, td { text-align: left; padding: .3rem .6rem .3rem 0; border-bottom: 1px solid #e2e2e2; vertical-align: top; }
-td.id a { font-family: ui-monospace, monospace; font-size: .85rem; }
+td.id a { font-family: ui-monospace, monospace; font-size: .85rem; white-space: nowrap; }
+td.created span { white-space: nowrap; }
+@media (max-width: 700px) { .id-tail { display: none; } }
 td.version { text-align: right; }
 .finished { color: #555; }
 .filters { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: end; margin: .5rem 0 1rem; }
@@ -224,40 +226,51 @@ fn filter_form(state: &AppState, filters: &ListFilters) -> String {
 }
 
 fn row(entry: &GameListEntry) -> String {
+    // Some games name their seats by number: "won by seat 3", not "by 3".
+    let seat = |name: &String| {
+        if name.bytes().all(|byte| byte.is_ascii_digit()) {
+            format!("seat {name}")
+        } else {
+            name.clone()
+        }
+    };
     let status = match (&entry.winners, entry.finished) {
         (Some(winners), true) if !winners.is_empty() => {
+            let winners: Vec<String> = winners.iter().map(seat).collect();
             format!("Finished — won by {}", winners.join(", "))
         }
         (_, true) => "Finished".to_string(),
         (_, false) => "In progress".to_string(),
     };
+    // A narrow screen shows the id's first eight digits; the link is whole.
+    let id = entry.id.to_string();
+    let (id_head, id_tail) = id.split_at(8);
     format!(
-        "<tr{}><td>{}</td><td class=\"id\"><a href=\"/games/{}\">{}</a></td>\
-         <td class=\"version\">{}</td><td>{}</td><td><time datetime=\"{}\">{}</time></td></tr>\n",
+        "<tr{}><td>{}</td><td class=\"id\"><a href=\"/games/{id}\" title=\"{id}\">{id_head}<span class=\"id-tail\">{id_tail}</span></a></td>\
+         <td class=\"version\">{}</td><td>{}</td><td class=\"created\"><time datetime=\"{}\">{}</time></td></tr>\n",
         if entry.finished {
             " class=\"finished\""
         } else {
             ""
         },
         escape(&entry.game),
-        entry.id,
-        entry.id,
         entry.version,
         escape(&status),
         escape(&entry.created_at),
-        escape(&shown_time(&entry.created_at)),
+        shown_time(&entry.created_at),
     )
 }
 
-/// `2026-11-27 03:48 UTC` from an RFC 3339 time (as given when it is not).
+/// `2026-11-27 03:48 UTC` from an RFC 3339 time, as HTML that wraps between
+/// the day and the time only (the text as given, escaped, when it is not).
 fn shown_time(rfc3339: &str) -> String {
     chrono::DateTime::parse_from_rfc3339(rfc3339)
         .map(|time| {
             time.with_timezone(&chrono::Utc)
-                .format("%Y-%m-%d %H:%M UTC")
+                .format("<span>%Y-%m-%d</span> <span>%H:%M UTC</span>")
                 .to_string()
         })
-        .unwrap_or_else(|_| rfc3339.to_string())
+        .unwrap_or_else(|_| escape(rfc3339))
 }
 
 /// `/` with the filters and, for a next page, its cursor.
