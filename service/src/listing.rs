@@ -59,7 +59,8 @@ pub struct GameListEntry {
     pub version: u64,
     pub finished: bool,
     /// Once the game is finished: the final winners by seat name (one,
-    /// several for a shared win, none for a draw or a solo game).
+    /// several for a shared win, none for a draw or a solo game); absent
+    /// for a game that ended before this service recorded them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub winners: Option<Vec<String>>,
     /// RFC 3339.
@@ -162,7 +163,7 @@ impl GameService {
             game: listed.game,
             seats,
             version: listed.version,
-            finished: listed.winners.is_some(),
+            finished: listed.finished,
             winners: listed.winners,
             created_at: listed.created_at.to_rfc3339(),
             last_event_at: listed

@@ -51,7 +51,9 @@ pub struct ListedGame {
     pub version: u64,
     /// When the last event was recorded.
     pub last_event_at: Option<DateTime<Utc>>,
-    /// The final winners by seat name, once the game is finished.
+    pub finished: bool,
+    /// The final winners by seat name, once the game is finished (`None`
+    /// too for a game that ended before they were recorded, migrations/V8).
     pub winners: Option<Vec<String>>,
 }
 
@@ -64,7 +66,8 @@ pub struct GamePage {
 
 /// The picked games, with the position of each in the page.
 const READ_PAGE: &str = "
-    SELECT g.game_id, g.game, g.options, g.created_at, r.winners, last.seq, last.recorded_at
+    SELECT g.game_id, g.game, g.options, g.created_at, r.winners, last.seq, last.recorded_at,
+           r.game_id IS NOT NULL AS finished
     FROM unnest($1::uuid[]) WITH ORDINALITY AS page(game_id, position)
     JOIN games g ON g.game_id = page.game_id
     LEFT JOIN game_results r ON r.game_id = page.game_id
@@ -183,6 +186,7 @@ fn listed_game(row: &tokio_postgres::Row) -> Result<ListedGame, StoreError> {
     let game_id: Uuid = row.get(0);
     let winners = row
         .get::<_, Option<Value>>(4)
+        .filter(|winners| !winners.is_null())
         .map(serde_json::from_value::<Vec<String>>)
         .transpose()
         .map_err(|e| StoreError::Corrupt(format!("the winners of game {game_id}: {e}")))?;
@@ -196,6 +200,7 @@ fn listed_game(row: &tokio_postgres::Row) -> Result<ListedGame, StoreError> {
             .and_then(|seq| u64::try_from(seq).ok())
             .unwrap_or(0),
         last_event_at: row.get(6),
+        finished: row.get(7),
         winners,
     })
 }

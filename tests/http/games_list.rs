@@ -128,7 +128,7 @@ async fn a_game_is_listed_finished_once_imported_finished_or_ended_by_an_action(
     let (imported_id, cut_id) = (imported.game_id.to_string(), cut.game_id.to_string());
 
     let finished = page(&app, "?status=finished", None).await;
-    assert_eq!(ids(&finished), [imported_id.clone()]);
+    assert_eq!(ids(&finished), std::slice::from_ref(&imported_id));
     let entry = &finished["games"][0];
     assert_eq!(entry["finished"], true);
     assert_eq!(entry["version"], imported.events.len());
@@ -289,7 +289,10 @@ async fn with_an_admin_token_only_its_holder_lists_games_and_the_home_page_lists
 async fn an_open_service_lists_games_to_anyone_even_with_a_game_token() {
     let app = TestApp::spawn().await;
     let created = app.create("treeblox", json!(null), 1).await;
-    assert_eq!(ids(&page(&app, "", None).await), [created.id.clone()]);
+    assert_eq!(
+        ids(&page(&app, "", None).await),
+        std::slice::from_ref(&created.id)
+    );
     assert_eq!(
         ids(&page(&app, "", Some(&created.umpire_token)).await),
         [created.id]

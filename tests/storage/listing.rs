@@ -80,6 +80,7 @@ async fn games_are_listed_newest_first_and_an_append_that_ends_one_lists_it_fini
         .unwrap();
     assert_eq!((ids(&whole), whole.next), (newest_first.clone(), None));
     assert!(whole.games.iter().all(|game| game.version == 1
+        && !game.finished
         && game.winners.is_none()
         && game.last_event_at.is_some()
         && game.game == "arboretum"));
@@ -102,6 +103,7 @@ async fn games_are_listed_newest_first_and_an_append_that_ends_one_lists_it_fini
     let finished = store.list_games(FINISHED, None, 10).await.unwrap();
     assert_eq!(ids(&finished), [ending]);
     assert_eq!(finished.games[0].winners, Some(vec!["red".to_string()]));
+    assert!(finished.games[0].finished);
     assert_eq!(finished.games[0].version, 2);
     let in_progress = store.list_games(IN_PROGRESS, None, 10).await.unwrap();
     assert_eq!(ids(&in_progress), [newest_first[0], going_on]);
