@@ -70,3 +70,17 @@ pub fn require_admin(configured: Option<&str>, request: &HttpRequest) -> Result<
         presented.as_deref(),
     )?)
 }
+
+/// Checks the admin token for `doing` ("Listing games"), when one is set.
+pub fn require_admin_to(
+    doing: &str,
+    configured: Option<&str>,
+    request: &HttpRequest,
+) -> Result<(), ApiError> {
+    let presented = bearer_token(request)?;
+    Ok(umpire_service::access::require_admin_to(
+        doing,
+        configured,
+        presented.as_deref(),
+    )?)
+}

@@ -59,6 +59,7 @@ pub fn v1_routes(config: &mut ServiceConfig) {
     config
         .service(games::list_game_types)
         .service(games::create_game)
+        .service(games::list_games)
         .service(games::get_game)
         .service(games::submit_action)
         .service(games::check_action)

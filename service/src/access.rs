@@ -54,14 +54,24 @@ pub fn require_admin(
     configured: Option<&str>,
     presented: Option<&str>,
 ) -> Result<(), ServiceError> {
+    require_admin_to("Creating games", configured, presented)
+}
+
+/// Checks the admin token for `doing` ("Listing games"), which a refusal
+/// names, when one is configured: with none, the service is open and
+/// anyone may.
+pub fn require_admin_to(
+    doing: &str,
+    configured: Option<&str>,
+    presented: Option<&str>,
+) -> Result<(), ServiceError> {
     let Some(expected) = configured else {
         return Ok(());
     };
     let Some(presented) = presented else {
         return Err(ServiceError::Unauthenticated {
             code: "missing_token",
-            message: "Creating games needs the admin token: Authorization: Bearer <admin token>."
-                .into(),
+            message: format!("{doing} needs the admin token: Authorization: Bearer <admin token>."),
         });
     };
     let matches: bool =

@@ -12,7 +12,7 @@ use umpire_archive::{
 };
 use umpire_domain::record::RecordedRejection;
 use umpire_domain::{RecordedEvent, Registry};
-use umpire_storage::{EventStore, GameRecord, ImportGame, ImportOutcome, StoreError};
+use umpire_storage::{EventStore, GameRecord, GameResult, ImportGame, ImportOutcome, StoreError};
 use uuid::Uuid;
 
 use crate::error::ServiceError;
@@ -134,6 +134,8 @@ pub struct PreparedImport {
     archive: Archive,
     record: GameRecord,
     tokens: MintedTokens,
+    /// How the game ended, if its log ends it.
+    result: Option<GameResult>,
 }
 
 /// Validates an archive by replay (format, hash chain, setup, every action
@@ -156,12 +158,13 @@ pub fn prepare_import(
     // The archive crate reads no clock: the times an archive may hold are
     // judged against this server's.
     let now = chrono::Utc::now();
-    umpire_archive::validate_for_import(registry, &archive, &policy, now).map_err(|refusal| {
-        match refusal {
+    let replayed = umpire_archive::validate_for_import(registry, &archive, &policy, now).map_err(
+        |refusal| match refusal {
             ImportRefusal::Log(divergence) => refused(&divergence),
             ImportRefusal::Rejection(invalid) => refused_rejection(&invalid),
-        }
-    })?;
+        },
+    )?;
+    let result = crate::listing::result_of(replayed.state.as_ref());
     let game = registry.get(&archive.game)?;
     let created_at = chrono::DateTime::parse_from_rfc3339(&archive.created_at)
         .map_err(|e| {
@@ -184,6 +187,7 @@ pub fn prepare_import(
         archive,
         record,
         tokens,
+        result,
     })
 }
 
@@ -201,6 +205,7 @@ pub async fn store_prepared(
             events: &game.archive.events,
             rejections: &game.archive.rejections,
             tokens: game.tokens.stored.clone(),
+            result: game.result.clone(),
         })
         .collect();
     let outcomes = store.import_games(&games).await?;

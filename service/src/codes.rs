@@ -21,7 +21,8 @@ error_codes! {
     "malformed_json" => "400: the body is not valid JSON, or not the shape this operation takes.";
     "malformed_body" => "400: the body could not be read.";
     "invalid_query" => "400: a query parameter is malformed or unknown.";
-    "invalid_limit" => "400: `limit` is outside 1 to 1000.";
+    "invalid_limit" => "400: `limit` is outside what the operation takes (1 to 1000 events, 1 to 200 games).";
+    "invalid_cursor" => "400: `after` is not a cursor the list of games gave.";
     "invalid_last_event_id" => "400: `Last-Event-ID` of a stream is not a version number.";
     "invalid_seed" => "400: the seed is larger than 2^63 - 1.";
     "invalid_action" => "400: the action is not an action of this game.";

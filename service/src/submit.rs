@@ -291,7 +291,12 @@ impl GameService {
         let _own_append = self.live.appending(submission.game_id);
         match self
             .store
-            .append_at_head(&game.head, new_events, idempotent.as_ref())
+            .append_at_head_with_result(
+                &game.head,
+                new_events,
+                idempotent.as_ref(),
+                crate::listing::result_of(decision.after.as_ref()).as_ref(),
+            )
             .await
         {
             Ok(AppendOutcome::Appended { events, head }) => {

@@ -180,7 +180,12 @@ impl GameService {
             game.record.rules_version,
         );
         let _own_append = self.live.appending(game_id);
-        match self.store.append_at_head(&game.head, events, None).await {
+        let result = crate::listing::result_of(decision.after.as_ref());
+        match self
+            .store
+            .append_at_head_with_result(&game.head, events, None, result.as_ref())
+            .await
+        {
             Ok(AppendOutcome::Appended { events, head }) => {
                 self.metrics.appends.inc();
                 self.metrics.appended_events.inc_by(events.len() as u64);

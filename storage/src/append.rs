@@ -76,6 +76,17 @@ pub struct IdempotentAnswer {
     pub version: u64,
 }
 
+/// How a game ended, told to the store with the append (or the import)
+/// whose events end it, so that the list of games can say which games are
+/// finished without folding any (migrations/V8: `game_results`). Only the
+/// rules can tell that a game is over; the store keeps what it is told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameResult {
+    /// The final score's winners by seat name: one, several for a shared
+    /// win, none for a draw or a solo game.
+    pub winners: Vec<String>,
+}
+
 /// Where a game's log ended when the store last read or wrote it. Made only
 /// by the store (its fields are private), so an append always links to a real
 /// event of the game it names — or to nothing, at version 0.
@@ -137,6 +148,8 @@ pub(crate) struct LinkedAppend {
     pub recorded_at: DateTime<Utc>,
     pub events: Vec<RecordedEvent>,
     pub idempotency: Option<IdempotentRequest>,
+    /// Set when these events end the game: its row in `game_results`.
+    pub result: Option<GameResult>,
 }
 
 /// Links `events` into the chain after `head`, all recorded now.
@@ -175,5 +188,6 @@ pub(crate) fn link_events(
         recorded_at,
         events: linked,
         idempotency,
+        result: None,
     }
 }

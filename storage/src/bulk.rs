@@ -24,6 +24,7 @@ use umpire_domain::RecordedEvent;
 
 use umpire_domain::record::RecordedRejection;
 
+use crate::append::GameResult;
 use crate::store::{token_role, GameRecord, NewToken};
 use crate::{EventStore, StoreError};
 
@@ -96,6 +97,9 @@ pub struct ImportGame<'a> {
     pub events: &'a [RecordedEvent],
     pub rejections: &'a [RecordedRejection],
     pub tokens: Vec<NewToken>,
+    /// How the game ended, when its log ends it (the replay that validated
+    /// it says so): listed as finished from the start.
+    pub result: Option<GameResult>,
 }
 
 /// What an import did.
@@ -546,7 +550,47 @@ impl EventStore {
             }
             rejections.finish().await?;
         }
+        insert_results(&transaction, &stored).await?;
         transaction.commit().await?;
         Ok(outcomes)
     }
+}
+
+/// The results of the imported games that are finished, in the import's
+/// transaction (migrations/V8): each ended with its last event.
+async fn insert_results(
+    transaction: &deadpool_postgres::Transaction<'_>,
+    stored: &[&ImportGame<'_>],
+) -> Result<(), StoreError> {
+    let ended = || {
+        stored
+            .iter()
+            .filter_map(|game| Some((game, game.result.as_ref()?, game.events.last()?)))
+    };
+    if ended().next().is_none() {
+        return Ok(());
+    }
+    let ids: Vec<Uuid> = ended().map(|(game, _, _)| game.record.game_id).collect();
+    let versions: Vec<i64> = ended().map(|(_, _, last)| last.seq as i64).collect();
+    let winners: Vec<Value> = ended()
+        .map(|(_, result, _)| serde_json::json!(result.winners))
+        .collect();
+    let finished_ats: Vec<DateTime<Utc>> = ended()
+        .map(|(_, _, last)| {
+            DateTime::parse_from_rfc3339(&last.recorded_at)
+                .map(|time| time.with_timezone(&Utc))
+                .map_err(|e| StoreError::Corrupt(format!("time `{}`: {e}", last.recorded_at)))
+        })
+        .collect::<Result<_, _>>()?;
+    transaction
+        .execute(
+            "INSERT INTO game_results (game_id, game, created_at, version, winners, finished_at)
+             SELECT g.game_id, g.game, g.created_at, r.version, r.winners, r.finished_at
+             FROM unnest($1::uuid[], $2::bigint[], $3::jsonb[], $4::timestamptz[])
+               AS r(game_id, version, winners, finished_at)
+             JOIN games g ON g.game_id = r.game_id",
+            &[&ids, &versions, &winners, &finished_ats],
+        )
+        .await?;
+    Ok(())
 }

@@ -237,8 +237,8 @@ async fn write_batch(pool: &Pool, batch: &[Waiting]) -> Result<(), BatchError> {
     }
 }
 
-/// One statement inserting linked appends of any number of games and their
-/// idempotency keys: atomic on its own, so it needs no explicit transaction.
+/// One statement inserting linked appends of any number of games, their
+/// idempotency keys and the results of the games they end: atomic on its own, so it needs no explicit transaction.
 /// It inserts nothing at all, no event and no key, unless every game exists
 /// (games are immutable, so no lock is needed for that to stay true; see
 /// migrations/V2): the caller compares the row count, and a batch is never
@@ -254,6 +254,15 @@ const INSERT_APPENDS: &str = "
         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[])
           AS k(game_id, actor, idempotency_key, request_hash, response)
         WHERE (SELECT yes FROM every_game_exists)
+    ), results AS (
+        -- The appends that end their game (migrations/V8); rarely any.
+        INSERT INTO game_results (game_id, game, created_at, version, winners, finished_at)
+        SELECT g.game_id, g.game, g.created_at, r.version, r.winners, r.finished_at
+        FROM unnest($18::uuid[], $19::bigint[], $20::jsonb[], $21::timestamptz[])
+          AS r(game_id, version, winners, finished_at)
+        JOIN games g ON g.game_id = r.game_id
+        WHERE (SELECT yes FROM every_game_exists)
+        ON CONFLICT (game_id) DO NOTHING
     )
     INSERT INTO events (game_id, seq, event_type, payload, actor, action, rules_version,
                         recorded_at, prev_hash, hash, decided_at)
@@ -300,6 +309,17 @@ pub(crate) async fn insert_appends(
     let prevs: Vec<&str> = rows().map(|(_, e)| e.prev_hash.as_str()).collect();
     let hashes: Vec<&str> = rows().map(|(_, e)| e.hash.as_str()).collect();
     let decided_ats: Vec<i64> = rows().map(|(a, _)| a.expected_version as i64).collect();
+    let ending = || {
+        appends
+            .iter()
+            .filter_map(|a| Some((a, a.result.as_ref()?, a.events.last()?)))
+    };
+    let ended_games: Vec<Uuid> = ending().map(|(a, _, _)| a.game_id).collect();
+    let ended_at_versions: Vec<i64> = ending().map(|(_, _, last)| last.seq as i64).collect();
+    let winners: Vec<serde_json::Value> = ending()
+        .map(|(_, result, _)| serde_json::json!(result.winners))
+        .collect();
+    let ended_ats: Vec<DateTime<Utc>> = ending().map(|(a, _, _)| a.recorded_at).collect();
     let mut every_game: Vec<Uuid> = appends.iter().map(|a| a.game_id).collect();
     every_game.sort_unstable();
     every_game.dedup();
@@ -326,6 +346,10 @@ pub(crate) async fn insert_appends(
                 &hashes,
                 &decided_ats,
                 &every_game,
+                &ended_games,
+                &ended_at_versions,
+                &winners,
+                &ended_ats,
             ],
         )
         .await

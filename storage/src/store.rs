@@ -12,7 +12,7 @@ use umpire_domain::{Actor, RecordedEvent};
 use uuid::Uuid;
 
 use crate::append::{
-    link_events, Head, IdempotentAnswer, IdempotentRequest, LinkedAppend, NewEvent,
+    link_events, GameResult, Head, IdempotentAnswer, IdempotentRequest, LinkedAppend, NewEvent,
 };
 use crate::group_commit::{
     insert_appends, BatchObserver, GroupCommit, GroupCommitLimits, GroupOutcome,
@@ -356,7 +356,23 @@ impl EventStore {
         events: Vec<NewEvent>,
         idempotency: Option<&IdempotentRequest>,
     ) -> Result<AppendOutcome, StoreError> {
-        let linked = link_events(head, events, idempotency.cloned());
+        self.append_at_head_with_result(head, events, idempotency, None)
+            .await
+    }
+
+    /// [`Self::append_at_head`], for events that may end the game: `result`
+    /// is how it ended when they do (the rules say so, not the store), kept
+    /// in `game_results` by the same statement, so that a committed end is
+    /// always listed as finished.
+    pub async fn append_at_head_with_result(
+        &self,
+        head: &Head,
+        events: Vec<NewEvent>,
+        idempotency: Option<&IdempotentRequest>,
+        result: Option<&GameResult>,
+    ) -> Result<AppendOutcome, StoreError> {
+        let mut linked = link_events(head, events, idempotency.cloned());
+        linked.result = result.cloned();
         if linked.events.is_empty() && idempotency.is_none() {
             return Ok(AppendOutcome::Appended {
                 events: Vec::new(),

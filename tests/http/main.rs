@@ -17,6 +17,7 @@ mod commands;
 mod concurrency;
 mod documents;
 mod game_names;
+mod games_list;
 mod hidden_information;
 mod idempotency_scope;
 mod import_refusals;

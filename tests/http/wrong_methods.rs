@@ -51,7 +51,7 @@ async fn assert_wrong_method(response: reqwest::Response, allow: &str, asked: &s
 async fn a_known_path_asked_with_a_wrong_method_is_405_with_allow() {
     let app = TestApp::spawn().await;
     let cases = [
-        (Method::GET, "/v1/games", "POST"),
+        (Method::PUT, "/v1/games", "GET, POST"),
         (Method::DELETE, "/v1/games/{id}", "GET"),
         (Method::GET, "/v1/games/{id}/actions", "POST"),
         (Method::PUT, "/v1/games/{id}/state", "GET"),

@@ -6,6 +6,7 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use umpire_service::listing::{GameList, GameListQuery};
 use umpire_service::model::{
     ActionAccepted, ActionCheck, CreateGameRequest, CreatedGame, EventPage, GameSummary, GameTypes,
     LegalActions, ScoreResponse, StateResponse, SubmitActionRequest,
@@ -290,4 +291,30 @@ pub async fn list_legal_actions(
     let game_id = id.into_inner();
     let viewer = viewer(&state.service, game_id, &request).await?;
     Ok(HttpResponse::Ok().json(state.service.legal_actions(game_id, &viewer).await?))
+}
+
+/// The games stored, newest first, a page at a time: each one's game, seats,
+/// version and whether it is finished (what any spectator may read of it).
+/// Needs the admin token when the service has one; anyone may list them
+/// when it runs open.
+#[utoipa::path(
+    operation_id = "list_games",
+    tag = "games",
+    params(GameListQuery),
+    security((), ("bearer" = [])),
+    responses(
+        (status = 200, description = "A page of games and where the next starts", body = GameList),
+        (status = 400, description = "An unknown game or status, a `limit` outside 1 to 200, or an `after` this list did not give", body = ErrorBody),
+        (status = 401, description = "The service requires the admin token to list games", body = ErrorBody),
+        (status = 503, description = "Database unavailable", body = ErrorBody),
+    )
+)]
+#[get("/games")]
+pub async fn list_games(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    query: web::Query<GameListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    crate::auth::require_admin_to("Listing games", state.admin_token.as_deref(), &request)?;
+    Ok(HttpResponse::Ok().json(state.service.list_games(&query).await?))
 }
