@@ -11,6 +11,7 @@ pub mod bulk;
 mod clock_checks;
 pub mod cluster;
 mod group_commit;
+mod invitations;
 pub mod pool;
 pub mod store;
 #[cfg(feature = "testing")]
@@ -22,6 +23,7 @@ pub use bulk::{BulkGame, FullGame, ImportGame, ImportOutcome};
 pub use clock_checks::ClockCheck;
 pub use cluster::{ClusterError, Durability, PrivateCluster};
 pub use group_commit::{BatchObserver, GroupCommitLimits};
+pub use invitations::{NewInvitation, Redemption};
 pub use pool::{connect, connect_waiting, logs_in_as_superuser, migrate, Pool, POOL_WAIT};
 pub use store::{
     hash_token, AppendOutcome, Archive, EventStore, GameRecord, NewGame, NewToken, RejectionCursor,

@@ -5,5 +5,6 @@ pub mod error_answers;
 pub mod games;
 pub mod health;
 pub mod home;
+pub mod invitations;
 pub mod stream;
 pub mod viewer;
