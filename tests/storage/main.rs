@@ -13,6 +13,7 @@ use uuid::Uuid;
 
 mod cluster;
 mod group_commit;
+mod invitations;
 mod migrations;
 mod refusals;
 
