@@ -20,6 +20,7 @@ mod game_names;
 mod hidden_information;
 mod idempotency_scope;
 mod import_refusals;
+mod invitations;
 mod kept_alive;
 mod logging;
 mod memory_budget;
