@@ -234,3 +234,24 @@ async fn the_admin_token_may_reissue_and_a_finished_games_log_is_closed() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn the_pages_to_create_a_game_and_to_take_a_seat_are_served_hardened() {
+    let app = TestApp::spawn().await;
+    for (path, script) in [("/new", "/viewer/new.js"), ("/join", "/viewer/join.js")] {
+        let page = app.get(path, None).await;
+        assert_eq!(page.status(), StatusCode::OK, "{path}");
+        let policy = page.headers()["content-security-policy"].to_str().unwrap().to_string();
+        assert!(policy.contains("script-src 'self'") && policy.contains("frame-ancestors 'none'"));
+        assert_eq!(page.headers()["referrer-policy"], "no-referrer");
+        let html = page.text().await.unwrap();
+        assert!(html.contains(script), "{path} loads {script}");
+        let module = app.get(script, None).await;
+        assert_eq!(module.status(), StatusCode::OK, "{script}");
+    }
+    // The join page takes its code from the fragment and sends it in a
+    // POST body, never in a query string.
+    let join = app.get("/viewer/join.js", None).await.text().await.unwrap();
+    assert!(join.contains("location.hash") && join.contains("method: 'POST'"));
+    assert!(!join.contains("?code="));
+}
