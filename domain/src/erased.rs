@@ -14,9 +14,9 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::openapi::{RefOr, Schema};
 
-use crate::{clock, seat_tokens};
 use crate::game::{Game, ScoreSummary};
 use crate::rng::rng_from_seed;
+use crate::{clock, seat_tokens};
 use crate::{Actor, Seat, Viewer, Violation};
 
 /// Errors at the type-erased boundary.
@@ -396,7 +396,8 @@ impl<G: Game> DynMatch for Match<G> {
             // Only when the game does not know the event: is it the clock's?
             Err(error) => match serde_json::from_str::<Value>(event) {
                 Ok(value)
-                    if clock::is_clock_event(&value) || seat_tokens::is_seat_token_event(&value) =>
+                    if clock::is_clock_event(&value)
+                        || seat_tokens::is_seat_token_event(&value) =>
                 {
                     self.version += 1
                 }

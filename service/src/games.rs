@@ -300,16 +300,19 @@ impl GameService {
         );
         let stored = self
             .store
-            .create_game_inviting(NewGame {
-                game_id,
-                game: game.id().to_string(),
-                options,
-                // Seeds are stored as the bits of a u64 in a bigint.
-                seed: seed as i64,
-                rules_version: game.rules_version(),
-                setup_events,
-                tokens: tokens.stored,
-            }, &stored_invitations)
+            .create_game_inviting(
+                NewGame {
+                    game_id,
+                    game: game.id().to_string(),
+                    options,
+                    // Seeds are stored as the bits of a u64 in a bigint.
+                    seed: seed as i64,
+                    rules_version: game.rules_version(),
+                    setup_events,
+                    tokens: tokens.stored,
+                },
+                &stored_invitations,
+            )
             .await?;
         Ok(CreatedGame {
             id: game_id,

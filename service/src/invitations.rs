@@ -130,7 +130,9 @@ fn game_of(code: &str) -> Option<Uuid> {
         && code
             .bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-    well_formed.then(|| Uuid::try_parse(&code[..32]).ok()).flatten()
+    well_formed
+        .then(|| Uuid::try_parse(&code[..32]).ok())
+        .flatten()
 }
 
 fn gone(code: &'static str, message: &str) -> ServiceError {

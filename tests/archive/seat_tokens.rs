@@ -40,7 +40,11 @@ fn after_first_action(archive: &Archive) -> usize {
 }
 
 fn first_seat(archive: &Archive) -> String {
-    let game = registry().get(&archive.game).unwrap().seats(&archive.options).unwrap();
+    let game = registry()
+        .get(&archive.game)
+        .unwrap()
+        .seats(&archive.options)
+        .unwrap();
     game[0].clone()
 }
 
@@ -51,16 +55,30 @@ fn the_umpires_reissue_replays_audits_and_reruns_clean_in_every_game() {
         let seat = first_seat(&plain);
         let archive = with_reissue(plain.clone(), after_first_action(&plain), "umpire", &seat);
         let replayed = replay(&registry(), &archive, |_| {}).unwrap();
-        assert!(replayed.is_valid(), "{game}: {:?}", replayed.first_failure());
+        assert!(
+            replayed.is_valid(),
+            "{game}: {:?}",
+            replayed.first_failure()
+        );
         // The game's state is the same as without it: one version more.
         assert_eq!(replayed.state.version(), plain.version() + 1, "{game}");
         let report = audit(&registry(), &archive).unwrap();
-        assert!(report.closing.valid, "{game}: {:?}", report.closing.first_failure);
+        assert!(
+            report.closing.valid,
+            "{game}: {:?}",
+            report.closing.first_failure
+        );
         let rerun = what_if(&registry(), &archive, &json!({})).unwrap();
-        assert!(rerun.first_difference.is_none(), "{game}: re-run under its own options");
+        assert!(
+            rerun.first_difference.is_none(),
+            "{game}: re-run under its own options"
+        );
         // Through JSON and back, as an export and an import carry it.
         let read = Archive::from_json(&archive.to_json_line()).unwrap();
-        assert!(replay(&registry(), &read, |_| {}).unwrap().is_valid(), "{game}");
+        assert!(
+            replay(&registry(), &read, |_| {}).unwrap().is_valid(),
+            "{game}"
+        );
     }
 }
 

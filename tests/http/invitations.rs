@@ -78,11 +78,26 @@ async fn an_invitation_is_redeemed_once_for_a_token_that_plays_its_seat() {
     assert_eq!(summary["viewer"], "seat:dark");
 
     // A second redemption is refused, plainly.
-    assert_error(redeem(&app, &code).await, StatusCode::GONE, "invitation_used").await;
+    assert_error(
+        redeem(&app, &code).await,
+        StatusCode::GONE,
+        "invitation_used",
+    )
+    .await;
     // A code nobody made, or not even shaped like one.
     let unknown = format!("{}{}", &code[..32], "0".repeat(32));
-    assert_error(redeem(&app, &unknown).await, StatusCode::NOT_FOUND, "invitation_unknown").await;
-    assert_error(redeem(&app, "nonsense").await, StatusCode::NOT_FOUND, "invitation_unknown").await;
+    assert_error(
+        redeem(&app, &unknown).await,
+        StatusCode::NOT_FOUND,
+        "invitation_unknown",
+    )
+    .await;
+    assert_error(
+        redeem(&app, "nonsense").await,
+        StatusCode::NOT_FOUND,
+        "invitation_unknown",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -96,8 +111,18 @@ async fn a_reissue_is_the_umpires_revokes_the_old_token_and_leaves_no_secret_in_
     let first_code = code_of(&created, "dark");
 
     // A seat may not reissue, nor a spectator.
-    assert_error(reissue(&app, id, "dark", Some(light)).await, StatusCode::FORBIDDEN, "umpire_only").await;
-    assert_error(reissue(&app, id, "dark", None).await, StatusCode::UNAUTHORIZED, "missing_token").await;
+    assert_error(
+        reissue(&app, id, "dark", Some(light)).await,
+        StatusCode::FORBIDDEN,
+        "umpire_only",
+    )
+    .await;
+    assert_error(
+        reissue(&app, id, "dark", None).await,
+        StatusCode::UNAUTHORIZED,
+        "missing_token",
+    )
+    .await;
     // A seat the game does not have.
     assert_error(
         reissue(&app, id, "purple", Some(umpire)).await,
@@ -107,7 +132,12 @@ async fn a_reissue_is_the_umpires_revokes_the_old_token_and_leaves_no_secret_in_
     .await;
     // Nor is a reissue an action anyone may send.
     assert_error(
-        app.submit(id, Some(umpire), json!({"type": "reissue_seat_token", "seat": "dark"})).await,
+        app.submit(
+            id,
+            Some(umpire),
+            json!({"type": "reissue_seat_token", "seat": "dark"}),
+        )
+        .await,
         StatusCode::UNPROCESSABLE_ENTITY,
         "seats.reissue_not_an_action",
     )
@@ -130,12 +160,20 @@ async fn a_reissue_is_the_umpires_revokes_the_old_token_and_leaves_no_secret_in_
         )
         .await;
     }
-    assert_error(redeem(&app, &first_code).await, StatusCode::GONE, "invitation_revoked").await;
+    assert_error(
+        redeem(&app, &first_code).await,
+        StatusCode::GONE,
+        "invitation_revoked",
+    )
+    .await;
     // Light's token is untouched; the new link's token plays dark.
     assert_eq!(play_first_legal(&app, id, light).await, StatusCode::CREATED);
     let redeemed: Value = redeem(&app, &new_code).await.json().await.unwrap();
     let new_token = redeemed["token"].as_str().unwrap().to_string();
-    assert_eq!(play_first_legal(&app, id, &new_token).await, StatusCode::CREATED);
+    assert_eq!(
+        play_first_legal(&app, id, &new_token).await,
+        StatusCode::CREATED
+    );
 
     // The log shows the umpire's reissue, to every viewer, with no secret.
     let everyone: Value = app
@@ -152,7 +190,10 @@ async fn a_reissue_is_the_umpires_revokes_the_old_token_and_leaves_no_secret_in_
         .expect("the reissue is in the log")
         .clone();
     assert_eq!(reissue_event["actor"], "umpire");
-    assert_eq!(reissue_event["payload"], json!({"type": "seat_token_reissued", "seat": "dark"}));
+    assert_eq!(
+        reissue_event["payload"],
+        json!({"type": "seat_token_reissued", "seat": "dark"})
+    );
     let umpires_view = app
         .get(&format!("/v1/games/{id}/events?after=0"), Some(umpire))
         .await
@@ -209,7 +250,12 @@ async fn the_admin_token_may_reissue_and_a_finished_games_log_is_closed() {
     let response = reissue(&app, id, "light", Some("the-admin")).await;
     assert_eq!(response.status(), StatusCode::OK);
     // Another token that is neither the admin's nor the game's.
-    assert_error(reissue(&app, id, "light", Some("not-the-admin")).await, StatusCode::UNAUTHORIZED, "invalid_token").await;
+    assert_error(
+        reissue(&app, id, "light", Some("not-the-admin")).await,
+        StatusCode::UNAUTHORIZED,
+        "invalid_token",
+    )
+    .await;
 
     // Light's creation token was revoked: light takes its seat anew by
     // the new invitation, and the game is played to its end.
@@ -222,7 +268,10 @@ async fn the_admin_token_may_reissue_and_a_finished_games_log_is_closed() {
         id: id.to_string(),
         umpire_token: created["umpire_token"].as_str().unwrap().to_string(),
         seat_tokens: vec![
-            ("dark".into(), created["seat_tokens"]["dark"].as_str().unwrap().to_string()),
+            (
+                "dark".into(),
+                created["seat_tokens"]["dark"].as_str().unwrap().to_string(),
+            ),
             ("light".into(), light["token"].as_str().unwrap().to_string()),
         ],
     };
@@ -241,7 +290,10 @@ async fn the_pages_to_create_a_game_and_to_take_a_seat_are_served_hardened() {
     for (path, script) in [("/new", "/viewer/new.js"), ("/join", "/viewer/join.js")] {
         let page = app.get(path, None).await;
         assert_eq!(page.status(), StatusCode::OK, "{path}");
-        let policy = page.headers()["content-security-policy"].to_str().unwrap().to_string();
+        let policy = page.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .to_string();
         assert!(policy.contains("script-src 'self'") && policy.contains("frame-ancestors 'none'"));
         assert_eq!(page.headers()["referrer-policy"], "no-referrer");
         let html = page.text().await.unwrap();

@@ -33,7 +33,12 @@ fn reissued(seat: &str) -> Vec<NewEvent> {
 async fn reissue_red(store: &EventStore, game_id: Uuid, code: &str) -> u64 {
     let head = store.head(game_id).await.unwrap();
     let (events, head) = store
-        .reissue_seat(&head, reissued("red"), "red", invitation(code, "red", Duration::days(7)))
+        .reissue_seat(
+            &head,
+            reissued("red"),
+            "red",
+            invitation(code, "red", Duration::days(7)),
+        )
         .await
         .expect("reissued");
     assert_eq!(events.len(), 1);
@@ -185,18 +190,37 @@ async fn a_reissue_revokes_every_earlier_token_of_the_seat_and_earlier_invitatio
     .await;
     let now = Utc::now();
     store
-        .redeem_invitation(game_id, &hash_token("first"), &hash_token("from-first"), now)
+        .redeem_invitation(
+            game_id,
+            &hash_token("first"),
+            &hash_token("from-first"),
+            now,
+        )
         .await
         .unwrap();
-    assert!(store.token_grant(game_id, "red-secret").await.unwrap().is_some());
-    assert!(store.token_grant(game_id, "from-first").await.unwrap().is_some());
+    assert!(store
+        .token_grant(game_id, "red-secret")
+        .await
+        .unwrap()
+        .is_some());
+    assert!(store
+        .token_grant(game_id, "from-first")
+        .await
+        .unwrap()
+        .is_some());
 
     let version = reissue_red(&store, game_id, "third").await;
     assert_eq!(version, 2, "the reissue is the log's next event");
     // Every earlier token of red, the creation's and an invitation's, no
     // longer authorises; the earlier unredeemed invitation is revoked.
-    assert_eq!(store.token_grant(game_id, "red-secret").await.unwrap(), None);
-    assert_eq!(store.token_grant(game_id, "from-first").await.unwrap(), None);
+    assert_eq!(
+        store.token_grant(game_id, "red-secret").await.unwrap(),
+        None
+    );
+    assert_eq!(
+        store.token_grant(game_id, "from-first").await.unwrap(),
+        None
+    );
     assert_eq!(
         store
             .redeem_invitation(game_id, &hash_token("second"), &hash_token("s"), now)
@@ -237,9 +261,17 @@ async fn a_reissue_at_a_stale_head_writes_nothing() {
     let stale = store.head(game_id).await.unwrap();
     reissue_red(&store, game_id, "one").await;
     let refused = store
-        .reissue_seat(&stale, reissued("red"), "red", invitation("two", "red", Duration::days(7)))
+        .reissue_seat(
+            &stale,
+            reissued("red"),
+            "red",
+            invitation("two", "red", Duration::days(7)),
+        )
         .await;
-    assert!(matches!(refused, Err(StoreError::Conflict { .. })), "{refused:?}");
+    assert!(
+        matches!(refused, Err(StoreError::Conflict { .. })),
+        "{refused:?}"
+    );
     assert_eq!(store.version(game_id).await.unwrap(), 2);
     // The refused reissue's invitation was not stored.
     assert_eq!(
