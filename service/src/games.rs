@@ -290,7 +290,7 @@ impl GameService {
         setup.extend(clock.map(ClockSettings::event));
         let game_id = Uuid::new_v4();
         let (invitations, stored_invitations) =
-            crate::invitations::mint_invitations(game_id, &seats)?;
+            crate::invitation_codes::mint_invitations(game_id, &seats)?;
         let tokens = mint_tokens(seats)?;
         let setup_events = NewEvent::all(
             setup,

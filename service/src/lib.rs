@@ -16,6 +16,7 @@ mod fold;
 mod folds;
 pub mod games;
 pub mod import;
+pub mod invitation_codes;
 pub mod invitations;
 pub mod live;
 pub mod log_every;

@@ -77,7 +77,7 @@ pub struct CreatedGame {
     /// the seat (its one-time code gives a new token of the seat), so that
     /// no token travels in a link. Empty for an imported game.
     #[serde(default)]
-    pub invitations: BTreeMap<String, crate::invitations::Invitation>,
+    pub invitations: BTreeMap<String, crate::invitation_codes::Invitation>,
 }
 
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
