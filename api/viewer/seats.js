@@ -8,7 +8,17 @@
 
 import { linkRow } from './links.js';
 
+// The panel's styles, loaded once into whatever page shows it.
+function ensureStyles() {
+  if (document.querySelector('link[href="/viewer/seats.css"]')) return;
+  const link = document.createElement('link');
+  link.rel = 'stylesheet';
+  link.href = '/viewer/seats.css';
+  document.head.append(link);
+}
+
 export function seatsPanel(api, summary) {
+  ensureStyles();
   const panel = document.createElement('div');
   panel.className = 'seats-panel';
   const title = document.createElement('strong');
