@@ -106,6 +106,7 @@ impl ResponseError for ApiError {
             ServiceError::Unauthenticated { .. } => StatusCode::UNAUTHORIZED,
             ServiceError::Forbidden { .. } => StatusCode::FORBIDDEN,
             ServiceError::NotFound { .. } => StatusCode::NOT_FOUND,
+            ServiceError::Gone { .. } => StatusCode::GONE,
             ServiceError::VersionConflict { .. }
             | ServiceError::AlreadyExists { .. }
             | ServiceError::Contended { .. } => StatusCode::CONFLICT,

@@ -12,7 +12,7 @@ use utoipa::openapi::{OpenApi as Document, RefOr};
 use utoipa::{Modify, OpenApi};
 use utoipa_actix_web::{scope, service_config::ServiceConfig, AppExt};
 
-use crate::routes::{archives, games, health, stream};
+use crate::routes::{archives, games, health, invitations, stream};
 
 pub mod by_game;
 pub mod flattened;
@@ -72,7 +72,9 @@ pub fn v1_routes(config: &mut ServiceConfig) {
         .service(archives::export_game_archive)
         .service(archives::import_game)
         .service(archives::score_archives)
-        .service(archives::run_game_what_if);
+        .service(archives::run_game_what_if)
+        .service(invitations::redeem_invitation)
+        .service(invitations::reissue_seat_token);
 }
 
 pub fn base() -> utoipa::openapi::OpenApi {

@@ -204,6 +204,8 @@ impl Application {
                 .route("/metrics", web::get().to(crate::metrics::serve))
                 .service(crate::routes::viewer::open_game)
                 .service(crate::routes::viewer::game_page)
+                .service(crate::routes::viewer::new_game_page)
+                .service(crate::routes::viewer::join_page)
                 .service(crate::routes::viewer::asset)
                 .service(crate::routes::rules::index)
                 .service(crate::routes::rules::index_with_slash)

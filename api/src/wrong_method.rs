@@ -19,6 +19,8 @@ pub const PAGES: &[(&str, &[Method])] = &[
     ("/metrics", &[Method::GET]),
     ("/games", &[Method::GET]),
     ("/games/{id}", &[Method::GET]),
+    ("/new", &[Method::GET]),
+    ("/join", &[Method::GET]),
     ("/viewer/{name:.*}", &[Method::GET]),
     ("/rules", &[Method::GET]),
     ("/rules/", &[Method::GET]),

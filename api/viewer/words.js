@@ -21,6 +21,9 @@ const clockPhrases = {
   clock_paused: () => 'umpire pauses the clock',
   clock_resumed: () => 'umpire resumes the clock',
   clock_time_added: (e) => `umpire gives ${seatName(e.seat)} ${seconds(e.ms)} more`,
+  // The umpire's reissue of a seat's token (docs/rules/seats.md): never
+  // the token itself, which is not in the log.
+  seat_token_reissued: (e) => `umpire reissues ${seatName(e.seat)}'s token`,
 };
 
 // A sentence for any event; events without a phrase are spelt out.

@@ -175,8 +175,10 @@ pub fn what_if(
         actions += 1;
         // The clock is not the game's: under other options a clock timeout
         // is the umpire's timeout of its seat, and the umpire's actions on
-        // the clock are passed over.
-        if clock::is_clock_event(group.action) {
+        // the clock are passed over, as are reissues of seats' tokens.
+        if clock::is_clock_event(group.action)
+            || umpire_domain::seat_tokens::is_seat_token_action(group.action)
+        {
             continue;
         }
         let (actor, action) = if group.actor == actor_label::CLOCK {

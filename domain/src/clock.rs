@@ -482,6 +482,8 @@ pub fn fold(
 ///   it), then decided as the umpire's `timeout { seat }` by the game;
 /// - the umpire's `clock_pause`, `clock_resume` and `clock_add_time` are
 ///   decided by the clock;
+/// - the umpire's `reissue_seat_token` by [`crate::seat_tokens::decide`]
+///   (the service records it only through its reissue operation);
 /// - every other action goes to the game as it is.
 pub fn decide(
     game: &dyn DynMatch,
@@ -500,6 +502,9 @@ pub fn decide(
     })?;
     if event_type(action).starts_with(CLOCK_TYPE_PREFIX) {
         return decide_on_clock(game, clock, &actor, action);
+    }
+    if crate::seat_tokens::is_seat_token_action(action) {
+        return crate::seat_tokens::decide(game, &actor, action);
     }
     if action.get("deadline").is_some() && event_type(action) == "timeout" {
         return Err(NOT_THE_CLOCK

@@ -14,9 +14,9 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::openapi::{RefOr, Schema};
 
-use crate::clock;
 use crate::game::{Game, ScoreSummary};
 use crate::rng::rng_from_seed;
+use crate::{clock, seat_tokens};
 use crate::{Actor, Seat, Viewer, Violation};
 
 /// Errors at the type-erased boundary.
@@ -380,8 +380,9 @@ impl<G: Game> DynMatch for Match<G> {
         self.version
     }
     fn apply_json(&mut self, event: &Value) -> Result<(), GameError> {
-        if clock::is_clock_event(event) {
-            // The clock's own event: a place in the log, nothing in the game.
+        if clock::is_clock_event(event) || seat_tokens::is_seat_token_event(event) {
+            // The clock's own event, or a seat's token reissued: a place in
+            // the log, nothing in the game.
             self.version += 1;
             return Ok(());
         }
@@ -394,7 +395,12 @@ impl<G: Game> DynMatch for Match<G> {
             Ok(event) => self.apply_typed(&event),
             // Only when the game does not know the event: is it the clock's?
             Err(error) => match serde_json::from_str::<Value>(event) {
-                Ok(value) if clock::is_clock_event(&value) => self.version += 1,
+                Ok(value)
+                    if clock::is_clock_event(&value)
+                        || seat_tokens::is_seat_token_event(&value) =>
+                {
+                    self.version += 1
+                }
                 _ => return Err(malformed::<G>(Malformed::Event, error)),
             },
         }
@@ -441,7 +447,11 @@ impl<G: Game> DynMatch for Match<G> {
         event
             .get("type")
             .and_then(Value::as_str)
-            .is_some_and(|tag| G::PUBLIC_EVENTS.contains(&tag) || clock::is_clock_type(tag))
+            .is_some_and(|tag| {
+                G::PUBLIC_EVENTS.contains(&tag)
+                    || clock::is_clock_type(tag)
+                    || seat_tokens::is_seat_token_type(tag)
+            })
     }
     fn show_event(
         &self,

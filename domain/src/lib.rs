@@ -15,6 +15,7 @@ pub mod record;
 pub mod rng;
 pub mod schema_names;
 pub mod seat;
+pub mod seat_tokens;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod text_schema;

@@ -219,6 +219,9 @@ pub async fn store_prepared(
                 game: game.archive.game.clone(),
                 umpire_token: game.tokens.umpire.clone(),
                 seat_tokens: game.tokens.seats.clone(),
+                // An imported game's seats have their tokens; a reissue
+                // makes an invitation for one.
+                invitations: Default::default(),
             }),
             ImportOutcome::AlreadyExists => Err(ServiceError::AlreadyExists {
                 code: "game_already_exists",

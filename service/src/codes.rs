@@ -36,6 +36,10 @@ error_codes! {
     "invalid_token" => "401: the token is malformed or not valid for this game.";
     "umpire_only" => "403: only the umpire token may do this.";
     "game_not_found" => "404: there is no such game.";
+    "invitation_unknown" => "404: no invitation has this code (or it is not shaped like one).";
+    "invitation_used" => "410: the invitation was redeemed before; each works once.";
+    "invitation_expired" => "410: the invitation is older than 7 days.";
+    "invitation_revoked" => "410: the seat's token was reissued since the invitation was made.";
     "invalid_game_id" => "404: the game id is not a UUID.";
     "route_not_found" => "404: there is no such endpoint.";
     "method_not_allowed" => "405: the path is served, but not with this method; `Allow` lists the methods it answers.";
@@ -91,10 +95,11 @@ pub fn published(registry: &umpire_domain::Registry) -> Vec<(String, String)> {
         .map(|code| (code.code.to_string(), code.meaning.to_string()))
         .collect();
     let clock = umpire_domain::clock::ALL;
+    let seats = umpire_domain::seat_tokens::ALL;
     for kinds in registry
         .games()
         .map(|game| game.violation_kinds())
-        .chain([clock])
+        .chain([clock, seats])
     {
         for kind in kinds {
             let meaning = format!("422 ({}): {}", kind.rule, kind.meaning);

@@ -59,6 +59,10 @@ pub enum ServiceError {
     Forbidden { code: &'static str, message: String },
     #[error("{message}")]
     NotFound { code: &'static str, message: String },
+    /// What was asked for existed and is no more (an invitation used,
+    /// expired or revoked).
+    #[error("{message}")]
+    Gone { code: &'static str, message: String },
     /// The game moved on since the version the client expected.
     #[error("The game is at version {actual}, not the expected {expected}.")]
     VersionConflict { expected: u64, actual: u64 },
@@ -133,6 +137,7 @@ impl ServiceError {
             | ServiceError::Unauthenticated { code, .. }
             | ServiceError::Forbidden { code, .. }
             | ServiceError::NotFound { code, .. }
+            | ServiceError::Gone { code, .. }
             | ServiceError::AlreadyExists { code, .. } => (code.to_string(), None, None),
             ServiceError::Unprocessable { code, details, .. } => {
                 (code.to_string(), None, details.clone())

@@ -210,9 +210,12 @@ impl GameService {
     }
 
     /// Who presents `token` in a game (a spectator without one): a 404 for
-    /// an unknown game before any token is looked at. Tokens never change
-    /// once issued, so a grant is remembered (by the token's hash); a
-    /// refusal is not, so guessing cannot fill the cache.
+    /// an unknown game before any token is looked at. The umpire's token
+    /// never changes once issued, so its grant is remembered (by the
+    /// token's hash); a seat's token may be revoked by a reissue on any
+    /// instance (`invitations.rs`), so it is looked up every time (one
+    /// query on keys); a refusal is never remembered, so guessing cannot
+    /// fill the cache.
     pub async fn viewer(
         &self,
         game_id: Uuid,
@@ -233,7 +236,9 @@ impl GameService {
                         message: "This token is not valid for this game.".into(),
                     });
                 };
-                self.grants.lock().put(key, grant.clone());
+                if grant == Actor::Umpire {
+                    self.grants.lock().put(key, grant.clone());
+                }
                 grant
             }
         };
@@ -284,6 +289,8 @@ impl GameService {
         // deadline is derived from the log alone.
         setup.extend(clock.map(ClockSettings::event));
         let game_id = Uuid::new_v4();
+        let (invitations, stored_invitations) =
+            crate::invitation_codes::mint_invitations(game_id, &seats)?;
         let tokens = mint_tokens(seats)?;
         let setup_events = NewEvent::all(
             setup,
@@ -293,16 +300,19 @@ impl GameService {
         );
         let stored = self
             .store
-            .create_game(NewGame {
-                game_id,
-                game: game.id().to_string(),
-                options,
-                // Seeds are stored as the bits of a u64 in a bigint.
-                seed: seed as i64,
-                rules_version: game.rules_version(),
-                setup_events,
-                tokens: tokens.stored,
-            })
+            .create_game_inviting(
+                NewGame {
+                    game_id,
+                    game: game.id().to_string(),
+                    options,
+                    // Seeds are stored as the bits of a u64 in a bigint.
+                    seed: seed as i64,
+                    rules_version: game.rules_version(),
+                    setup_events,
+                    tokens: tokens.stored,
+                },
+                &stored_invitations,
+            )
             .await?;
         Ok(CreatedGame {
             id: game_id,
@@ -310,6 +320,7 @@ impl GameService {
             version: stored.len() as u64,
             umpire_token: tokens.umpire,
             seat_tokens: tokens.seats,
+            invitations,
         })
     }
 

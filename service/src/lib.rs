@@ -17,6 +17,8 @@ mod folds;
 pub mod games;
 pub mod import;
 pub mod listing;
+pub mod invitation_codes;
+pub mod invitations;
 pub mod live;
 pub mod log_every;
 pub mod metrics;

@@ -73,6 +73,11 @@ pub struct CreatedGame {
     pub umpire_token: String,
     /// Shown once: one token per seat.
     pub seat_tokens: BTreeMap<String, String>,
+    /// Shown once: one invitation per seat, a link a person opens to take
+    /// the seat (its one-time code gives a new token of the seat), so that
+    /// no token travels in a link. Empty for an imported game.
+    #[serde(default)]
+    pub invitations: BTreeMap<String, crate::invitation_codes::Invitation>,
 }
 
 #[derive(Debug, Deserialize, Serialize, ToSchema)]

@@ -124,7 +124,7 @@ fn request_hash(label: &str, request: &SubmitActionRequest) -> String {
     })))
 }
 
-fn contended(game_id: Uuid) -> ServiceError {
+pub(crate) fn contended(game_id: Uuid) -> ServiceError {
     ServiceError::Contended {
         message: format!(
             "Game {game_id} is receiving many actions at once and this one did not get its \
@@ -258,6 +258,9 @@ impl GameService {
                     actual: version,
                 }));
             }
+        }
+        if umpire_domain::seat_tokens::is_seat_token_action(&submission.request.action) {
+            return Ok(Attempt::Refused(Refusal::Rule(not_an_action().into())));
         }
         let decision = match clock::decide(
             game.state.as_ref(),
@@ -460,4 +463,13 @@ impl GameService {
             status: loaded.status(),
         })
     }
+}
+
+/// A reissue sent as an ordinary action: refused, since only the reissue
+/// operation also revokes the seat's tokens (`umpire_domain::seat_tokens`).
+pub(crate) fn not_an_action() -> umpire_domain::Violation {
+    umpire_domain::seat_tokens::NOT_AN_ACTION.with(
+        "A seat's token is reissued by POST /v1/games/{id}/seats/{seat}/reissue, \
+         not sent as an action.",
+    )
 }

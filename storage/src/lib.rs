@@ -12,6 +12,7 @@ mod clock_checks;
 pub mod cluster;
 mod group_commit;
 pub mod listing;
+mod invitations;
 pub mod pool;
 pub mod store;
 #[cfg(feature = "testing")]
@@ -24,6 +25,7 @@ pub use clock_checks::ClockCheck;
 pub use cluster::{ClusterError, Durability, PrivateCluster};
 pub use group_commit::{BatchObserver, GroupCommitLimits};
 pub use listing::{GameListFilter, GamePage, ListCursor, ListedGame, GAMES_EXAMINED_PER_PAGE};
+pub use invitations::{NewInvitation, Redemption};
 pub use pool::{connect, connect_waiting, logs_in_as_superuser, migrate, Pool, POOL_WAIT};
 pub use store::{
     hash_token, AppendOutcome, Archive, EventStore, GameRecord, NewGame, NewToken, RejectionCursor,

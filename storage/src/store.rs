@@ -242,6 +242,16 @@ impl EventStore {
 
     /// Creates a game with its tokens and setup events in one transaction.
     pub async fn create_game(&self, game: NewGame) -> Result<Vec<RecordedEvent>, StoreError> {
+        self.create_game_inviting(game, &[]).await
+    }
+
+    /// Creates a game with its tokens, its seats' invitations and its setup
+    /// events in one transaction.
+    pub async fn create_game_inviting(
+        &self,
+        game: NewGame,
+        invitations: &[crate::NewInvitation],
+    ) -> Result<Vec<RecordedEvent>, StoreError> {
         let mut client = self.pool.get().await?;
         let transaction = client.transaction().await?;
         transaction
@@ -258,6 +268,7 @@ impl EventStore {
             )
             .await?;
         insert_tokens(&transaction, game.game_id, &game.tokens).await?;
+        crate::invitations::insert_invitations(&transaction, game.game_id, invitations).await?;
         let stored = insert_events(&transaction, game.game_id, game.setup_events).await?;
         transaction.commit().await?;
         Ok(stored)
@@ -466,7 +477,10 @@ impl EventStore {
         Ok(Some((row.get(0), answer)))
     }
 
-    /// Whom a token lets act in a game, if anyone.
+    /// Whom a token lets act in a game, if anyone: a seat's token only
+    /// while its generation is the seat's newest (a reissue revokes the
+    /// earlier ones; `migrations/V9__invitations.sql`). One query, on the
+    /// two tables' keys.
     pub async fn token_grant(
         &self,
         game_id: Uuid,
@@ -474,7 +488,13 @@ impl EventStore {
     ) -> Result<Option<Actor<String>>, StoreError> {
         let client = self.pool.get().await?;
         let statement = client
-            .prepare_cached("SELECT role, seat FROM tokens WHERE game_id = $1 AND token_hash = $2")
+            .prepare_cached(
+                "SELECT t.role, t.seat FROM tokens t
+                 WHERE t.game_id = $1 AND t.token_hash = $2
+                   AND (t.seat IS NULL OR t.generation >= COALESCE(
+                     (SELECT max(g.generation) FROM seat_generations g
+                      WHERE g.game_id = $1 AND g.seat = t.seat), 0))",
+            )
             .await?;
         let Some(row) = client
             .query_opt(&statement, &[&game_id, &hash_token(token)])

@@ -8,5 +8,6 @@ mod import;
 mod reading;
 mod replay;
 mod scoring;
+mod seat_tokens;
 mod support;
 mod what_if;

@@ -73,6 +73,7 @@ fn carries_its_code(error: &ServiceError) -> bool {
         | ServiceError::Unauthenticated { .. }
         | ServiceError::Forbidden { .. }
         | ServiceError::NotFound { .. }
+        | ServiceError::Gone { .. }
         | ServiceError::AlreadyExists { .. }
         | ServiceError::Unprocessable { .. }
         | ServiceError::Violation(_) => true,

@@ -21,6 +21,7 @@ mod games_list;
 mod hidden_information;
 mod idempotency_scope;
 mod import_refusals;
+mod invitations;
 mod kept_alive;
 mod logging;
 mod memory_budget;

@@ -14,6 +14,7 @@ use uuid::Uuid;
 mod cluster;
 mod group_commit;
 mod listing;
+mod invitations;
 mod migrations;
 mod refusals;
 

@@ -6,5 +6,6 @@ pub mod games;
 pub mod health;
 pub mod home;
 pub mod rules;
+pub mod invitations;
 pub mod stream;
 pub mod viewer;

@@ -54,14 +54,45 @@ fn from_development_dir(name: &str) -> Option<Vec<u8>> {
 
 /// The page: the same for every game and viewer.
 fn page() -> std::borrow::Cow<'static, str> {
-    if let Some(bytes) = from_development_dir("index.html") {
+    html_file("index.html")
+}
+
+/// One of the pages' HTML files (`index.html`, `new.html`, `join.html`).
+fn html_file(name: &'static str) -> std::borrow::Cow<'static, str> {
+    if let Some(bytes) = from_development_dir(name) {
         return String::from_utf8_lossy(&bytes).into_owned().into();
     }
     VIEWER
-        .get_file("index.html")
+        .get_file(name)
         .and_then(File::contents_utf8)
-        .expect("api/viewer/index.html is compiled in")
+        .unwrap_or_else(|| panic!("api/viewer/{name} is compiled in"))
         .into()
+}
+
+/// An HTML page, hardened as the game's page is.
+fn html_page(text: std::borrow::Cow<'static, str>) -> HttpResponse {
+    hardened(HttpResponse::Ok())
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .content_type(ContentType::html())
+        .body(match text {
+            std::borrow::Cow::Borrowed(text) => actix_web::body::BoxBody::new(text),
+            std::borrow::Cow::Owned(text) => actix_web::body::BoxBody::new(text),
+        })
+}
+
+/// Creating a game from a page: the game, its options and clock, then the
+/// umpire's link and one invitation link per seat (`new.html`).
+#[get("/new")]
+pub async fn new_game_page() -> HttpResponse {
+    html_page(html_file("new.html"))
+}
+
+/// Taking a seat: `/join#<code>` redeems the invitation's code (from the
+/// fragment, which no browser sends to a server) and opens the game as the
+/// seat (`join.html`).
+#[get("/join")]
+pub async fn join_page() -> HttpResponse {
+    html_page(html_file("join.html"))
 }
 
 /// Scripts and styles only from this origin, requests only to it, no

@@ -1,0 +1,118 @@
+//! Seats' tokens in the log: the umpire's reissue of a seat's token, which
+//! revokes every earlier token of that seat (`docs/rules/seats.md`).
+//!
+//! The tokens themselves are never in the log (they are stored hashed, in
+//! the service's own tables); the log records only that the umpire
+//! reissued a seat's token, and when: `seat_token_reissued { seat }`, by
+//! the actor `umpire`, caused by the action `reissue_seat_token { seat }`.
+//! Like the clock's events it is public and outside the game's rules: the
+//! game's fold passes over it ([`is_seat_token_event`]), archives replay
+//! and audit it as any other action, and the hash chain covers it.
+//!
+//! Only the service's reissue operation may record it, since it must
+//! revoke the tokens in the same transaction: the action is refused when
+//! sent as an ordinary action ([`is_seat_token_action`]).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::erased::{event_type, Decision, DynMatch, GameError};
+use crate::{Actor, Violation};
+
+/// The event the log records a reissue by.
+pub const REISSUED_EVENT: &str = "seat_token_reissued";
+/// The umpire's action that causes it.
+pub const REISSUE_ACTION: &str = "reissue_seat_token";
+
+crate::violation_kinds! {
+    /// A seat asked to reissue a token.
+    UMPIRE_ONLY = ("seats.umpire_only", "seats §2", "a seat reissues a seat's token, which only the umpire may");
+    /// The game is over: its log is closed.
+    GAME_OVER = ("seats.game_over", "seats §2", "a seat's token is reissued after the game has ended");
+    /// No such seat.
+    UNKNOWN_SEAT = ("seats.unknown_seat", "seats §2", "the token of a seat the game does not have is reissued");
+    /// Sent as an ordinary action rather than by the reissue operation.
+    NOT_AN_ACTION = ("seats.reissue_not_an_action", "seats §2", "a reissue is sent as an action; it is made by `POST /v1/games/{id}/seats/{seat}/reissue`, which also revokes the tokens");
+}
+
+/// The event of a reissue: public, recorded in the log, passed over by the
+/// game's fold.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SeatTokenEvent {
+    /// The umpire reissued this seat's token: every earlier token of the
+    /// seat is revoked, and the seat has a new invitation.
+    SeatTokenReissued { seat: String },
+}
+
+/// The action the log records as the cause of a reissue.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SeatTokenAction {
+    /// Reissues the seat's token.
+    ReissueSeatToken { seat: String },
+}
+
+/// The action that reissues `seat`'s token.
+pub fn reissue_action(seat: &str) -> Value {
+    serde_json::json!({"type": REISSUE_ACTION, "seat": seat})
+}
+
+/// Whether `event` is a seat token event (see [`SeatTokenEvent`]).
+pub fn is_seat_token_event(event: &Value) -> bool {
+    event_type(event) == REISSUED_EVENT
+}
+
+/// Whether `event_type` is a seat token event's, for stored text.
+pub fn is_seat_token_type(event_type: &str) -> bool {
+    event_type == REISSUED_EVENT
+}
+
+/// Whether `action` is the reissue action, which only the service's
+/// reissue operation may record.
+pub fn is_seat_token_action(action: &Value) -> bool {
+    event_type(action) == REISSUE_ACTION
+}
+
+/// Decides a reissue by `actor` on `game`: the umpire's only, for a seat
+/// the game has, while the game is not over.
+pub fn decide(
+    game: &dyn DynMatch,
+    actor: &Actor<String>,
+    action: &Value,
+) -> Result<Decision, GameError> {
+    let SeatTokenAction::ReissueSeatToken { seat } = serde_json::from_value(action.clone())
+        .map_err(|e| GameError::Malformed {
+            game: game.game_id(),
+            what: crate::erased::Malformed::Action,
+            message: e.to_string(),
+        })?;
+    if let Actor::Seat(by) = actor {
+        return Err(refusal(UMPIRE_ONLY.with(format!(
+            "Only the umpire may reissue a seat's token, not seat {by}."
+        ))));
+    }
+    // Every game names a timeout for each of its seats, and only for them.
+    if game.timeout_action(&seat).is_err() {
+        return Err(refusal(UNKNOWN_SEAT.with(format!(
+            "This game has no seat {seat:?} whose token could be reissued."
+        ))));
+    }
+    if game.status().finished {
+        return Err(refusal(GAME_OVER.with(
+            "The game is over: its log is closed, and no seat's token is reissued.",
+        )));
+    }
+    let event = serde_json::to_value(SeatTokenEvent::SeatTokenReissued { seat })
+        .expect("an enum of strings is JSON");
+    let mut after = game.clone_box();
+    after.apply_json(&event)?;
+    Ok(Decision {
+        events: vec![event],
+        after,
+    })
+}
+
+fn refusal(violation: Violation) -> GameError {
+    violation.into()
+}

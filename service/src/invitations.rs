@@ -1,0 +1,180 @@
+//! Seats by invitation: each seat of a new game gets a one-time code,
+//! which `POST /v1/invitations/redeem` exchanges once for a token of that
+//! seat; the umpire's reissue of a seat's token revokes every earlier one
+//! and hands out a new invitation, and the game's log records it
+//! (`seat_token_reissued`, `umpire_domain::seat_tokens`), never the token
+//! or the code.
+//!
+//! A code is the game's id (32 hex digits, not secret: it is in the game's
+//! address) followed by 128 random bits from the operating system (32 hex
+//! digits), so that a redemption touches one game, by key, like every
+//! other request. Codes and tokens are stored as SHA-256 hashes only. A
+//! link carries the code in its fragment (`/join#<code>`), which browsers
+//! send to no server and put in no `Referer`.
+//!
+//! Answers: an unknown code (or one not even shaped like a code) is 404
+//! `invitation_unknown`; a used one 410 `invitation_used`, an expired one
+//! 410 `invitation_expired`, and one whose seat was reissued since 410
+//! `invitation_revoked`. Telling "used" from "unknown" lets a person
+//! understand a link that no longer works, and tells a prober nothing: a
+//! code that is used was first guessed among 2^128.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use chrono::Utc;
+use serde::{Deserialize, Serialize};
+use umpire_domain::{actor_label, seat_tokens, Actor, Viewer};
+use umpire_storage::{hash_token, NewEvent, Redemption, StoreError};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::access::new_token;
+use crate::error::ServiceError;
+use crate::games::GameService;
+use crate::invitation_codes::mint_invitation;
+pub use crate::invitation_codes::{Invitation, INVITATION_LIFETIME_DAYS};
+
+/// How many times a reissue is tried again after another instance
+/// appended to the game in between.
+const REISSUE_ATTEMPTS: u32 = 8;
+
+#[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RedeemInvitationRequest {
+    /// The code of an invitation (what follows `#` in its link).
+    pub code: String,
+}
+
+/// What a redeemed invitation gives: the seat's new token, shown once.
+#[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
+pub struct RedeemedInvitation {
+    pub game_id: Uuid,
+    pub seat: String,
+    /// The seat's token: `Authorization: Bearer <token>`.
+    pub token: String,
+}
+
+/// A seat's token reissued: every earlier token of the seat is revoked,
+/// and this invitation gives the new one.
+#[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
+pub struct ReissuedSeat {
+    pub game_id: Uuid,
+    pub seat: String,
+    /// The game's version after the `seat_token_reissued` event.
+    pub version: u64,
+    pub invitation: Invitation,
+}
+
+/// The game a code belongs to, if it is shaped like a code.
+fn game_of(code: &str) -> Option<Uuid> {
+    let well_formed = code.len() == 64
+        && code
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    well_formed
+        .then(|| Uuid::try_parse(&code[..32]).ok())
+        .flatten()
+}
+
+fn gone(code: &'static str, message: &str) -> ServiceError {
+    ServiceError::Gone {
+        code,
+        message: message.to_string(),
+    }
+}
+
+impl GameService {
+    /// Exchanges an invitation's code, once, for a new token of its seat.
+    pub async fn redeem_invitation(&self, code: &str) -> Result<RedeemedInvitation, ServiceError> {
+        let unknown = || ServiceError::NotFound {
+            code: "invitation_unknown",
+            message: "This invitation is not known: check that the whole link was copied.".into(),
+        };
+        let game_id = game_of(code).ok_or_else(unknown)?;
+        let token = new_token()?;
+        match self
+            .store
+            .redeem_invitation(game_id, &hash_token(code), &hash_token(&token), Utc::now())
+            .await?
+        {
+            Redemption::Redeemed { seat } => Ok(RedeemedInvitation {
+                game_id,
+                seat,
+                token,
+            }),
+            Redemption::Unknown => Err(unknown()),
+            Redemption::Used => Err(gone(
+                "invitation_used",
+                "This invitation was already used: an invitation works once. Ask the umpire \
+                 for a new one if the seat's token was lost.",
+            )),
+            Redemption::Expired => Err(gone(
+                "invitation_expired",
+                "This invitation has expired (invitations last 7 days). Ask the umpire for \
+                 a new one.",
+            )),
+            Redemption::Revoked => Err(gone(
+                "invitation_revoked",
+                "The umpire has reissued this seat's token since this invitation was made, \
+                 which revoked it. Ask the umpire for the new invitation.",
+            )),
+        }
+    }
+
+    /// Reissues `seat`'s token for the umpire (or the admin, `viewer`
+    /// `None`): every earlier token of the seat stops authorising, the log
+    /// records `seat_token_reissued { seat }` by the umpire, and the new
+    /// invitation is answered. Refused for a seat the game lacks and once
+    /// the game is over (its log is closed).
+    pub async fn reissue_seat(
+        &self,
+        game_id: Uuid,
+        seat: &str,
+        viewer: Option<&Viewer<String>>,
+    ) -> Result<ReissuedSeat, ServiceError> {
+        if let Some(viewer) = viewer {
+            crate::access::require_umpire(viewer)?;
+        }
+        let deadline = Instant::now() + crate::submit::SUBMIT_DEADLINE;
+        let _turn = self
+            .turns
+            .take(game_id, deadline)
+            .await
+            .map_err(|_| crate::submit::contended(game_id))?;
+        let action = Arc::new(seat_tokens::reissue_action(seat));
+        for _ in 0..REISSUE_ATTEMPTS {
+            let fold = self.latest(game_id).await?;
+            let decision = seat_tokens::decide(fold.state.as_ref(), &Actor::Umpire, &action)?;
+            let events = NewEvent::all(
+                decision.events,
+                &actor_label::write(&Actor::<String>::Umpire),
+                &action,
+                fold.record.rules_version,
+            );
+            let (invitation, stored) = mint_invitation(game_id, seat, Utc::now())?;
+            match self
+                .store
+                .reissue_seat(&fold.head, events, seat, stored)
+                .await
+            {
+                Ok((recorded, head)) => {
+                    let version = head.version();
+                    if let Ok(next) = fold.followed_by(recorded, decision.after, head) {
+                        self.folds.remember(game_id, Arc::new(next));
+                    }
+                    return Ok(ReissuedSeat {
+                        game_id,
+                        seat: seat.to_string(),
+                        version,
+                        invitation,
+                    });
+                }
+                // Another instance appended in between: decide again.
+                Err(StoreError::Conflict { .. }) => continue,
+                Err(other) => return Err(other.into()),
+            }
+        }
+        Err(crate::submit::contended(game_id))
+    }
+}

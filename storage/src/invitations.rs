@@ -1,0 +1,170 @@
+//! Seats by invitation (`migrations/V9__invitations.sql`): one-time codes
+//! exchanged for a seat's token, and the umpire's reissue of a seat's
+//! token, which revokes every earlier token of the seat and is recorded in
+//! the log in the same transaction. Insert-only: nothing here updates or
+//! deletes a row.
+
+use chrono::{DateTime, Utc};
+use tokio_postgres::error::SqlState;
+use uuid::Uuid;
+
+use crate::append::{link_events, Head, NewEvent};
+use crate::group_commit::insert_appends;
+use crate::store::EventStore;
+use crate::StoreError;
+use umpire_domain::RecordedEvent;
+
+/// An invitation to a seat, as stored: the code's SHA-256 only.
+#[derive(Debug, Clone)]
+pub struct NewInvitation {
+    /// SHA-256 of the code ([`crate::hash_token`]).
+    pub code_hash: String,
+    pub seat: String,
+    /// The seat's generation the invitation (and the token it gives) belongs
+    /// to: 0 at creation, a reissue's version after one.
+    pub generation: i64,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// What redeeming a code did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Redemption {
+    /// The code was good: the token given was stored for this seat.
+    Redeemed { seat: String },
+    /// No invitation has this code in this game.
+    Unknown,
+    /// The code was redeemed before (by this or a concurrent request).
+    Used,
+    /// The code's time ran out before it was redeemed.
+    Expired,
+    /// The seat's token was reissued since: a newer invitation replaced it.
+    Revoked,
+}
+
+/// Inserts invitations inside the transaction that creates their game or
+/// reissues their seat.
+pub(crate) async fn insert_invitations(
+    transaction: &deadpool_postgres::Transaction<'_>,
+    game_id: Uuid,
+    invitations: &[NewInvitation],
+) -> Result<(), StoreError> {
+    for invitation in invitations {
+        transaction
+            .execute(
+                "INSERT INTO invitations (game_id, code_hash, seat, generation, expires_at)
+                 VALUES ($1, $2, $3, $4, $5)",
+                &[
+                    &game_id,
+                    &invitation.code_hash,
+                    &invitation.seat,
+                    &invitation.generation,
+                    &invitation.expires_at,
+                ],
+            )
+            .await?;
+    }
+    Ok(())
+}
+
+impl EventStore {
+    /// Records the reissue of `seat`'s token in one transaction: `events`
+    /// (the `seat_token_reissued` event) appended at `head`, the seat's new
+    /// generation (that event's version: every earlier token of the seat
+    /// stops authorising on commit) and `invitation` of that generation
+    /// (its `generation` is set here). A stale head is a
+    /// [`StoreError::Conflict`], and nothing is written.
+    pub async fn reissue_seat(
+        &self,
+        head: &Head,
+        events: Vec<NewEvent>,
+        seat: &str,
+        mut invitation: NewInvitation,
+    ) -> Result<(Vec<RecordedEvent>, Head), StoreError> {
+        let game_id = head.game_id();
+        let linked = link_events(head, events, None);
+        let generation = linked
+            .events
+            .first()
+            .map(|event| event.seq as i64)
+            .ok_or_else(|| StoreError::Corrupt("a reissue records one event".into()))?;
+        invitation.generation = generation;
+        let mut client = self.pool().get().await?;
+        let transaction = client.transaction().await?;
+        match insert_appends(&transaction, &[&linked]).await {
+            Ok(inserted) if inserted == linked.events.len() as u64 => {}
+            Ok(_) => return Err(StoreError::GameNotFound(game_id)),
+            Err(error) if error.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
+                return Err(StoreError::Conflict {
+                    expected: head.version(),
+                    actual: head.version() + 1,
+                })
+            }
+            Err(error) => return Err(error.into()),
+        }
+        transaction
+            .execute(
+                "INSERT INTO seat_generations (game_id, seat, generation) VALUES ($1, $2, $3)",
+                &[&game_id, &seat, &generation],
+            )
+            .await?;
+        insert_invitations(&transaction, game_id, std::slice::from_ref(&invitation)).await?;
+        transaction.commit().await?;
+        let next = head.after(&linked.events);
+        Ok((linked.events, next))
+    }
+
+    /// Redeems an invitation's code once, at `now`: on success the token
+    /// whose hash is `token_hash` is stored for the invitation's seat and
+    /// generation. One transaction; of two concurrent redemptions of one
+    /// code, the second waits on the first's `redemptions` key and then
+    /// finds the code used.
+    pub async fn redeem_invitation(
+        &self,
+        game_id: Uuid,
+        code_hash: &str,
+        token_hash: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Redemption, StoreError> {
+        let mut client = self.pool().get().await?;
+        let transaction = client.transaction().await?;
+        let Some(row) = transaction
+            .query_opt(
+                "SELECT i.seat, i.generation, i.expires_at,
+                        COALESCE((SELECT max(g.generation) FROM seat_generations g
+                                  WHERE g.game_id = i.game_id AND g.seat = i.seat), 0)
+                 FROM invitations i WHERE i.game_id = $1 AND i.code_hash = $2",
+                &[&game_id, &code_hash],
+            )
+            .await?
+        else {
+            return Ok(Redemption::Unknown);
+        };
+        let (seat, generation, expires_at, newest): (String, i64, DateTime<Utc>, i64) =
+            (row.get(0), row.get(1), row.get(2), row.get(3));
+        let taken = transaction
+            .execute(
+                "INSERT INTO redemptions (game_id, code_hash) VALUES ($1, $2)
+                 ON CONFLICT (game_id, code_hash) DO NOTHING",
+                &[&game_id, &code_hash],
+            )
+            .await?;
+        if taken == 0 {
+            return Ok(Redemption::Used);
+        }
+        if expires_at <= now {
+            return Ok(Redemption::Expired);
+        }
+        if generation < newest {
+            return Ok(Redemption::Revoked);
+        }
+        transaction
+            .execute(
+                "INSERT INTO tokens (game_id, token_hash, role, seat, generation)
+                 VALUES ($1, $2, 'seat', $3, $4)",
+                &[&game_id, &token_hash, &seat, &generation],
+            )
+            .await?;
+        transaction.commit().await?;
+        Ok(Redemption::Redeemed { seat })
+    }
+}

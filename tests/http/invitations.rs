@@ -1,0 +1,309 @@
+//! Seats by invitation through the real server: a game's creation answers
+//! one invitation per seat, redeemed once for a seat's token; the umpire's
+//! reissue revokes a seat's tokens, is recorded in the log without any
+//! token or code, and audits, exports and re-imports clean.
+
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use umpire_api::startup::ServiceOptions;
+
+use crate::support::{assert_error, TestApp};
+
+/// Creates a Treeblox game: the answer as JSON.
+async fn create(app: &TestApp, token: Option<&str>) -> Value {
+    let response = app
+        .post_json("/v1/games", token, &json!({"game": "treeblox", "seed": 7}))
+        .await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    response.json().await.unwrap()
+}
+
+async fn redeem(app: &TestApp, code: &str) -> reqwest::Response {
+    app.post_json("/v1/invitations/redeem", None, &json!({"code": code}))
+        .await
+}
+
+async fn reissue(app: &TestApp, id: &str, seat: &str, token: Option<&str>) -> reqwest::Response {
+    app.post_json(
+        &format!("/v1/games/{id}/seats/{seat}/reissue"),
+        token,
+        &json!(null),
+    )
+    .await
+}
+
+/// The first legal action of `token`'s seat, submitted: its status.
+async fn play_first_legal(app: &TestApp, id: &str, token: &str) -> StatusCode {
+    let legal = app.legal_actions(id, token).await;
+    let action = legal["actions"][0].clone();
+    assert!(action.is_object(), "{legal}");
+    app.submit(id, Some(token), action).await.status()
+}
+
+fn code_of(created: &Value, seat: &str) -> String {
+    let invitation = &created["invitations"][seat];
+    let code = invitation["code"].as_str().unwrap().to_string();
+    assert_eq!(invitation["link"], format!("/join#{code}"));
+    assert_eq!(invitation["seat"], seat);
+    code
+}
+
+#[tokio::test]
+async fn an_invitation_is_redeemed_once_for_a_token_that_plays_its_seat() {
+    let app = TestApp::spawn().await;
+    let created = create(&app, None).await;
+    let id = created["id"].as_str().unwrap();
+    // One invitation per seat: a code of 64 hex digits, its game's id first.
+    let code = code_of(&created, "dark");
+    assert_eq!(code.len(), 64);
+    assert!(code.starts_with(&id.replace('-', "")));
+    assert_ne!(code, code_of(&created, "light"));
+    // The creation's token still works for API clients.
+    assert!(created["seat_tokens"]["dark"].is_string());
+
+    let response = redeem(&app, &code).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let redeemed: Value = response.json().await.unwrap();
+    assert_eq!(redeemed["game_id"], id);
+    assert_eq!(redeemed["seat"], "dark");
+    let token = redeemed["token"].as_str().unwrap();
+    assert_ne!(token, created["seat_tokens"]["dark"]);
+    assert_eq!(play_first_legal(&app, id, token).await, StatusCode::CREATED);
+    let summary: Value = app
+        .get(&format!("/v1/games/{id}"), Some(token))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(summary["viewer"], "seat:dark");
+
+    // A second redemption is refused, plainly.
+    assert_error(
+        redeem(&app, &code).await,
+        StatusCode::GONE,
+        "invitation_used",
+    )
+    .await;
+    // A code nobody made, or not even shaped like one.
+    let unknown = format!("{}{}", &code[..32], "0".repeat(32));
+    assert_error(
+        redeem(&app, &unknown).await,
+        StatusCode::NOT_FOUND,
+        "invitation_unknown",
+    )
+    .await;
+    assert_error(
+        redeem(&app, "nonsense").await,
+        StatusCode::NOT_FOUND,
+        "invitation_unknown",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_reissue_is_the_umpires_revokes_the_old_token_and_leaves_no_secret_in_the_log() {
+    let app = TestApp::spawn().await;
+    let created = create(&app, None).await;
+    let id = created["id"].as_str().unwrap();
+    let umpire = created["umpire_token"].as_str().unwrap();
+    let dark = created["seat_tokens"]["dark"].as_str().unwrap();
+    let light = created["seat_tokens"]["light"].as_str().unwrap();
+    let first_code = code_of(&created, "dark");
+
+    // A seat may not reissue, nor a spectator.
+    assert_error(
+        reissue(&app, id, "dark", Some(light)).await,
+        StatusCode::FORBIDDEN,
+        "umpire_only",
+    )
+    .await;
+    assert_error(
+        reissue(&app, id, "dark", None).await,
+        StatusCode::UNAUTHORIZED,
+        "missing_token",
+    )
+    .await;
+    // A seat the game does not have.
+    assert_error(
+        reissue(&app, id, "purple", Some(umpire)).await,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "seats.unknown_seat",
+    )
+    .await;
+    // Nor is a reissue an action anyone may send.
+    assert_error(
+        app.submit(
+            id,
+            Some(umpire),
+            json!({"type": "reissue_seat_token", "seat": "dark"}),
+        )
+        .await,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "seats.reissue_not_an_action",
+    )
+    .await;
+    assert_eq!(play_first_legal(&app, id, dark).await, StatusCode::CREATED);
+
+    let response = reissue(&app, id, "dark", Some(umpire)).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let reissued: Value = response.json().await.unwrap();
+    assert_eq!(reissued["seat"], "dark");
+    let new_code = reissued["invitation"]["code"].as_str().unwrap().to_string();
+    assert_eq!(reissued["invitation"]["link"], format!("/join#{new_code}"));
+
+    // The old token gets 401 on every call; the old invitation is revoked.
+    for path in ["", "/legal-actions", "/state", "/events"] {
+        assert_error(
+            app.get(&format!("/v1/games/{id}{path}"), Some(dark)).await,
+            StatusCode::UNAUTHORIZED,
+            "invalid_token",
+        )
+        .await;
+    }
+    assert_error(
+        redeem(&app, &first_code).await,
+        StatusCode::GONE,
+        "invitation_revoked",
+    )
+    .await;
+    // Light's token is untouched; the new link's token plays dark.
+    assert_eq!(play_first_legal(&app, id, light).await, StatusCode::CREATED);
+    let redeemed: Value = redeem(&app, &new_code).await.json().await.unwrap();
+    let new_token = redeemed["token"].as_str().unwrap().to_string();
+    assert_eq!(
+        play_first_legal(&app, id, &new_token).await,
+        StatusCode::CREATED
+    );
+
+    // The log shows the umpire's reissue, to every viewer, with no secret.
+    let everyone: Value = app
+        .get(&format!("/v1/games/{id}/events?after=0"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let reissue_event = everyone["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|event| event["type"] == "seat_token_reissued")
+        .expect("the reissue is in the log")
+        .clone();
+    assert_eq!(reissue_event["actor"], "umpire");
+    assert_eq!(
+        reissue_event["payload"],
+        json!({"type": "seat_token_reissued", "seat": "dark"})
+    );
+    let umpires_view = app
+        .get(&format!("/v1/games/{id}/events?after=0"), Some(umpire))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let audit = app
+        .get(&format!("/v1/games/{id}/audit"), Some(umpire))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let export = app
+        .get(&format!("/v1/games/{id}/export"), Some(umpire))
+        .await
+        .text()
+        .await
+        .unwrap();
+    for text in [&everyone.to_string(), &umpires_view, &audit, &export] {
+        for secret in [dark, new_token.as_str(), &first_code, &new_code] {
+            assert!(!text.contains(secret), "a token or code in {text}");
+        }
+    }
+    let audit: Value = serde_json::from_str(&audit).unwrap();
+    assert_eq!(audit["valid"], true, "{}", audit["first_failure"]);
+
+    // An archive of the game with its reissue imports into another service
+    // and audits clean there.
+    let archive: umpire_archive::Archive = serde_json::from_str(&export).unwrap();
+    let elsewhere = TestApp::spawn().await;
+    let (status, imported) = elsewhere.import(&archive).await;
+    assert_eq!(status, StatusCode::CREATED, "{imported}");
+    let audit: Value = elsewhere
+        .get(
+            &format!("/v1/games/{id}/audit"),
+            Some(imported["umpire_token"].as_str().unwrap()),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(audit["valid"], true, "{}", audit["first_failure"]);
+}
+
+#[tokio::test]
+async fn the_admin_token_may_reissue_and_a_finished_games_log_is_closed() {
+    let app = TestApp::spawn_with(ServiceOptions {
+        admin_token: Some("the-admin".into()),
+        ..ServiceOptions::default()
+    })
+    .await;
+    let created = create(&app, Some("the-admin")).await;
+    let id = created["id"].as_str().unwrap();
+    let response = reissue(&app, id, "light", Some("the-admin")).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    // Another token that is neither the admin's nor the game's.
+    assert_error(
+        reissue(&app, id, "light", Some("not-the-admin")).await,
+        StatusCode::UNAUTHORIZED,
+        "invalid_token",
+    )
+    .await;
+
+    // Light's creation token was revoked: light takes its seat anew by
+    // the new invitation, and the game is played to its end.
+    let light_code = response.json::<Value>().await.unwrap()["invitation"]["code"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let light: Value = redeem(&app, &light_code).await.json().await.unwrap();
+    let game = crate::support::Created {
+        id: id.to_string(),
+        umpire_token: created["umpire_token"].as_str().unwrap().to_string(),
+        seat_tokens: vec![
+            (
+                "dark".into(),
+                created["seat_tokens"]["dark"].as_str().unwrap().to_string(),
+            ),
+            ("light".into(), light["token"].as_str().unwrap().to_string()),
+        ],
+    };
+    app.play_to_the_end(&game, 3, 400).await;
+    assert_error(
+        reissue(&app, id, "dark", Some(&game.umpire_token)).await,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "seats.game_over",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn the_pages_to_create_a_game_and_to_take_a_seat_are_served_hardened() {
+    let app = TestApp::spawn().await;
+    for (path, script) in [("/new", "/viewer/new.js"), ("/join", "/viewer/join.js")] {
+        let page = app.get(path, None).await;
+        assert_eq!(page.status(), StatusCode::OK, "{path}");
+        let policy = page.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .to_string();
+        assert!(policy.contains("script-src 'self'") && policy.contains("frame-ancestors 'none'"));
+        assert_eq!(page.headers()["referrer-policy"], "no-referrer");
+        let html = page.text().await.unwrap();
+        assert!(html.contains(script), "{path} loads {script}");
+        let module = app.get(script, None).await;
+        assert_eq!(module.status(), StatusCode::OK, "{script}");
+    }
+    // The join page takes its code from the fragment and sends it in a
+    // POST body, never in a query string.
+    let join = app.get("/viewer/join.js", None).await.text().await.unwrap();
+    assert!(join.contains("location.hash") && join.contains("method: 'POST'"));
+    assert!(!join.contains("?code="));
+}
