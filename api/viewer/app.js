@@ -9,6 +9,7 @@ import { Timeline, seatOf } from './timeline.js';
 import { Play } from './play.js';
 import { clearMarks, mark, touched } from './marks.js';
 import { showClocks } from './clock.js';
+import { seatsPanel } from './seats.js';
 
 const STATES_KEPT = 64;
 const POLL_MS = 3000;
@@ -382,6 +383,7 @@ async function load({ keepVersion } = {}) {
   renderTimeline();
   const umpire = desk.viewer === 'umpire';
   $('umpire-panel').hidden = !umpire;
+  $('seats').replaceChildren(...(umpire ? [seatsPanel(api, summary)] : []));
   playFor = -1;
   const at = keepVersion ? desk.at : Number(params.get('at') ?? latest());
   await show(Number.isNaN(at) ? latest() : at);

@@ -11,8 +11,8 @@ pub mod bulk;
 mod clock_checks;
 pub mod cluster;
 mod group_commit;
-pub mod listing;
 mod invitations;
+pub mod listing;
 pub mod pool;
 pub mod store;
 #[cfg(feature = "testing")]
@@ -24,8 +24,8 @@ pub use bulk::{BulkGame, FullGame, ImportGame, ImportOutcome};
 pub use clock_checks::ClockCheck;
 pub use cluster::{ClusterError, Durability, PrivateCluster};
 pub use group_commit::{BatchObserver, GroupCommitLimits};
-pub use listing::{GameListFilter, GamePage, ListCursor, ListedGame, GAMES_EXAMINED_PER_PAGE};
 pub use invitations::{NewInvitation, Redemption};
+pub use listing::{GameListFilter, GamePage, ListCursor, ListedGame, GAMES_EXAMINED_PER_PAGE};
 pub use pool::{connect, connect_waiting, logs_in_as_superuser, migrate, Pool, POOL_WAIT};
 pub use store::{
     hash_token, AppendOutcome, Archive, EventStore, GameRecord, NewGame, NewToken, RejectionCursor,

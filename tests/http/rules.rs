@@ -23,6 +23,7 @@ fn refusals() -> Vec<(&'static str, &'static [ViolationKind])> {
         .map(|game| (game.id(), game.violation_kinds()))
         .collect();
     all.push(("clock", umpire_domain::clock::ALL));
+    all.push(("seats", umpire_domain::seat_tokens::ALL));
     all
 }
 

@@ -13,8 +13,8 @@ use uuid::Uuid;
 
 mod cluster;
 mod group_commit;
-mod listing;
 mod invitations;
+mod listing;
 mod migrations;
 mod refusals;
 

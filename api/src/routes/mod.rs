@@ -5,7 +5,7 @@ pub mod error_answers;
 pub mod games;
 pub mod health;
 pub mod home;
-pub mod rules;
 pub mod invitations;
+pub mod rules;
 pub mod stream;
 pub mod viewer;
