@@ -5,7 +5,7 @@
 // the game's, and say so. The umpire's audit adds rejected attempts in
 // place, between the decisions they came between.
 import { html } from './svg.js';
-import { actorName, describe, isBookkeeping } from './words.js';
+import { actorName, describe, isBookkeeping, sharedActionWords } from './words.js';
 import { ruleLink } from './rules.js';
 
 // The events of one decision were appended together: the same actor, the
@@ -34,14 +34,20 @@ export function seatOf(actor) {
 
 // The action in words: the game's own sentence, else its JSON.
 export function actionInWords(game, action, ctx) {
+  return knownWords(game, action, ctx) ?? (action ? JSON.stringify(action) : null);
+}
+
+// The action in words where they are known — an action every game shares,
+// else the game's module's — or null.
+function knownWords(game, action, ctx) {
   if (!action) return null;
+  const shared = sharedActionWords(action);
+  if (shared) return shared;
   try {
-    const words = game.actionWords?.(action, ctx);
-    if (words) return words;
+    return game.actionWords?.(action, ctx) || null;
   } catch {
-    // A shape the game's module does not know: spelt out below.
+    return null; // A shape the game's module does not know.
   }
-  return JSON.stringify(action);
 }
 
 export class Timeline {
@@ -125,7 +131,7 @@ export class Timeline {
     const who = decision.actor === 'system' ? 'setup' : actorName(decision.actor);
     // The action in the game's words where its module has them: its JSON
     // would say less than the first event's sentence.
-    const words = this.game.actionWords ? actionInWords(this.game, decision.action, { seats: this.seats, seat: seatOf(decision.actor) }) : null;
+    const words = knownWords(this.game, decision.action, { seats: this.seats, seat: seatOf(decision.actor) });
     if (words) return { who, words };
     // No action this viewer may see (or a setup): its first event says it.
     let text = describe(this.game, this.events[decision.first - 1]);

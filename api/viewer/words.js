@@ -26,6 +26,23 @@ const clockPhrases = {
   seat_token_reissued: (e) => `umpire reissues ${seatName(e.seat)}'s token`,
 };
 
+// The actions every game shares (the clock's, a reissue): in words, with
+// no actor (the timeline names it).
+const sharedActions = {
+  clock_pause: () => 'pauses the clock',
+  clock_resume: () => 'resumes the clock',
+  clock_add_time: (a) => `gives ${seatName(a.seat)} ${seconds(a.ms)} more`,
+  reissue_seat_token: (a) => `reissues ${seatName(a.seat)}'s token`,
+};
+
+export function sharedActionWords(action) {
+  try {
+    return sharedActions[action?.type]?.(action) ?? null;
+  } catch {
+    return null;
+  }
+}
+
 // A sentence for any event; events without a phrase are spelt out.
 export function describe(game, event) {
   const phrase = clockPhrases[event.type] ?? game.phrases?.[event.type];
