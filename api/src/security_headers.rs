@@ -23,6 +23,19 @@ pub const SWAGGER_UI_POLICY: &str = "default-src 'none'; script-src 'self'; \
     style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; \
     base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+/// A page's own headers: its content security policy, no referrer, and
+/// `nosniff` (the viewer's pages and the rule pages, each with its policy).
+pub fn page(
+    mut response: actix_web::HttpResponseBuilder,
+    policy: &'static str,
+) -> actix_web::HttpResponseBuilder {
+    response
+        .insert_header((header::CONTENT_SECURITY_POLICY, policy))
+        .insert_header((header::REFERRER_POLICY, "no-referrer"))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"));
+    response
+}
+
 /// Adds the policy and `nosniff` to `response` where it has none.
 pub fn add<B>(response: &mut ServiceResponse<B>) {
     let policy = if response.request().path().starts_with("/docs/") {

@@ -10,21 +10,11 @@ use std::collections::HashMap;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use umpire_domain::violation::rule_url;
-use umpire_domain::ViolationKind;
 
 use crate::support::{assert_error, TestApp};
 
-/// Every page's refusals: each game's, and the clock's, as the
-/// rule-reference test enumerates them.
-fn refusals() -> Vec<(&'static str, &'static [ViolationKind])> {
-    let registry = umpire_games::registry();
-    let mut all: Vec<_> = registry
-        .games()
-        .map(|game| (game.id(), game.violation_kinds()))
-        .collect();
-    all.push(("clock", umpire_domain::clock::ALL));
-    all.push(("seats", umpire_domain::seat_tokens::ALL));
-    all
+fn refusals() -> Vec<(&'static str, &'static [umpire_domain::ViolationKind])> {
+    umpire_games::refusals_by_page()
 }
 
 /// The words of the heading whose anchor is `anchor` on `html`, if it has one.

@@ -102,12 +102,8 @@ pub fn page_names() -> Vec<&'static str> {
         .collect()
 }
 
-fn hardened(mut response: actix_web::HttpResponseBuilder) -> actix_web::HttpResponseBuilder {
-    response
-        .insert_header((header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY))
-        .insert_header((header::REFERRER_POLICY, "no-referrer"))
-        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"));
-    response
+fn hardened(response: actix_web::HttpResponseBuilder) -> actix_web::HttpResponseBuilder {
+    crate::security_headers::page(response, CONTENT_SECURITY_POLICY)
 }
 
 fn served(page: &'static Page) -> HttpResponse {

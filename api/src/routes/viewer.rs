@@ -101,12 +101,8 @@ const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; \
     style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; \
     form-action 'none'; frame-ancestors 'none'";
 
-fn hardened(mut response: actix_web::HttpResponseBuilder) -> actix_web::HttpResponseBuilder {
-    response
-        .insert_header((header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY))
-        .insert_header((header::REFERRER_POLICY, "no-referrer"))
-        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"));
-    response
+fn hardened(response: actix_web::HttpResponseBuilder) -> actix_web::HttpResponseBuilder {
+    crate::security_headers::page(response, CONTENT_SECURITY_POLICY)
 }
 
 /// The page of one game. The id is checked here so that a mistyped link

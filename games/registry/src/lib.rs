@@ -11,3 +11,17 @@ pub fn registry() -> Registry {
         .register::<umpire_draft_cider::DraftCider>()
         .register::<umpire_flower_fields::FlowerFields>()
 }
+
+/// Every rule page's refusals, by the page's name (`docs/rules/<name>.md`,
+/// served at `/rules/<name>`): each game's, the clock's, which any game may
+/// be played with, and the seats'. The rule-reference tests hold each page
+/// to these.
+pub fn refusals_by_page() -> Vec<(&'static str, &'static [umpire_domain::ViolationKind])> {
+    let mut all: Vec<_> = registry()
+        .games()
+        .map(|game| (game.id(), game.violation_kinds()))
+        .collect();
+    all.push(("clock", umpire_domain::clock::ALL));
+    all.push(("seats", umpire_domain::seat_tokens::ALL));
+    all
+}

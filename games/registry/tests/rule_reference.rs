@@ -25,17 +25,8 @@ fn sections(text: &str) -> Vec<&str> {
         .collect()
 }
 
-/// Every page's refusals: each game's, the clock's (`clock.md`), which any
-/// game may be played with, and the seats' (`seats.md`).
 fn refusals() -> Vec<(&'static str, &'static [umpire_domain::ViolationKind])> {
-    let registry = umpire_games::registry();
-    let mut all: Vec<_> = registry
-        .games()
-        .map(|game| (game.id(), game.violation_kinds()))
-        .collect();
-    all.push(("clock", umpire_domain::clock::ALL));
-    all.push(("seats", umpire_domain::seat_tokens::ALL));
-    all
+    umpire_games::refusals_by_page()
 }
 
 #[test]
