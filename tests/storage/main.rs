@@ -12,6 +12,7 @@ use umpire_storage::{
 use uuid::Uuid;
 
 mod cluster;
+mod distributable;
 mod group_commit;
 mod invitations;
 mod listing;
