@@ -32,7 +32,10 @@ pub mod flattened;
         (name = "archives", description = "Whole games as archives: export, import, audit, what-if and bulk scoring"),
         (name = "health", description = "Liveness and readiness"),
     ),
-    components(schemas(umpire_service::model::StreamEnd)),
+    components(schemas(
+        umpire_service::model::StreamEnd,
+        umpire_service::listing::GameStatusFilter
+    )),
     modifiers(&BearerScheme)
 )]
 struct BaseDocument;

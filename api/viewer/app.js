@@ -321,7 +321,12 @@ function follow() {
       }
     },
     onEnd: (end) => {
-      if (end.reason === 'finished') {
+      if (end.reason === 'revoked') {
+        // The umpire reissued this seat's token: it shows nothing more.
+        api.token = null;
+        notice('The umpire has reissued this seat: this token no longer works. Ask the umpire for your new invitation link. Showing the spectator\'s view.');
+        load({ keepVersion: true });
+      } else if (end.reason === 'finished') {
         desk.summary.status = end.status ?? desk.summary.status;
         live('finished', false);
         refreshPlay(desk.states.get(desk.at)?.state);

@@ -228,8 +228,11 @@ struct StreamEventFields<'a> {
 #[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
 pub struct StreamEnd {
     /// `finished` (the game is over and every event was sent), `idle` (no
-    /// event for the idle limit), `lifetime` (the stream's total limit) or
-    /// `error` (see `error`). Only `finished` means there is nothing more.
+    /// event for the idle limit), `lifetime` (the stream's total limit),
+    /// `revoked` (the umpire reissued this seat's token: the stream ends
+    /// after the reissue's event, and the old token opens no other) or
+    /// `error` (see `error`). Only `finished` and `revoked` mean there is
+    /// nothing more for this client.
     pub reason: String,
     /// The version of the last event sent: resume with `Last-Event-ID` or
     /// `?after=` set to it.

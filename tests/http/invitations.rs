@@ -7,6 +7,7 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 use umpire_api::startup::ServiceOptions;
 
+use crate::streams::Sse;
 use crate::support::{assert_error, TestApp};
 
 /// Creates a Treeblox game: the answer as JSON.
@@ -306,4 +307,65 @@ async fn the_pages_to_create_a_game_and_to_take_a_seat_are_served_hardened() {
     let join = app.get("/viewer/join.js", None).await.text().await.unwrap();
     assert!(join.contains("location.hash") && join.contains("method: 'POST'"));
     assert!(!join.contains("?code="));
+}
+
+/// A seat's stream open when its token is reissued delivers the reissue and
+/// then ends, `revoked`; another seat's stream goes on.
+#[tokio::test]
+async fn a_seats_open_stream_ends_when_its_token_is_reissued() {
+    let app = TestApp::spawn().await;
+    let created = create(&app, None).await;
+    let id = created["id"].as_str().unwrap();
+    let umpire = created["umpire_token"].as_str().unwrap();
+    let dark = created["seat_tokens"]["dark"].as_str().unwrap();
+    let light = created["seat_tokens"]["light"].as_str().unwrap();
+    let version = app
+        .get(&format!("/v1/games/{id}"), None)
+        .await
+        .json::<Value>()
+        .await
+        .unwrap()["version"]
+        .as_u64()
+        .unwrap();
+    let within = std::time::Duration::from_secs(30);
+    let mut darks = Sse::open(&app, id, Some(dark), Some(version)).await;
+    let mut lights = Sse::open(&app, id, Some(light), Some(version)).await;
+    let answer: Value = reissue(&app, id, "dark", Some(umpire))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let new_code = answer["invitation"]["code"].as_str().unwrap().to_string();
+
+    let reissued = darks.next_event(within).await.expect("the reissue").json();
+    assert_eq!(reissued["type"], "seat_token_reissued", "{reissued}");
+    // The end follows at once (heartbeats would keep a broken stream open
+    // until its limits: the whole wait is bounded).
+    let end = tokio::time::timeout(within, darks.next_event(within))
+        .await
+        .expect("the end soon after the reissue")
+        .expect("the end");
+    assert_eq!(end.event.as_deref(), Some("end"));
+    assert_eq!(end.json()["reason"], "revoked", "{}", end.json());
+
+    let seen = lights.next_event(within).await.expect("the reissue").json();
+    assert_eq!(seen["type"], "seat_token_reissued");
+    assert_error(
+        app.get(&format!("/v1/games/{id}/stream"), Some(dark)).await,
+        StatusCode::UNAUTHORIZED,
+        "invalid_token",
+    )
+    .await;
+    let redeemed: Value = redeem(&app, &new_code).await.json().await.unwrap();
+    let new_dark = redeemed["token"].as_str().unwrap().to_string();
+    assert_eq!(
+        play_first_legal(&app, id, &new_dark).await,
+        StatusCode::CREATED
+    );
+    let next = lights.next_event(within).await.expect("dark's move").json();
+    assert_ne!(next["type"], "seat_token_reissued");
+    assert!(
+        next.get("reason").is_none(),
+        "light's stream goes on: {next}"
+    );
 }

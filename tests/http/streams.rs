@@ -14,22 +14,22 @@ use crate::support::{assert_error, metric, Created, Served, TestApp};
 
 /// One Server-Sent Events message.
 #[derive(Debug, Default, Clone)]
-struct Message {
+pub(crate) struct Message {
     id: Option<u64>,
-    event: Option<String>,
+    pub(crate) event: Option<String>,
     data: String,
     comment: Option<String>,
     retry: Option<u64>,
 }
 
 impl Message {
-    fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_str(&self.data).unwrap_or_else(|e| panic!("{e}: {}", self.data))
     }
 }
 
 /// A stream being read, message by message.
-struct Sse {
+pub(crate) struct Sse {
     response: reqwest::Response,
     buffer: String,
     /// Everything received, as sent.
@@ -37,7 +37,12 @@ struct Sse {
 }
 
 impl Sse {
-    async fn open(app: &TestApp, id: &str, token: Option<&str>, last_event_id: Option<u64>) -> Sse {
+    pub(crate) async fn open(
+        app: &TestApp,
+        id: &str,
+        token: Option<&str>,
+        last_event_id: Option<u64>,
+    ) -> Sse {
         let response = Self::request(app, id, token, last_event_id).await;
         assert_eq!(response.status(), StatusCode::OK, "opening the stream");
         assert_eq!(
@@ -102,7 +107,7 @@ impl Sse {
 
     /// The next event message (skipping `retry:` and heartbeats); an `end`
     /// message is returned too.
-    async fn next_event(&mut self, within: Duration) -> Option<Message> {
+    pub(crate) async fn next_event(&mut self, within: Duration) -> Option<Message> {
         loop {
             let message = self.next(within).await?;
             if message.id.is_some() || message.event.is_some() {

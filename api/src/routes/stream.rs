@@ -14,11 +14,12 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 
 use umpire_domain::erased::StatusJson;
+use umpire_domain::Viewer;
 use umpire_service::model::{StreamEnd, StreamEvent};
-use umpire_service::{Follower, RenderedEvent, ServiceError, StreamClient, Woken};
+use umpire_service::{Follower, GameService, RenderedEvent, ServiceError, StreamClient, Woken};
 
 use super::error_answers::ReadingAGame;
-use crate::auth::viewer;
+use crate::auth::{bearer_token, viewer};
 use crate::error::{ApiError, ErrorBody};
 use crate::AppState;
 
@@ -133,6 +134,16 @@ pub async fn stream_game_events(
         None => query.after.unwrap_or(0),
     };
     let viewer = viewer(&state.service, game_id, &request).await?;
+    // A seat's token may be revoked while its stream is open (a reissue):
+    // the stream asks again when the log records a reissue.
+    let recheck = match &viewer {
+        Viewer::Seat(_) => bearer_token(&request)?.map(|token| Recheck {
+            service: state.service.clone(),
+            game_id,
+            token,
+        }),
+        _ => None,
+    };
     let client = StreamClient::of(
         game_id,
         &viewer,
@@ -145,7 +156,30 @@ pub async fn stream_game_events(
         .insert_header((header::CACHE_CONTROL, "no-store"))
         // Proxies that buffer responses (nginx) would hold events back.
         .insert_header(("X-Accel-Buffering", "no"))
-        .streaming(messages(follower, state.stream_limits)))
+        .streaming(messages(follower, state.stream_limits, recheck)))
+}
+
+/// What a seat's stream needs to ask whether its token still stands.
+struct Recheck {
+    service: GameService,
+    game_id: Uuid,
+    token: String,
+}
+
+impl Recheck {
+    /// Whether the token was revoked, asked only when `events` hold a
+    /// reissue (its type's name in an event's JSON: at worst a needless
+    /// question, never a wrong answer, which the store gives).
+    async fn revoked_by(&self, events: &[RenderedEvent]) -> bool {
+        let reissued = format!("\"{}\"", umpire_domain::seat_tokens::REISSUED_EVENT);
+        if !events.iter().any(|event| event.json.contains(&reissued)) {
+            return false;
+        }
+        matches!(
+            self.service.viewer(self.game_id, Some(&self.token)).await,
+            Err(ServiceError::Unauthenticated { .. })
+        )
+    }
 }
 
 /// Where a stream is.
@@ -159,6 +193,8 @@ struct Sse {
     /// The last read reached the newest version: nothing to read until an
     /// announcement (or a heartbeat's timeout) says otherwise.
     at_head: bool,
+    /// A seat's: its token, asked about again after a reissue.
+    recheck: Option<Recheck>,
 }
 
 /// The stream's bytes. Pulled by the connection: nothing is read from the
@@ -167,6 +203,7 @@ struct Sse {
 fn messages(
     follower: Follower,
     limits: StreamLimits,
+    recheck: Option<Recheck>,
 ) -> impl Stream<Item = Result<Bytes, actix_web::Error>> {
     let now = Instant::now();
     let stream = Sse {
@@ -177,6 +214,7 @@ fn messages(
         started: false,
         ended: false,
         at_head: false,
+        recheck,
     };
     stream::unfold(stream, |mut stream| async move {
         if stream.ended {
@@ -232,6 +270,10 @@ impl Sse {
                 if finished {
                     let end = self.end("finished", Some(batch.status), None);
                     chunk.push_str(&String::from_utf8_lossy(&end));
+                } else if self.revoked(&batch.events).await {
+                    // The reissue is delivered, then nothing more.
+                    let end = self.end("revoked", None, None);
+                    chunk.push_str(&String::from_utf8_lossy(&end));
                 }
                 return Bytes::from(chunk);
             }
@@ -262,6 +304,13 @@ impl Sse {
                 self.at_head = !read;
                 Some(Bytes::from_static(b": heartbeat\n\n"))
             }
+        }
+    }
+
+    async fn revoked(&self, events: &[RenderedEvent]) -> bool {
+        match &self.recheck {
+            Some(recheck) => recheck.revoked_by(events).await,
+            None => false,
         }
     }
 

@@ -160,7 +160,9 @@ def follow_game(
                         retry_seconds = message.retry / 1000
                     if message.event == "end":
                         end = StreamEnd.from_dict(json.loads(message.data))
-                        if end.reason == "finished":
+                        # Finished, or this seat's token reissued: nothing
+                        # more for this client.
+                        if end.reason in ("finished", "revoked"):
                             yield end
                             return
                         progressed = True

@@ -147,7 +147,9 @@ export async function* followGame(options: FollowOptions): AsyncGenerator<Stream
         if (message.retry !== undefined) retryMilliseconds = message.retry;
         if (message.event === "end") {
           const end = JSON.parse(message.data) as StreamEnd;
-          if (end.reason === "finished") {
+          // Finished, or this seat's token reissued: nothing more for
+          // this client.
+          if (end.reason === "finished" || end.reason === "revoked") {
             yield { kind: "end", end };
             return;
           }
