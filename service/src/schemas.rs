@@ -41,13 +41,19 @@ fn any_of(
     for game in all_games() {
         builder = builder.item(Ref::from_schema_name(pick(&game).clone()));
     }
-    // The clock's actions and events belong to every game (docs/rules/clock.md).
+    // The clock's actions and events, and the umpire's reissue of a seat,
+    // belong to every game (docs/rules/clock.md, docs/rules/seats.md).
     match examples {
-        Examples::Actions => builder = builder.item(Ref::from_schema_name(CLOCK_ACTION)),
+        Examples::Actions => {
+            for name in SHARED_ACTIONS {
+                builder = builder.item(Ref::from_schema_name(name));
+            }
+        }
         Examples::Events => {
-            builder = builder
-                .item(Ref::from_schema_name(CLOCK_EVENT))
-                .item(Ref::from_schema_name(HIDDEN_EVENT));
+            for name in SHARED_EVENTS {
+                builder = builder.item(Ref::from_schema_name(name));
+            }
+            builder = builder.item(Ref::from_schema_name(HIDDEN_EVENT));
         }
         Examples::None => {}
     }
@@ -140,19 +146,23 @@ fn hidden_event() -> RefOr<Schema> {
     ))
 }
 
-/// The names of the clock's action and event schemas.
-const CLOCK_ACTION: &str = "ClockAction";
-const CLOCK_EVENT: &str = "ClockEvent";
+/// The schemas of the actions and events every game has besides its own:
+/// the clock's and the reissue of a seat's token.
+pub const SHARED_ACTIONS: [&str; 2] = ["ClockAction", "SeatTokenAction"];
+pub const SHARED_EVENTS: [&str; 2] = ["ClockEvent", "SeatTokenEvent"];
 
 fn collect_components(out: &mut Vec<(String, RefOr<Schema>)>) {
     use umpire_domain::clock::{ClockAction, ClockEvent};
+    use umpire_domain::seat_tokens::{SeatTokenAction, SeatTokenEvent};
     use utoipa::PartialSchema;
     if !out.iter().any(|(existing, _)| existing == HIDDEN_EVENT) {
         out.push((HIDDEN_EVENT.to_string(), hidden_event()));
     }
     for (name, schema) in [
-        (CLOCK_ACTION, ClockAction::schema()),
-        (CLOCK_EVENT, ClockEvent::schema()),
+        (SHARED_ACTIONS[0], ClockAction::schema()),
+        (SHARED_ACTIONS[1], SeatTokenAction::schema()),
+        (SHARED_EVENTS[0], ClockEvent::schema()),
+        (SHARED_EVENTS[1], SeatTokenEvent::schema()),
     ] {
         if !out.iter().any(|(existing, _)| existing == name) {
             out.push((name.to_string(), with_variant_titles(name, schema)));

@@ -85,16 +85,30 @@ fn every_game_contributes_its_action_event_state_and_score_shapes() {
             );
         }
     }
-    // Each game's actions, and the clock's, which every game has.
+    // Each game's actions, and those every game has: the clock's and the
+    // reissue of a seat (recorded in the log, so in events and audits).
     let any_action = &schemas["AnyAction"]["anyOf"];
     assert_eq!(
         any_action.as_array().unwrap().len(),
-        umpire_games::registry().ids().count() + 1
+        umpire_games::registry().ids().count() + 2
     );
-    assert!(any_action
-        .as_array()
-        .unwrap()
-        .contains(&serde_json::json!({"$ref": "#/components/schemas/ClockAction"})));
+    for shared in ["ClockAction", "SeatTokenAction"] {
+        assert!(any_action
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!({"$ref": format!("#/components/schemas/{shared}")})));
+    }
+    // And each game's own event pages say so.
+    let payload = &schemas["ArboretumEventEnvelope"]["properties"]["payload"]["anyOf"];
+    for shared in ["ClockEvent", "SeatTokenEvent", "HiddenEvent"] {
+        assert!(
+            payload
+                .as_array()
+                .unwrap()
+                .contains(&serde_json::json!({"$ref": format!("#/components/schemas/{shared}")})),
+            "{shared} in {payload}"
+        );
+    }
 }
 
 #[test]

@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use heck::ToUpperCamelCase;
 use serde_json::{json, Map, Value};
 use umpire_domain::schema_names::{ANY_ACTION, ANY_EVENT, ANY_OPTIONS, ANY_SCORE, ANY_VIEW};
+use umpire_service::schemas::{SHARED_ACTIONS, SHARED_EVENTS};
 
 /// The responses (and nothing else) that become one shape per game. Each has
 /// a top-level `game`.
@@ -191,13 +192,29 @@ impl Copies {
                     .and_then(|r| r.strip_prefix(PREFIX))
                     .map(str::to_string);
                 if let Some(target) = target {
-                    if target == ANY_EVENT {
-                        // What a viewer sees of this game's events: one, or
-                        // the placeholder of one it may not see.
-                        *value = json!({"anyOf": [
-                            {"$ref": format!("{PREFIX}{}", game.by_any[ANY_EVENT])},
-                            {"$ref": format!("{PREFIX}{HIDDEN_EVENT}")},
-                        ]});
+                    if target == ANY_EVENT || target == ANY_ACTION {
+                        // This game's events (or actions), those every game
+                        // has (the clock's, a seat's reissue) and, for
+                        // events, the placeholder of one the viewer may not
+                        // see.
+                        let shared: &[&str] = if target == ANY_EVENT {
+                            &SHARED_EVENTS
+                        } else {
+                            &SHARED_ACTIONS
+                        };
+                        let mut alternatives = vec![
+                            json!({"$ref": format!("{PREFIX}{}", game.by_any[target.as_str()])}),
+                        ];
+                        alternatives.extend(
+                            shared
+                                .iter()
+                                .map(|name| json!({"$ref": format!("{PREFIX}{name}")})),
+                        );
+                        if target == ANY_EVENT {
+                            alternatives.push(json!({"$ref": format!("{PREFIX}{HIDDEN_EVENT}")}));
+                        }
+                        object.remove("$ref");
+                        object.insert("anyOf".into(), Value::Array(alternatives));
                     } else if let Some(own) = game.by_any.get(target.as_str()) {
                         object.insert("$ref".into(), Value::String(format!("{PREFIX}{own}")));
                     } else if self.game_dependent.contains(&target) {
