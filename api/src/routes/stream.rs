@@ -159,6 +159,9 @@ pub async fn stream_game_events(
         .streaming(messages(follower, state.stream_limits, recheck)))
 }
 
+/// The reissue's event type as it stands in an event's JSON (a string).
+const REISSUED_IN_JSON: &str = "\"seat_token_reissued\"";
+
 /// What a seat's stream needs to ask whether its token still stands.
 struct Recheck {
     service: GameService,
@@ -171,8 +174,10 @@ impl Recheck {
     /// reissue (its type's name in an event's JSON: at worst a needless
     /// question, never a wrong answer, which the store gives).
     async fn revoked_by(&self, events: &[RenderedEvent]) -> bool {
-        let reissued = format!("\"{}\"", umpire_domain::seat_tokens::REISSUED_EVENT);
-        if !events.iter().any(|event| event.json.contains(&reissued)) {
+        if !events
+            .iter()
+            .any(|event| event.json.contains(REISSUED_IN_JSON))
+        {
             return false;
         }
         matches!(
@@ -351,4 +356,16 @@ fn push_event(chunk: &mut String, event: &RenderedEvent) {
     chunk.push_str("\ndata: ");
     chunk.push_str(&event.json);
     chunk.push_str("\n\n");
+}
+
+#[cfg(test)]
+mod tests {
+    /// The needle is the domain's event type, quoted as JSON writes it.
+    #[test]
+    fn the_reissue_needle_is_the_domains_event_type() {
+        assert_eq!(
+            super::REISSUED_IN_JSON,
+            format!("\"{}\"", umpire_domain::seat_tokens::REISSUED_EVENT)
+        );
+    }
 }
