@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The reference deployment, all on this machine (README, "Running more than
+# one"): a PostgreSQL 15 primary, a streaming standby made from it with
+# pg_basebackup -R, two `umpire serve` instances (the primary for writes,
+# the standby for reads at versions it holds) and nginx in front of them.
+# Prints the URL clients use.
+#
+#   deploy/start.sh [--detach] [RUN_DIR]
+#
+# RUN_DIR holds everything (see deploy/lib.sh): /var/lib/umpire-deploy as
+# root, else ~/.local/share/umpire-deploy. A second start reuses it: the
+# clusters, passwords and ports made the first time. In the foreground
+# (the default) Ctrl-C stops everything; with --detach it returns once all
+# is up, and `deploy/stop.sh RUN_DIR` stops it.
+#
+# Environment: UMPIRE_BIN (the binary; else the release build, built
+# first), UMPIRE_DEPLOY_PORT (nginx, 8080), UMPIRE_DEPLOY_INSTANCE_PORTS
+# ("8081 8082"), WITH_STANDBY=0 (no standby: the instances read from the
+# primary only).
+set -euo pipefail
+detach=0
+if [[ "${1:-}" == --detach ]]; then detach=1; shift; fi
+if [[ "$(id -u)" == 0 ]]; then
+    RUN_DIR="${1:-/var/lib/umpire-deploy}"
+else
+    RUN_DIR="${1:-${XDG_DATA_HOME:-$HOME/.local/share}/umpire-deploy}"
+fi
+mkdir -p "$RUN_DIR"
+RUN_DIR="$(cd "$RUN_DIR" && pwd)"
+source "$(dirname "$0")/lib.sh"
+# PostgreSQL runs as root's `postgres` user: CI machines may lack it.
+if [[ "$(id -u)" == 0 ]] && ! id postgres >/dev/null 2>&1; then
+    useradd --system --no-create-home postgres
+fi
+
+UMPIRE="$(umpire_binary release)"
+# Whatever fails half-way is stopped again.
+trap deploy_down EXIT
+trap 'exit 130' INT TERM
+deploy_up
+
+standby="none"
+[[ "${WITH_STANDBY:-1}" != 0 ]] && standby="$RUN_DIR/standby/socket   log $RUN_DIR/standby/postgres.log"
+printf '%s\n' \
+    "Umpire is up at $DEPLOY_URL (nginx; the admin token is in $RUN_DIR/secrets/admin-token)" \
+    "  instance 1   $(instance_url 1)   log $RUN_DIR/instance-1/server.log" \
+    "  instance 2   $(instance_url 2)   log $RUN_DIR/instance-2/server.log" \
+    "  primary      $RUN_DIR/primary/socket   log $RUN_DIR/primary/postgres.log" \
+    "  standby      $standby" \
+    "  nginx        $RUN_DIR/nginx/nginx.conf   logs $RUN_DIR/nginx/access.log, error.log" \
+    "  admin SQL    PGPASSFILE=$RUN_DIR/secrets/pgpass psql -h $RUN_DIR/primary/socket -U umpire -d umpire"
+if ((detach)); then
+    trap - EXIT
+    echo "Stop it with: deploy/stop.sh $RUN_DIR"
+    exit 0
+fi
+echo "Ctrl-C stops everything."
+while sleep 3600; do :; done
