@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import random
 import socket
 from dataclasses import dataclass, field
@@ -95,7 +96,10 @@ class Api:
     # The endpoints the drivers use.
 
     def create_game(self, game: str, options: dict, seed: int) -> dict:
-        response = self.request("POST", "/v1/games", {"game": game, "options": options, "seed": seed})
+        # A service with an admin token (the reference deployment's) creates
+        # games only with it: UMPIRE_ADMIN_TOKEN in the environment.
+        response = self.request("POST", "/v1/games", {"game": game, "options": options, "seed": seed},
+                                token=os.environ.get("UMPIRE_ADMIN_TOKEN") or None)
         if response.status != 201:
             raise RuntimeError(f"create_game {game}: {response.status} {response.body}")
         return response.body
