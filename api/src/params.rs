@@ -8,8 +8,41 @@ use utoipa::{IntoParams, ToSchema};
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct AtQuery {
-    /// The version to project (number of events folded); default: now.
+    /// The version to project (number of events folded); default: the
+    /// newest. A version, once written, never changes, so an answer at
+    /// `at` is the same from every instance and every database it is read
+    /// from (standbys included): cache it forever.
     pub at: Option<u64>,
+    /// Read-your-writes without `at`: the answer is at version
+    /// `min_version` or newer (never older). Pass the `version` your last
+    /// accepted action answered, and the service may answer from a standby
+    /// that has replayed it; without `at` or `min_version`, the answer is at
+    /// the newest version, read from the primary. Ignored beside `at`.
+    pub min_version: Option<u64>,
+}
+
+impl AtQuery {
+    pub fn read(&self) -> umpire_service::ReadAt {
+        umpire_service::ReadAt::from_query(self.at, self.min_version)
+    }
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct MinVersionQuery {
+    /// Read-your-writes: the answer is at version `min_version` or newer
+    /// (never older). Pass the `version` your last accepted action
+    /// answered, and the service may answer from a standby that has
+    /// replayed it; without it, the answer is at the newest version, read
+    /// from the primary.
+    pub min_version: Option<u64>,
+}
+
+impl MinVersionQuery {
+    pub fn read(&self) -> umpire_service::ReadAt {
+        umpire_service::ReadAt::from_query(None, self.min_version)
+    }
 }
 
 #[derive(Debug, Deserialize, IntoParams)]

@@ -57,6 +57,9 @@ pub struct ServiceOptions {
     /// Whether this instance times seats out when their clocks run out
     /// (`umpire_service::timekeeper`); every instance may, at once.
     pub keep_time: bool,
+    /// Streaming standbys that reads naming a version may be answered from
+    /// (`umpire_service::replicas`); none by default.
+    pub replicas: Option<umpire_service::ReplicaSettings>,
 }
 
 /// How long an idle connection is kept for its client's next request.
@@ -80,6 +83,7 @@ impl Default for ServiceOptions {
             budget_includes_process: false,
             keep_alive: KEEP_ALIVE,
             keep_time: true,
+            replicas: None,
         }
     }
 }
@@ -130,7 +134,12 @@ impl Application {
             memory_budget: options.memory_budget,
             live: options.streams.live(),
         };
-        let service = GameService::with_limits(store, registry, limits);
+        let mut service = GameService::with_limits(store, registry, limits);
+        if let Some(replicas) = &options.replicas {
+            service
+                .read_from_standbys(replicas)
+                .map_err(|error| std::io::Error::other(format!("a standby's URL: {error}")))?;
+        }
         if options.budget_includes_process {
             // What the process holds before serving anything is charged
             // first, so that the budget bounds the process, not only what

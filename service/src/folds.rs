@@ -14,13 +14,14 @@ use parking_lot::Mutex;
 
 use lru::LruCache;
 use umpire_domain::Registry;
-use umpire_storage::EventStore;
+use umpire_storage::{EventStore, StoreError};
 use uuid::Uuid;
 
 use crate::budget::{Charge, MemoryBudget};
 use crate::error::ServiceError;
 use crate::fold::{replay, Fold};
 use crate::metrics::Metrics;
+use crate::replicas::{Replicas, Skip, Target};
 
 /// How many games' folded states an instance keeps in memory, at most. In
 /// bytes, the cache holds what the memory budget leaves (`budget.rs`): a
@@ -39,15 +40,49 @@ pub(crate) struct Reader {
     pub registry: Arc<Registry>,
     pub folds: Folds,
     pub metrics: Metrics,
+    /// The standbys reads may be answered from (`replicas.rs`).
+    pub replicas: Replicas,
 }
 
 impl Reader {
-    /// The latest fold of a game, brought up to date.
+    /// The latest fold of a game, brought up to date from the primary.
     pub async fn latest(&self, game_id: Uuid) -> Result<Arc<Fold>, ServiceError> {
         self.folds
             .latest(&self.store, &self.registry, &self.metrics, game_id)
             .await
     }
+
+    /// A fold holding at least version `need`, from wherever it is found
+    /// first ([`Folds::at_least`]), the read counted by where.
+    pub async fn at_least(&self, game_id: Uuid, need: u64) -> Result<Arc<Fold>, ServiceError> {
+        self.folds.at_least(self.sources(), game_id, need).await
+    }
+
+    /// The newest fold, from the primary, the read counted.
+    pub async fn newest(&self, game_id: Uuid) -> Result<Arc<Fold>, ServiceError> {
+        let fold = self.latest(game_id).await?;
+        self.replicas.served(&self.metrics, Target::Primary);
+        Ok(fold)
+    }
+
+    fn sources(&self) -> Sources<'_> {
+        Sources {
+            store: &self.store,
+            replicas: &self.replicas,
+            registry: &self.registry,
+            metrics: &self.metrics,
+        }
+    }
+}
+
+/// Where folds are read from: the primary's store and the standbys; and
+/// the games and the metrics that count the reads.
+#[derive(Clone, Copy)]
+pub(crate) struct Sources<'a> {
+    pub store: &'a EventStore,
+    pub replicas: &'a Replicas,
+    pub registry: &'a Registry,
+    pub metrics: &'a Metrics,
 }
 
 /// The latest fold of recently used games.
@@ -163,7 +198,8 @@ impl Folds {
         }
     }
 
-    /// The latest state of a game: the cached fold brought up to date.
+    /// The latest state of a game: the cached fold brought up to date from
+    /// the primary.
     pub async fn latest(
         &self,
         store: &EventStore,
@@ -172,6 +208,72 @@ impl Folds {
         game_id: Uuid,
     ) -> Result<Arc<Fold>, ServiceError> {
         metrics.observe_pool(store.pool());
+        Ok(self.brought_up_to_date(store, registry, game_id).await?)
+    }
+
+    /// A fold of the game holding at least version `need`, from the first
+    /// place that has it: this cache, a standby, the primary
+    /// (`replicas.rs`). Any of them answers the same, since versions never
+    /// change; a standby without the version is passed by, never answered
+    /// from. A fold read from a standby is cached like any other (it is a
+    /// true prefix of the log), and the primary's next read extends it.
+    pub async fn at_least(
+        &self,
+        sources: Sources<'_>,
+        game_id: Uuid,
+        need: u64,
+    ) -> Result<Arc<Fold>, ServiceError> {
+        let (fold, target) = self.found_at_least(&sources, game_id, need).await?;
+        sources.replicas.served(sources.metrics, target);
+        Ok(fold)
+    }
+
+    async fn found_at_least(
+        &self,
+        sources: &Sources<'_>,
+        game_id: Uuid,
+        need: u64,
+    ) -> Result<(Arc<Fold>, Target), ServiceError> {
+        if let Some(fold) = self.cached(game_id) {
+            if fold.head.version() >= need {
+                return Ok((fold, Target::Memory));
+            }
+        }
+        for (index, standby) in sources.replicas.to_try() {
+            match self
+                .brought_up_to_date(&standby.store, sources.registry, game_id)
+                .await
+            {
+                Ok(fold) if fold.head.version() >= need => {
+                    return Ok((fold, Target::Standby(index)));
+                }
+                Ok(_) | Err(Attempt::Store(StoreError::GameNotFound(_))) => {
+                    sources.replicas.skipped(index, Skip::Behind)
+                }
+                Err(Attempt::Store(StoreError::Unavailable(error))) => {
+                    tracing::debug!(standby = %standby.name, %error, "a standby refused a read");
+                    sources.replicas.skipped(index, Skip::Down)
+                }
+                Err(error) => {
+                    tracing::warn!(standby = %standby.name, error = %ServiceError::from(error), "a standby's answer could not be used; reading from the primary");
+                    sources.replicas.skipped(index, Skip::Failed)
+                }
+            }
+        }
+        let fold = self
+            .latest(sources.store, sources.registry, sources.metrics, game_id)
+            .await?;
+        Ok((fold, Target::Primary))
+    }
+
+    /// The cached fold (or the game's start) extended by what `store` holds
+    /// after it, and cached.
+    async fn brought_up_to_date(
+        &self,
+        store: &EventStore,
+        registry: &Registry,
+        game_id: Uuid,
+    ) -> Result<Arc<Fold>, Attempt> {
         let cached = self.cached(game_id);
         let fresh_start;
         let base: &Fold = match &cached {
@@ -192,6 +294,35 @@ impl Folds {
         let fold = Arc::new(base.extended(newer, head)?);
         self.remember(game_id, fold.clone());
         Ok(fold)
+    }
+}
+
+/// How reading a fold from one database failed: the store's own error (so
+/// that a standby's outage can be told from a bug), or the fold's.
+#[derive(Debug)]
+enum Attempt {
+    Store(StoreError),
+    Fold(ServiceError),
+}
+
+impl From<StoreError> for Attempt {
+    fn from(error: StoreError) -> Self {
+        Attempt::Store(error)
+    }
+}
+
+impl From<ServiceError> for Attempt {
+    fn from(error: ServiceError) -> Self {
+        Attempt::Fold(error)
+    }
+}
+
+impl From<Attempt> for ServiceError {
+    fn from(attempt: Attempt) -> Self {
+        match attempt {
+            Attempt::Store(error) => error.into(),
+            Attempt::Fold(error) => error,
+        }
     }
 }
 

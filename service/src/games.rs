@@ -20,11 +20,12 @@ use crate::access::{new_seed, new_token};
 use crate::budget::{Charge, MemoryBudget, Reservation, DEFAULT_MEMORY_BUDGET};
 use crate::error::ServiceError;
 use crate::fold::{corrupt, replay, LoadedGame};
-use crate::folds::{Folds, Reader};
+use crate::folds::{Folds, Reader, Sources};
 use crate::live::{Follower, Live, LiveLimits, StreamClient, STREAM_BYTES};
 use crate::log_every::LogEvery;
 use crate::metrics::Metrics;
 use crate::model::{CreateGameRequest, CreatedGame, GameSummary};
+use crate::replicas::{ReadAt, ReplicaSettings, Replicas, Target};
 use crate::throttle::RefusalThrottle;
 use crate::turns::Turns;
 
@@ -50,6 +51,8 @@ pub struct GameService {
     /// every body or audit in flight charge (`budget.rs`).
     pub budget: MemoryBudget,
     pub metrics: Metrics,
+    /// Standbys that reads naming a version may be answered from.
+    pub(crate) replicas: Replicas,
 }
 
 /// An instance's limits beyond the store.
@@ -101,7 +104,18 @@ impl GameService {
             live: Live::new(limits.live, budget.clone(), metrics.clone()),
             budget,
             metrics,
+            replicas: Replicas::default(),
         }
+    }
+
+    /// Reads that name a version may from now on be answered by these
+    /// standbys (`replicas.rs`); each is probed from now on.
+    pub fn read_from_standbys(
+        &mut self,
+        settings: &ReplicaSettings,
+    ) -> Result<(), umpire_storage::StoreError> {
+        self.replicas = Replicas::connect(settings, &self.metrics)?;
+        Ok(())
     }
 
     /// Reserves `bytes` of the memory budget for `kind`, letting cached
@@ -167,6 +181,7 @@ impl GameService {
             registry: self.registry.clone(),
             folds: self.folds.clone(),
             metrics: self.metrics.clone(),
+            replicas: self.replicas.clone(),
         }
     }
 
@@ -197,7 +212,8 @@ impl GameService {
     /// Starts this instance's one listening connection (see
     /// `live/listener.rs`).
     pub fn listen_for_appends(&self, database_url: String) {
-        self.live.listen(database_url, self.metrics.clone());
+        self.live
+            .listen(database_url, self.metrics.clone(), self.replicas.clone());
     }
 
     pub fn registry(&self) -> &Arc<Registry> {
@@ -324,38 +340,61 @@ impl GameService {
         })
     }
 
-    /// Reads a game and folds its events up to `up_to` (default: all).
-    pub async fn load(
-        &self,
-        game_id: Uuid,
-        up_to: Option<u64>,
-    ) -> Result<LoadedGame, ServiceError> {
-        let latest = self.latest(game_id).await?;
+    /// Reads a game as `read` asks and folds its events up to the version
+    /// asked for, or all it has read: a version named is read wherever it
+    /// is found first (`replicas.rs`), the newest from the primary.
+    pub async fn load(&self, game_id: Uuid, read: ReadAt) -> Result<LoadedGame, ServiceError> {
+        let latest = self.fold_for(game_id, read).await?;
         let version = latest.head.version();
-        let past = match up_to {
-            None => None,
-            Some(at) if at == version => None,
-            Some(at) if at > version => {
+        let past = match read {
+            ReadAt::At(at) if at < version => Some(replay(
+                &self.registry,
+                &latest.record,
+                &latest.events[..at as usize],
+            )?),
+            ReadAt::At(at) | ReadAt::AtLeast(at) if at > version => {
                 return Err(ServiceError::invalid(
                     "version_out_of_range",
                     format!("Version {at} does not exist yet; the game is at version {version}."),
                 ))
             }
-            Some(at) => Some(replay(
-                &self.registry,
-                &latest.record,
-                &latest.events[..at as usize],
-            )?),
+            _ => None,
         };
         Ok(LoadedGame { latest, past })
+    }
+
+    /// A fold holding the version `read` names, if the game has it (else
+    /// the newest, from the primary), or the newest from the primary.
+    pub(crate) async fn fold_for(
+        &self,
+        game_id: Uuid,
+        read: ReadAt,
+    ) -> Result<Arc<crate::fold::Fold>, ServiceError> {
+        Ok(match read.need() {
+            Some(need) => {
+                let sources = Sources {
+                    store: &self.store,
+                    replicas: &self.replicas,
+                    registry: &self.registry,
+                    metrics: &self.metrics,
+                };
+                self.folds.at_least(sources, game_id, need).await?
+            }
+            None => {
+                let latest = self.latest(game_id).await?;
+                self.replicas.served(&self.metrics, Target::Primary);
+                latest
+            }
+        })
     }
 
     pub async fn summary(
         &self,
         game_id: Uuid,
         viewer: &Viewer<String>,
+        read: ReadAt,
     ) -> Result<GameSummary, ServiceError> {
-        let loaded = self.load(game_id, None).await?;
+        let loaded = self.load(game_id, read).await?;
         let game = self
             .registry
             .get(&loaded.record().game)

@@ -4,7 +4,7 @@
 
 use prometheus::core::Collector;
 use prometheus::{
-    Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts,
+    GaugeVec, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts,
 };
 
 use crate::budget::MemoryBudget;
@@ -46,6 +46,14 @@ pub struct Metrics {
     pub clock_timeouts: IntCounter,
     pub clock_lateness_seconds: Histogram,
     pub clock_overtaken: IntCounter,
+    /// Reads by where they were answered (`replicas.rs`): the fold cache,
+    /// the primary or a standby; standbys skipped, by why; each standby's
+    /// health and lag as its last probe found them.
+    pub reads: IntCounterVec,
+    pub standby_skips: IntCounterVec,
+    pub standby_up: IntGaugeVec,
+    pub standby_lag_seconds: GaugeVec,
+    pub standby_lag_versions: IntGaugeVec,
 }
 
 impl Metrics {
@@ -184,6 +192,50 @@ impl Metrics {
                 "Clock timeouts not recorded because an action or another instance's timeout was appended first",
             )
             .expect("valid metric"),
+            reads: IntCounterVec::new(
+                Opts::new(
+                    "umpire_reads_total",
+                    "Reads of a game's state, score, events or stream, by where they were \
+                     answered: memory (the fold cache held the version), primary, or a standby",
+                ),
+                &["target"],
+            )
+            .expect("valid metric"),
+            standby_skips: IntCounterVec::new(
+                Opts::new(
+                    "umpire_standby_skips_total",
+                    "Reads that passed a standby by, by why: down, lagging (past \
+                     --replica-max-lag), behind (it lacked the version) or failed",
+                ),
+                &["standby", "reason"],
+            )
+            .expect("valid metric"),
+            standby_up: IntGaugeVec::new(
+                Opts::new(
+                    "umpire_standby_up",
+                    "1 when the last probe of the standby found it answering",
+                ),
+                &["standby"],
+            )
+            .expect("valid metric"),
+            standby_lag_seconds: GaugeVec::new(
+                Opts::new(
+                    "umpire_standby_lag_seconds",
+                    "The standby's replay lag as its last probe found it (0 when it has \
+                     replayed all it received)",
+                ),
+                &["standby"],
+            )
+            .expect("valid metric"),
+            standby_lag_versions: IntGaugeVec::new(
+                Opts::new(
+                    "umpire_standby_lag_versions",
+                    "Versions of the game most recently appended (as announced to this \
+                     instance) that the standby lacked at its last probe",
+                ),
+                &["standby"],
+            )
+            .expect("valid metric"),
         }
     }
 
@@ -222,6 +274,11 @@ impl Metrics {
             Box::new(self.clock_timeouts.clone()),
             Box::new(self.clock_lateness_seconds.clone()),
             Box::new(self.clock_overtaken.clone()),
+            Box::new(self.reads.clone()),
+            Box::new(self.standby_skips.clone()),
+            Box::new(self.standby_up.clone()),
+            Box::new(self.standby_lag_seconds.clone()),
+            Box::new(self.standby_lag_versions.clone()),
         ]
     }
 

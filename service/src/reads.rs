@@ -8,11 +8,13 @@ use uuid::Uuid;
 
 use crate::access::acting_for;
 use crate::error::ServiceError;
+use crate::fold::LoadedGame;
 use crate::games::GameService;
 use crate::model::{
     ActionCheck, ClockOffer, EventPage, GameType, GameTypes, LegalActions, ScoreResponse,
     StateResponse,
 };
+use crate::replicas::ReadAt;
 use crate::shown::envelopes;
 
 /// Page size of the event log.
@@ -59,10 +61,10 @@ impl GameService {
         game_id: Uuid,
         viewer: &Viewer<String>,
         action: &Value,
-        at: Option<u64>,
+        read: ReadAt,
     ) -> Result<ActionCheck, ServiceError> {
         let actor = acting_for(viewer, "Checking an action")?;
-        let loaded = self.load(game_id, at).await?;
+        let loaded = self.load(game_id, read).await?;
         let at = loaded.state().version();
         let decided = if umpire_domain::seat_tokens::is_seat_token_action(action) {
             Err(crate::submit::not_an_action().into())
@@ -96,9 +98,10 @@ impl GameService {
         &self,
         game_id: Uuid,
         viewer: &Viewer<String>,
+        read: ReadAt,
     ) -> Result<LegalActions, ServiceError> {
         let actor = acting_for(viewer, "Listing legal actions")?;
-        let loaded = self.load(game_id, None).await?;
+        let loaded = self.load(game_id, read).await?;
         Ok(LegalActions {
             game: loaded.record().game.clone(),
             version: loaded.state().version(),
@@ -110,9 +113,9 @@ impl GameService {
         &self,
         game_id: Uuid,
         viewer: &Viewer<String>,
-        at: Option<u64>,
+        read: ReadAt,
     ) -> Result<StateResponse, ServiceError> {
-        let loaded = self.load(game_id, at).await?;
+        let loaded = self.load(game_id, read).await?;
         Ok(StateResponse {
             id: game_id,
             game: loaded.record().game.clone(),
@@ -126,9 +129,9 @@ impl GameService {
         &self,
         game_id: Uuid,
         viewer: &Viewer<String>,
-        at: Option<u64>,
+        read: ReadAt,
     ) -> Result<ScoreResponse, ServiceError> {
-        let loaded = self.load(game_id, at).await?;
+        let loaded = self.load(game_id, read).await?;
         Ok(ScoreResponse {
             id: game_id,
             game: loaded.record().game.clone(),
@@ -138,7 +141,11 @@ impl GameService {
         })
     }
 
-    /// A page of the log after `after`, at most `limit` events.
+    /// A page of the log after `after`, at most `limit` events. A fold that
+    /// holds an event beyond the page answers it from wherever it is found
+    /// (`replicas.rs`): the page is then full and `next_after` is set, so a
+    /// page read elsewhere never ends the log early; the log's last page
+    /// comes from the primary, whose `version` is the newest.
     pub async fn events(
         &self,
         game_id: Uuid,
@@ -146,7 +153,13 @@ impl GameService {
         after: u64,
         limit: u64,
     ) -> Result<EventPage, ServiceError> {
-        let loaded = self.load(game_id, None).await?;
+        let beyond_the_page = after.saturating_add(limit).saturating_add(1);
+        let loaded = LoadedGame {
+            latest: self
+                .fold_for(game_id, ReadAt::AtLeast(beyond_the_page))
+                .await?,
+            past: None,
+        };
         let version = loaded.state().version();
         let start = (after.min(version)) as usize;
         let end = (after.saturating_add(limit)).min(version) as usize;

@@ -431,6 +431,7 @@ impl GameService {
         // announcement, and find the new fold in the cache: no store read.
         self.live
             .announce(umpire_storage::Appended { game_id, version });
+        self.replicas.note_append(game_id, version);
         Ok(fold)
     }
 
@@ -441,7 +442,9 @@ impl GameService {
         answer: IdempotentAnswer,
     ) -> Result<ActionAccepted, ServiceError> {
         let IdempotentAnswer { first_seq, version } = answer;
-        let loaded = self.load(submission.game_id, Some(version)).await?;
+        let loaded = self
+            .load(submission.game_id, crate::ReadAt::At(version))
+            .await?;
         let events = loaded
             .events()
             .get(first_seq.saturating_sub(1) as usize..version as usize)

@@ -26,6 +26,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod standby;
+
 /// How much the cluster may trade durability for speed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Durability {
@@ -127,6 +129,15 @@ const SECURE_HBA: &str = "\
 local all all scram-sha-256
 ";
 
+/// [`SECURE_HBA`] and one more line: the owner may also stream the WAL to a
+/// standby ([`PrivateCluster::start_standby`]), by the same password.
+const SECURE_HBA_REPLICATING: &str = "\
+# Written by umpire: the cluster belongs to the service alone. Every
+# connection needs its role's password (DATA_DIR/pgpass); see README.
+local all all scram-sha-256
+local replication umpire scram-sha-256
+";
+
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> ClusterError + '_ {
     move |source| ClusterError::Io {
         path: path.to_path_buf(),
@@ -158,6 +169,23 @@ pub fn find_binaries() -> Result<PathBuf, ClusterError> {
         .pop()
         .map(|(_, bin)| bin)
         .ok_or(ClusterError::BinariesNotFound)
+}
+
+/// `program` in `bin_dir`, or else beside the file `bin_dir`'s `pg_ctl`
+/// links to (a PATH directory may hold links to only some of the server's
+/// binaries: `pg_basebackup` may be missing where `pg_ctl` is).
+fn beside_pg_ctl(bin_dir: &Path, program: &str) -> PathBuf {
+    let here = bin_dir.join(program);
+    if here.is_file() {
+        return here;
+    }
+    bin_dir
+        .join("pg_ctl")
+        .canonicalize()
+        .ok()
+        .and_then(|pg_ctl| Some(pg_ctl.parent()?.join(program)))
+        .filter(|beside| beside.is_file())
+        .unwrap_or(here)
 }
 
 /// `psql`: beside `pg_ctl`, beside the file `pg_ctl` links to (a PATH
@@ -416,7 +444,8 @@ impl PrivateCluster {
     fn require_passwords(&self) -> Result<Passwords, ClusterError> {
         let password_file = self.password_file();
         let hba = self.pgdata.join("pg_hba.conf");
-        let secured = std::fs::read_to_string(&hba).is_ok_and(|text| text == SECURE_HBA);
+        let secured = std::fs::read_to_string(&hba)
+            .is_ok_and(|text| text == SECURE_HBA || text == SECURE_HBA_REPLICATING);
         let known = read_password_file(&password_file);
         if secured {
             return known.ok_or(ClusterError::PasswordsLost(password_file));
@@ -569,7 +598,7 @@ impl PrivateCluster {
     fn command(&self, program: &str, args: &[String]) -> Command {
         let binary = match program {
             "psql" => find_psql().unwrap_or_else(|_| self.bin_dir.join(program)),
-            _ => self.bin_dir.join(program),
+            _ => beside_pg_ctl(&self.bin_dir, program),
         };
         let mut command = if self.postgres_user.is_some() {
             let mut command = Command::new("runuser");

@@ -14,6 +14,7 @@ mod group_commit;
 mod invitations;
 pub mod listing;
 pub mod pool;
+mod standby;
 pub mod store;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -27,6 +28,7 @@ pub use group_commit::{BatchObserver, GroupCommitLimits};
 pub use invitations::{NewInvitation, Redemption};
 pub use listing::{GameListFilter, GamePage, ListCursor, ListedGame, GAMES_EXAMINED_PER_PAGE};
 pub use pool::{connect, connect_waiting, logs_in_as_superuser, migrate, Pool, POOL_WAIT};
+pub use standby::Replay;
 pub use store::{
     hash_token, AppendOutcome, Archive, EventStore, GameRecord, NewGame, NewToken, RejectionCursor,
     RejectionPage, REFUSALS_KEPT_PER_GAME, REFUSALS_KEPT_PER_VERSION, REFUSALS_NOT_KEPT_CODE,

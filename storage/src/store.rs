@@ -333,12 +333,7 @@ impl EventStore {
 
     /// The number of events in the stream.
     async fn stored_version(&self, game_id: Uuid) -> Result<u64, StoreError> {
-        let client = self.pool.get().await?;
-        let statement = client
-            .prepare_cached("SELECT COALESCE(max(seq), 0) FROM events WHERE game_id = $1")
-            .await?;
-        let row = client.query_one(&statement, &[&game_id]).await?;
-        Ok(version_of(row.get(0)))
+        self.events_held(game_id).await
     }
 
     /// The log's head as stored now (tests' shortcut: the service keeps the

@@ -124,3 +124,145 @@ pub async fn database_migrated_up_to(version: i32) -> TestDatabase {
         .unwrap_or_else(|e| panic!("could not migrate {name} to V{version}: {e}"));
     database
 }
+
+/// A primary of its own with one streaming standby (PostgreSQL's own
+/// replication: `pg_basebackup -R`), a migrated database on both, and the
+/// means to hold the standby back: for the tests of reads on standbys.
+/// Each is its own pair of clusters, so one test pausing its standby never
+/// holds back another's. Both stop when the test binary exits.
+pub struct ReplicatedDatabase {
+    /// The primary's database, as each role.
+    pub primary: TestDatabase,
+    /// The same database on the standby, as each role (read-only there).
+    pub standby: TestDatabase,
+    primary_cluster: PrivateCluster,
+    standby_cluster: PrivateCluster,
+}
+
+const REPLICATED: &str = "umpire";
+
+impl ReplicatedDatabase {
+    /// Starts the pair. Blocking work (initdb, pg_basebackup) runs off the
+    /// async threads.
+    pub async fn start() -> ReplicatedDatabase {
+        let pair = tokio::task::spawn_blocking(|| -> Result<_, String> {
+            let dir = tempfile::Builder::new()
+                .prefix("umpire-test-replicated")
+                .tempdir()
+                .map_err(|e| e.to_string())?
+                .keep();
+            let primary = PrivateCluster::start(&dir.join("primary"), Durability::Throwaway)
+                .map_err(|e| e.to_string())?;
+            primary.stop_when_process_exits(std::process::id(), &dir);
+            Ok((dir, primary))
+        })
+        .await
+        .expect("starting the primary")
+        .unwrap_or_else(|e| panic!("could not start the primary: {e}"));
+        let (dir, primary_cluster) = pair;
+        ensure_database(&primary_cluster.owner_url("postgres"), REPLICATED, None)
+            .await
+            .expect("creating the database");
+        crate::migrate(&primary_cluster.owner_url(REPLICATED))
+            .await
+            .expect("migrating the primary");
+        let standby_dir = dir.join("standby");
+        let (primary_cluster, standby_cluster) = tokio::task::spawn_blocking(move || {
+            let standby = primary_cluster
+                .start_standby(&standby_dir, Durability::Throwaway)
+                .map_err(|e| e.to_string());
+            if let Ok(standby) = &standby {
+                standby.stop_when_process_exits(std::process::id(), &standby_dir);
+            }
+            standby.map(|standby| (primary_cluster, standby))
+        })
+        .await
+        .expect("starting the standby")
+        .unwrap_or_else(|e| panic!("could not start the standby: {e}"));
+        ReplicatedDatabase {
+            primary: TestDatabase {
+                owner_url: primary_cluster.owner_url(REPLICATED),
+                service_url: primary_cluster.service_url(REPLICATED),
+            },
+            standby: TestDatabase {
+                owner_url: standby_cluster.owner_url(REPLICATED),
+                service_url: standby_cluster.service_url(REPLICATED),
+            },
+            primary_cluster,
+            standby_cluster,
+        }
+    }
+
+    /// Stops the standby replaying WAL: it keeps answering, at the versions
+    /// it held when paused.
+    pub async fn pause_replay(&self) {
+        self.on_standby("SELECT pg_wal_replay_pause()").await;
+    }
+
+    pub async fn resume_replay(&self) {
+        self.on_standby("SELECT pg_wal_replay_resume()").await;
+    }
+
+    /// Waits until the standby has replayed everything the primary has
+    /// committed so far (panics after a minute). The primary's WAL insert
+    /// position, not its write position: the test clusters commit without
+    /// waiting for the WAL to be written, so a commit can be past the
+    /// position written so far.
+    pub async fn wait_until_caught_up(&self) {
+        let primary = connect(&self.primary.owner_url).await;
+        let target: String = primary
+            .query_one("SELECT pg_current_wal_insert_lsn()::text", &[])
+            .await
+            .expect("the primary's WAL position")
+            .get(0);
+        let standby = connect(&self.standby.owner_url).await;
+        for _ in 0..1200 {
+            let caught_up: bool = standby
+                .query_one(
+                    "SELECT pg_last_wal_replay_lsn() >= $1::text::pg_lsn",
+                    &[&target],
+                )
+                .await
+                .expect("the standby's WAL position")
+                .get(0);
+            if caught_up {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("the standby did not replay the primary's WAL within a minute");
+    }
+
+    /// Stops the standby's server (fast): its connections are closed.
+    pub async fn stop_standby(&self) {
+        let stopped = tokio::task::block_in_place(|| self.standby_cluster.stop());
+        stopped.expect("stopping the standby");
+    }
+
+    /// Starts the stopped standby again: it catches up from the primary.
+    pub async fn restart_standby(&self) {
+        let dir = self.standby_cluster.data_dir().to_path_buf();
+        tokio::task::block_in_place(|| {
+            self.primary_cluster
+                .start_standby(&dir, Durability::Throwaway)
+                .expect("restarting the standby")
+        });
+    }
+
+    async fn on_standby(&self, statement: &str) {
+        connect(&self.standby.owner_url)
+            .await
+            .batch_execute(statement)
+            .await
+            .unwrap_or_else(|e| panic!("{statement} on the standby: {e}"));
+    }
+}
+
+/// A connection of its own, its driver spawned.
+async fn connect(url: &str) -> tokio_postgres::Client {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .expect("connecting");
+    tokio::spawn(connection);
+    client
+}

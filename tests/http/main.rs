@@ -30,6 +30,7 @@ mod metrics_bounds;
 mod page_headers;
 mod playing;
 mod refusals;
+mod replicas;
 mod retries;
 mod rules;
 mod streams;

@@ -74,6 +74,13 @@ impl TestApp {
         Self::serve(store, url, options).await
     }
 
+    /// A server on the database at `url` (a migrated one), listening for
+    /// appends on it.
+    pub async fn spawn_on(url: &str, options: ServiceOptions) -> TestApp {
+        let store = EventStore::new(connect_waiting(url, 8, POOL_WAIT).expect("pool"));
+        Self::serve(store, url.to_string(), options).await
+    }
+
     /// Starts a server and returns once it has answered a request.
     ///
     /// Its workers start only when the test first waits, and actix times
@@ -275,44 +282,54 @@ impl TestApp {
     pub async fn play_to_the_end(&self, game: &Created, seed: u64, max_actions: usize) -> usize {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         for played in 0..max_actions {
-            let summary = self.summary(&game.id).await;
-            if summary["status"]["finished"].as_bool().unwrap() {
+            if self.play_one(game, &mut rng).await.is_none() {
                 return played;
             }
-            let to_act: Vec<String> = summary["status"]["to_act"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|seat| seat.as_str().unwrap().to_string())
-                .collect();
-            let token = match to_act.choose(&mut rng) {
-                Some(seat) => game.token(seat).to_string(),
-                None => game.umpire_token.clone(),
-            };
-            let legal: Value = self
-                .get(
-                    &format!("/v1/games/{}/legal-actions", game.id),
-                    Some(&token),
-                )
-                .await
-                .json()
-                .await
-                .unwrap();
-            let actions = legal["actions"].as_array().unwrap();
-            let action = actions
-                .choose(&mut rng)
-                .unwrap_or_else(|| panic!("no legal action offered in {summary}"))
-                .clone();
-            let response = self.submit(&game.id, Some(&token), action.clone()).await;
-            let status = response.status();
-            let body: Value = response.json().await.unwrap();
-            assert_eq!(
-                status,
-                StatusCode::CREATED,
-                "{action} was listed as legal but got {body}"
-            );
         }
         panic!("game {} did not end within {max_actions} actions", game.id);
+    }
+
+    /// Plays one legal action, chosen by `rng`, of a seat that must act
+    /// (or the umpire when none must): its accepted answer, or `None` when
+    /// the game has ended.
+    pub async fn play_one(&self, game: &Created, rng: &mut impl rand::Rng) -> Option<Value> {
+        let summary = self.summary(&game.id).await;
+        if summary["status"]["finished"].as_bool().unwrap() {
+            return None;
+        }
+        let to_act: Vec<String> = summary["status"]["to_act"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|seat| seat.as_str().unwrap().to_string())
+            .collect();
+        let token = match to_act.choose(rng) {
+            Some(seat) => game.token(seat).to_string(),
+            None => game.umpire_token.clone(),
+        };
+        let legal: Value = self
+            .get(
+                &format!("/v1/games/{}/legal-actions", game.id),
+                Some(&token),
+            )
+            .await
+            .json()
+            .await
+            .unwrap();
+        let actions = legal["actions"].as_array().unwrap();
+        let action = actions
+            .choose(rng)
+            .unwrap_or_else(|| panic!("no legal action offered in {summary}"))
+            .clone();
+        let response = self.submit(&game.id, Some(&token), action.clone()).await;
+        let status = response.status();
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(
+            status,
+            StatusCode::CREATED,
+            "{action} was listed as legal but got {body}"
+        );
+        Some(body)
     }
 }
 

@@ -85,7 +85,7 @@ async fn service_with(limits: ServiceLimits, game: &str) -> (GameService, uuid::
 async fn an_idle_stream_at_the_head_holds_no_game_log() {
     let (service, game_id) = service_with(ServiceLimits::default(), "flower_fields").await;
     let version = service
-        .load(game_id, None)
+        .load(game_id, umpire_service::ReadAt::Newest)
         .await
         .expect("loaded")
         .events()

@@ -157,6 +157,25 @@ pub enum Command {
         /// that still does not fit is answered 503 `busy` with Retry-After.
         #[arg(long, default_value = "512MiB", env = "UMPIRE_MEMORY_BUDGET", value_parser = parse_bytes)]
         memory_budget: u64,
+        /// A PostgreSQL streaming standby of the database (a postgres:// or
+        /// key=value URL, logging in as a role that may read), repeatable;
+        /// in UMPIRE_REPLICAS, comma-separated. Reads that name a version
+        /// (`?at=N`, `min_version=N`, events pages, streams catching up)
+        /// are answered from a standby that holds that version, else from
+        /// the primary: never stale. A standby that is down or lags past
+        /// --replica-max-lag is skipped until it is well again.
+        #[arg(
+            long = "replica",
+            env = "UMPIRE_REPLICAS",
+            value_delimiter = ',',
+            hide_env_values = true,
+            value_name = "URL"
+        )]
+        replicas: Vec<String>,
+        /// Skip a standby whose replay lags its primary by more than this
+        /// many seconds (its lag in /metrics: umpire_standby_lag_seconds).
+        #[arg(long, default_value_t = umpire_service::replicas::DEFAULT_MAX_LAG.as_secs_f64(), env = "UMPIRE_REPLICA_MAX_LAG", value_name = "SECONDS")]
+        replica_max_lag: f64,
     },
     /// Apply pending database migrations and exit (serve does it too).
     #[command(after_help = "Example:\n  umpire migrate --data-dir /srv/umpire")]

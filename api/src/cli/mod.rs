@@ -111,6 +111,8 @@ async fn run(
             max_streams,
             max_streams_per_client,
             memory_budget,
+            replicas,
+            replica_max_lag,
         } => {
             serve::serve(serve::ServeCommand {
                 bind,
@@ -124,6 +126,8 @@ async fn run(
                 max_streams,
                 max_streams_per_client,
                 memory_budget,
+                replicas,
+                replica_max_lag,
             })
             .await?;
             Ok(Done::All)

@@ -25,6 +25,8 @@ pub struct ServeCommand {
     pub max_streams: usize,
     pub max_streams_per_client: usize,
     pub memory_budget: u64,
+    pub replicas: Vec<String>,
+    pub replica_max_lag: f64,
 }
 
 /// Runs the service until a stop signal; the private cluster it started,
@@ -66,6 +68,11 @@ pub async fn serve(command: ServeCommand) -> anyhow::Result<()> {
         budget_includes_process: true,
         keep_alive: crate::startup::KEEP_ALIVE,
         keep_time: true,
+        replicas: replica_settings(
+            &command.replicas,
+            command.replica_max_lag,
+            command.pool_size,
+        )?,
     };
     let bind = command.bind;
     let application = Application::build_with(
@@ -92,6 +99,33 @@ pub async fn serve(command: ServeCommand) -> anyhow::Result<()> {
     // The cluster goes after the server (`database` is dropped here).
     drop(database);
     Ok(())
+}
+
+/// The standbys `serve` was given, if any.
+fn replica_settings(
+    replicas: &[String],
+    max_lag_seconds: f64,
+    pool_size: usize,
+) -> anyhow::Result<Option<umpire_service::ReplicaSettings>> {
+    let urls: Vec<String> = replicas
+        .iter()
+        .map(|url| url.trim().to_string())
+        .filter(|url| !url.is_empty())
+        .collect();
+    if urls.is_empty() {
+        return Ok(None);
+    }
+    let max_lag = std::time::Duration::try_from_secs_f64(max_lag_seconds)
+        .map_err(|_| anyhow::anyhow!("--replica-max-lag must be a number of seconds, 0 or more"))?;
+    tracing::info!(
+        standbys = urls.len(),
+        "reads naming a version may be answered by standbys"
+    );
+    Ok(Some(umpire_service::ReplicaSettings {
+        urls,
+        pool_size,
+        max_lag,
+    }))
 }
 
 /// The admin token `serve` was given, from the command line, the

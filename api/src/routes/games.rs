@@ -17,7 +17,7 @@ use umpire_service::schemas::AnyAction;
 use super::error_answers::{ActingInAGame, ReadingAGame};
 use crate::auth::viewer;
 use crate::error::{ApiError, ErrorBody};
-use crate::params::{AtQuery, EventsQuery};
+use crate::params::{AtQuery, EventsQuery, MinVersionQuery};
 use crate::AppState;
 
 /// Create a game: returns its id, the umpire token and one token per seat.
@@ -67,7 +67,7 @@ pub async fn list_game_types(state: web::Data<AppState>) -> Result<HttpResponse,
 #[utoipa::path(
     operation_id = "get_game",
     tag = "games",
-    params(("id" = Uuid, Path, description = "Game id")),
+    params(("id" = Uuid, Path, description = "Game id"), MinVersionQuery),
     security((), ("bearer" = [])),
     responses(
         (status = 200, description = "The game", body = GameSummary),
@@ -79,12 +79,18 @@ pub async fn get_game(
     state: web::Data<AppState>,
     request: HttpRequest,
     id: web::Path<Uuid>,
+    query: web::Query<MinVersionQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
     // The summary is public, but a token sent with it is checked as every
     // other read checks it: a client with a wrong token learns so here too.
     let viewer = viewer(&state.service, game_id, &request).await?;
-    Ok(HttpResponse::Ok().json(state.service.summary(game_id, &viewer).await?))
+    Ok(HttpResponse::Ok().json(
+        state
+            .service
+            .summary(game_id, &viewer, query.read())
+            .await?,
+    ))
 }
 
 const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
@@ -183,7 +189,7 @@ pub async fn check_action(
     let viewer = viewer(&state.service, game_id, &request).await?;
     let check = state
         .service
-        .check(game_id, &viewer, &body.action, query.at)
+        .check(game_id, &viewer, &body.action, query.read())
         .await?;
     Ok(HttpResponse::Ok().json(check))
 }
@@ -209,7 +215,7 @@ pub async fn get_game_state(
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
     let viewer = viewer(&state.service, game_id, &request).await?;
-    Ok(HttpResponse::Ok().json(state.service.state(game_id, &viewer, query.at).await?))
+    Ok(HttpResponse::Ok().json(state.service.state(game_id, &viewer, query.read()).await?))
 }
 
 /// The score sheet at version `at` (default now), final or provisional.
@@ -233,7 +239,7 @@ pub async fn get_game_score(
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
     let viewer = viewer(&state.service, game_id, &request).await?;
-    Ok(HttpResponse::Ok().json(state.service.score(game_id, &viewer, query.at).await?))
+    Ok(HttpResponse::Ok().json(state.service.score(game_id, &viewer, query.read()).await?))
 }
 
 /// The event log, redacted for the caller, a page at a time.
@@ -275,7 +281,7 @@ pub async fn list_game_events(
 #[utoipa::path(
     operation_id = "list_legal_actions",
     tag = "games",
-    params(("id" = Uuid, Path, description = "Game id")),
+    params(("id" = Uuid, Path, description = "Game id"), MinVersionQuery),
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Legal actions for the caller", body = LegalActions),
@@ -287,10 +293,15 @@ pub async fn list_legal_actions(
     state: web::Data<AppState>,
     request: HttpRequest,
     id: web::Path<Uuid>,
+    query: web::Query<MinVersionQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
     let viewer = viewer(&state.service, game_id, &request).await?;
-    Ok(HttpResponse::Ok().json(state.service.legal_actions(game_id, &viewer).await?))
+    let actions = state
+        .service
+        .legal_actions(game_id, &viewer, query.read())
+        .await?;
+    Ok(HttpResponse::Ok().json(actions))
 }
 
 /// The games stored, newest first, a page at a time: each one's game, seats,

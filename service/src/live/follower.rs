@@ -67,15 +67,16 @@ impl Follower {
         self.subscription.relisten.borrow_and_update();
         let latest = {
             let _turn = self.subscription.refresh.lock().await;
-            match self.reader.folds.cached(self.game_id) {
-                // Another stream of this game has just read what was
-                // announced: share it rather than read it again.
-                Some(fold)
-                    if fold.head.version() > self.position && fold.head.version() >= announced =>
-                {
-                    fold
+            if announced > self.position {
+                // Version `announced` exists: any place holding it answers
+                // (the fold cache, where another stream of this game may
+                // have just read it; a standby; the primary).
+                self.reader.at_least(self.game_id, announced).await?
+            } else {
+                match self.reader.folds.cached(self.game_id) {
+                    Some(fold) if fold.head.version() > self.position => fold,
+                    _ => self.reader.newest(self.game_id).await?,
                 }
-                _ => self.reader.latest(self.game_id).await?,
             }
         };
         let version = latest.head.version();

@@ -11,6 +11,7 @@ use umpire_storage::AppendListener;
 
 use super::hub::{Hub, Live, Source};
 use crate::metrics::Metrics;
+use crate::replicas::Replicas;
 
 /// Waiting between attempts to listen again, doubling up to the maximum.
 const RELISTEN_FIRST: Duration = Duration::from_millis(100);
@@ -19,13 +20,15 @@ const RELISTEN_MAX: Duration = Duration::from_secs(5);
 impl Live {
     /// Listens for appends on one connection to `database_url` for as long
     /// as this instance lives, listening again after every loss.
-    pub fn listen(&self, database_url: String, metrics: Metrics) {
+    /// Each append is also noted for the standbys' probes (their lag in
+    /// versions).
+    pub(crate) fn listen(&self, database_url: String, metrics: Metrics, replicas: Replicas) {
         let hub = Arc::downgrade(&self.hub);
-        tokio::spawn(listen(hub, database_url, metrics));
+        tokio::spawn(listen(hub, database_url, metrics, replicas));
     }
 }
 
-async fn listen(hub: Weak<Hub>, database_url: String, metrics: Metrics) {
+async fn listen(hub: Weak<Hub>, database_url: String, metrics: Metrics, replicas: Replicas) {
     let mut pause = RELISTEN_FIRST;
     loop {
         match AppendListener::connect(&database_url).await {
@@ -40,7 +43,10 @@ async fn listen(hub: Weak<Hub>, database_url: String, metrics: Metrics) {
                     let next = listener.next().await;
                     let Some(live) = hub.upgrade() else { return };
                     match next {
-                        Ok(appended) => live.announce(appended, Source::Store),
+                        Ok(appended) => {
+                            replicas.note_append(appended.game_id, appended.version);
+                            live.announce(appended, Source::Store)
+                        }
                         Err(error) => {
                             live.listening.store(false, Ordering::Relaxed);
                             tracing::warn!(%error, "lost the connection listening for appends; listening again");

@@ -1,0 +1,362 @@
+//! Reads on PostgreSQL streaming standbys (issue 34), against a real
+//! primary and a real standby made by `pg_basebackup -R`, held back on
+//! purpose with `pg_wal_replay_pause()`. Where each read was answered is
+//! shown by the per-target counters of `/metrics`, never by timing.
+
+use std::time::Duration;
+
+use rand::SeedableRng;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use umpire_api::ServiceOptions;
+use umpire_service::ReplicaSettings;
+use umpire_storage::testing::ReplicatedDatabase;
+
+use crate::support::{Created, TestApp};
+
+/// How long a test waits for a condition the machine's load may delay.
+const PATIENCE: Duration = Duration::from_secs(90);
+
+/// Options for an instance reading from `pair`'s standby, skipping it past
+/// `max_lag` of replay lag.
+fn reading_from_standby(pair: &ReplicatedDatabase, max_lag: Duration) -> ServiceOptions {
+    ServiceOptions {
+        replicas: Some(ReplicaSettings {
+            urls: vec![pair.standby.service_url.clone()],
+            pool_size: 4,
+            max_lag,
+        }),
+        ..ServiceOptions::default()
+    }
+}
+
+/// A bound on lag no test run reaches: the standby is never skipped as
+/// lagging.
+const NEVER_LAGGING: Duration = Duration::from_secs(24 * 3600);
+
+/// The sum of the `/metrics` series named `name` whose labels include
+/// every one of `labels` (`key="value"`); 0 when there is none.
+async fn counted(app: &TestApp, name: &str, labels: &[&str]) -> f64 {
+    let text = app.get("/metrics", None).await.text().await.unwrap();
+    text.lines()
+        .filter(|line| !line.starts_with('#'))
+        .filter_map(|line| {
+            let (series, value) = line.rsplit_once(' ')?;
+            let (metric, rest) = series.split_once('{').unwrap_or((series, ""));
+            (metric == name && labels.iter().all(|label| rest.contains(label)))
+                .then(|| value.parse::<f64>().ok())
+                .flatten()
+        })
+        .sum()
+}
+
+async fn reads(app: &TestApp, target: &str) -> f64 {
+    counted(
+        app,
+        "umpire_reads_total",
+        &[&format!("target=\"{target}\"")],
+    )
+    .await
+}
+
+async fn skips(app: &TestApp, reason: &str) -> f64 {
+    counted(
+        app,
+        "umpire_standby_skips_total",
+        &[&format!("reason=\"{reason}\"")],
+    )
+    .await
+}
+
+/// Waits until the instance's probe finds its standby `up` (1) or not (0).
+async fn until_standby_up_is(app: &TestApp, up: f64) {
+    let deadline = std::time::Instant::now() + PATIENCE;
+    while counted(app, "umpire_standby_up", &["standby=\"standby-1\""]).await != up {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the standby's probe never found it {}",
+            if up == 1.0 { "up" } else { "down" }
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Plays `count` actions of `game` through `app`: the version after them.
+async fn play(app: &TestApp, game: &Created, count: usize, seed: u64) -> u64 {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut version = 0;
+    for _ in 0..count {
+        let accepted = app
+            .play_one(game, &mut rng)
+            .await
+            .expect("the game goes on");
+        version = accepted["version"].as_u64().unwrap();
+    }
+    version
+}
+
+async fn json_of(app: &TestApp, path: &str, token: Option<&str>) -> Value {
+    let response = app.get(path, token).await;
+    assert_eq!(response.status(), StatusCode::OK, "{path}");
+    response.json().await.unwrap()
+}
+
+/// Given a standby holding a game at version `held` and paused there, and
+/// the primary further on: a read at a version it holds is answered by
+/// the standby, one beyond by the primary, and both equal what the
+/// primary itself answers.
+#[tokio::test(flavor = "multi_thread")]
+async fn reads_at_versions_a_standby_holds_go_to_it_and_beyond_to_the_primary() {
+    let pair = ReplicatedDatabase::start().await;
+    let writer = TestApp::spawn_on(&pair.primary.service_url, ServiceOptions::default()).await;
+    let game = writer.create("treeblox", json!(null), 7).await;
+    let held = play(&writer, &game, 4, 1).await;
+    pair.wait_until_caught_up().await;
+    pair.pause_replay().await;
+    let newest = play(&writer, &game, 3, 2).await;
+    assert!(newest > held);
+
+    let reader = writer
+        .another_instance_with(reading_from_standby(&pair, NEVER_LAGGING))
+        .await;
+    until_standby_up_is(&reader, 1.0).await;
+    let state_at = |version: u64| format!("/v1/games/{}/state?at={version}", game.id);
+
+    let from_standby = json_of(&reader, &state_at(held), None).await;
+    assert_eq!(reads(&reader, "standby-1").await, 1.0);
+    assert_eq!(reads(&reader, "primary").await, 0.0);
+    assert_eq!(from_standby, json_of(&writer, &state_at(held), None).await);
+
+    let beyond = json_of(&reader, &state_at(newest), None).await;
+    assert_eq!(reads(&reader, "primary").await, 1.0, "the standby lacks it");
+    assert_eq!(skips(&reader, "behind").await, 1.0);
+    assert_eq!(beyond, json_of(&writer, &state_at(newest), None).await);
+    assert_eq!(beyond["version"], json!(newest));
+
+    // Versions never change: once read, the instance answers from memory.
+    let before = reads(&reader, "primary").await;
+    json_of(&reader, &state_at(held - 1), None).await;
+    assert_eq!(reads(&reader, "memory").await, 1.0);
+    assert_eq!(reads(&reader, "primary").await, before);
+
+    // A version no database has yet is refused, as without standbys.
+    let response = reader.get(&state_at(newest + 1), None).await;
+    crate::support::assert_error(response, StatusCode::BAD_REQUEST, "version_out_of_range").await;
+    pair.resume_replay().await;
+}
+
+/// Read-your-writes: a client that wrote version N and asks with
+/// `min_version=N` sees its write, wherever the read is answered; the
+/// standby answers such reads once it holds N; a read without a version
+/// always goes to the primary.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_clients_own_write_is_visible_to_its_next_read() {
+    let pair = ReplicatedDatabase::start().await;
+    let primary_only =
+        TestApp::spawn_on(&pair.primary.service_url, ServiceOptions::default()).await;
+    let game = primary_only.create("treeblox", json!(null), 11).await;
+    let first = play(&primary_only, &game, 2, 3).await;
+    pair.wait_until_caught_up().await;
+    pair.pause_replay().await;
+
+    // The client writes through an instance that reads from the paused
+    // standby, then reads with the version its write answered.
+    let instance = primary_only
+        .another_instance_with(reading_from_standby(&pair, NEVER_LAGGING))
+        .await;
+    until_standby_up_is(&instance, 1.0).await;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
+    for _ in 0..3 {
+        let accepted = instance.play_one(&game, &mut rng).await.unwrap();
+        let written = accepted["version"].as_u64().unwrap();
+        assert!(written > first);
+        for path in ["state", "score"] {
+            let read = json_of(
+                &instance,
+                &format!("/v1/games/{}/{path}?min_version={written}", game.id),
+                None,
+            )
+            .await;
+            assert!(
+                read["version"].as_u64().unwrap() >= written,
+                "{path} after writing {written}: {read}"
+            );
+        }
+        let newest = json_of(&instance, &format!("/v1/games/{}/state", game.id), None).await;
+        assert_eq!(
+            newest["version"],
+            json!(written),
+            "a read without a version"
+        );
+    }
+    assert_eq!(
+        reads(&instance, "standby-1").await,
+        0.0,
+        "the standby is paused"
+    );
+
+    // Once the standby has replayed the writes, a fresh instance's
+    // `min_version` read is answered there.
+    pair.resume_replay().await;
+    pair.wait_until_caught_up().await;
+    let written = json_of(&primary_only, &format!("/v1/games/{}", game.id), None).await["version"]
+        .as_u64()
+        .unwrap();
+    let fresh = primary_only
+        .another_instance_with(reading_from_standby(&pair, NEVER_LAGGING))
+        .await;
+    until_standby_up_is(&fresh, 1.0).await;
+    let read = json_of(
+        &fresh,
+        &format!("/v1/games/{}/state?min_version={written}", game.id),
+        None,
+    )
+    .await;
+    assert_eq!(read["version"], json!(written));
+    assert_eq!(reads(&fresh, "standby-1").await, 1.0);
+}
+
+/// A standby stopped mid-run costs no request: reads go to the primary
+/// while it is down, and to it again once it is back, on its own.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_standby_stopped_mid_run_costs_no_request_and_comes_back() {
+    let pair = ReplicatedDatabase::start().await;
+    let writer = TestApp::spawn_on(&pair.primary.service_url, ServiceOptions::default()).await;
+    let mut games = Vec::new();
+    for seed in 0..3 {
+        let game = writer.create("treeblox", json!(null), seed).await;
+        let version = play(&writer, &game, 2, seed).await;
+        games.push((game, version));
+    }
+    pair.wait_until_caught_up().await;
+    let reader = writer
+        .another_instance_with(reading_from_standby(&pair, NEVER_LAGGING))
+        .await;
+    until_standby_up_is(&reader, 1.0).await;
+    let state_at =
+        |(game, version): &(Created, u64)| format!("/v1/games/{}/state?at={version}", game.id);
+
+    json_of(&reader, &state_at(&games[0]), None).await;
+    assert_eq!(reads(&reader, "standby-1").await, 1.0);
+
+    pair.stop_standby().await;
+    // Every read is answered, whether or not the probe has noticed yet.
+    json_of(&reader, &state_at(&games[1]), None).await;
+    assert_eq!(reads(&reader, "primary").await, 1.0);
+    assert!(skips(&reader, "down").await >= 1.0);
+    until_standby_up_is(&reader, 0.0).await;
+
+    pair.restart_standby().await;
+    until_standby_up_is(&reader, 1.0).await;
+    json_of(&reader, &state_at(&games[2]), None).await;
+    assert_eq!(reads(&reader, "standby-1").await, 2.0, "back on its own");
+}
+
+/// A standby whose replay lags past `--replica-max-lag` is skipped even
+/// for versions it holds, and used again once it has caught up.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_standby_lagging_past_the_bound_is_skipped() {
+    let pair = ReplicatedDatabase::start().await;
+    let writer = TestApp::spawn_on(&pair.primary.service_url, ServiceOptions::default()).await;
+    let old = writer.create("treeblox", json!(null), 1).await;
+    let old_version = play(&writer, &old, 2, 1).await;
+    pair.wait_until_caught_up().await;
+    pair.pause_replay().await;
+    let busy = writer.create("treeblox", json!(null), 2).await;
+    play(&writer, &busy, 2, 2).await;
+
+    let reader = writer
+        .another_instance_with(reading_from_standby(&pair, Duration::from_millis(200)))
+        .await;
+    let deadline = std::time::Instant::now() + PATIENCE;
+    while counted(
+        &reader,
+        "umpire_standby_lag_seconds",
+        &["standby=\"standby-1\""],
+    )
+    .await
+        <= 0.2
+    {
+        assert!(std::time::Instant::now() < deadline, "the lag never showed");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let path = format!("/v1/games/{}/state?at={old_version}", old.id);
+    let answer = json_of(&reader, &path, None).await;
+    assert_eq!(answer["version"], json!(old_version));
+    assert_eq!(reads(&reader, "primary").await, 1.0);
+    assert_eq!(reads(&reader, "standby-1").await, 0.0);
+    assert!(skips(&reader, "lagging").await >= 1.0);
+
+    pair.resume_replay().await;
+    pair.wait_until_caught_up().await;
+    let deadline = std::time::Instant::now() + PATIENCE;
+    while counted(
+        &reader,
+        "umpire_standby_lag_seconds",
+        &["standby=\"standby-1\""],
+    )
+    .await
+        > 0.2
+    {
+        assert!(std::time::Instant::now() < deadline, "the lag never went");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let other = format!("/v1/games/{}/events?after=0&limit=1", busy.id);
+    json_of(&reader, &other, None).await;
+    assert_eq!(reads(&reader, "standby-1").await, 1.0, "used again");
+}
+
+/// What the standby serves each viewer is what the primary serves it:
+/// every version's state, score and events page of a game with hidden
+/// information, for the spectator, every seat and the umpire, each read
+/// first by an instance of its own from the standby.
+#[tokio::test(flavor = "multi_thread")]
+async fn standby_served_reads_show_each_viewer_only_what_it_may_see() {
+    let pair = ReplicatedDatabase::start().await;
+    let writer = TestApp::spawn_on(&pair.primary.service_url, ServiceOptions::default()).await;
+    let game = writer.create("flower_fields", json!(null), 5).await;
+    let played = play(&writer, &game, 12, 5).await;
+    pair.wait_until_caught_up().await;
+    pair.pause_replay().await;
+
+    let mut viewers: Vec<Option<&str>> = vec![None, Some(game.umpire_token.as_str())];
+    viewers.extend(
+        game.seat_tokens
+            .iter()
+            .map(|(_, token)| Some(token.as_str())),
+    );
+    for token in viewers {
+        let reader = writer
+            .another_instance_with(reading_from_standby(&pair, NEVER_LAGGING))
+            .await;
+        until_standby_up_is(&reader, 1.0).await;
+        for version in (1..=played).rev() {
+            let mut paths = vec![
+                format!("/v1/games/{}/state?at={version}", game.id),
+                format!("/v1/games/{}/score?at={version}", game.id),
+            ];
+            // The log's last page is the primary's to answer.
+            if version < played {
+                paths.push(format!(
+                    "/v1/games/{}/events?after={}&limit=1",
+                    game.id,
+                    version - 1
+                ));
+            }
+            for path in paths {
+                assert_eq!(
+                    json_of(&reader, &path, token).await,
+                    json_of(&writer, &path, token).await,
+                    "{path} as {token:?}"
+                );
+            }
+        }
+        assert!(
+            reads(&reader, "standby-1").await >= 1.0,
+            "{}",
+            reader.get("/metrics", None).await.text().await.unwrap()
+        );
+        assert_eq!(reads(&reader, "primary").await, 0.0);
+    }
+    pair.resume_replay().await;
+}
