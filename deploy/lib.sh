@@ -219,7 +219,7 @@ start_instance() {
     mkdir -p "$dir"
     url="$(instance_url "$n")"
     local env=(DATABASE_URL="$(conninfo primary umpire_app umpire)")
-    if [[ -n "${WITH_STANDBY:-1}" && "${WITH_STANDBY:-1}" != 0 ]] && replica_flag_supported; then
+    if [[ "${WITH_STANDBY:-1}" != 0 ]]; then
         env+=(UMPIRE_REPLICAS="$(conninfo standby umpire_app umpire)")
     fi
     # The connection strings hold passwords: given in the environment
@@ -239,8 +239,6 @@ start_instance() {
     die "instance $n was not ready within 120 s"
 }
 INSTANCE_ARGS=()
-
-replica_flag_supported() { "$UMPIRE" serve --help 2>/dev/null | grep -q -- '--replica'; }
 
 instance_pid() { cat "$RUN_DIR/instance-$1/pid" 2>/dev/null || true; }
 

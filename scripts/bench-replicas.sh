@@ -66,7 +66,6 @@ deploy_secrets
 deploy_ports
 setup_primary
 setup_standby
-replica_flag_supported || log "WARNING: this build has no --replica: both runs read from the primary only"
 
 log "simulating and importing $GAMES_PER_KIND games of each kind"
 "$UMPIRE" simulate --game all --count "$GAMES_PER_KIND" --seed 34 -q -o "$WORK_DIR/games.jsonl"
@@ -124,7 +123,6 @@ result "# data: $games games, $events events (imported); reads: state?at=N of th
 
 for config in without with; do
     if [[ "$config" == with ]]; then WITH_STANDBY=1; else WITH_STANDBY=0; fi
-    [[ "$config" == with ]] && ! replica_flag_supported && { result "with standby: skipped (no --replica in this build)"; continue; }
     start_instance 1
     start_instance 2
     log "[$config standby] planning the writes"

@@ -13,8 +13,8 @@ one submitted with an Idempotency-Key and retried with the same key and body
 until it is answered (a transport error, 502, 503, 504 or 409 `contended`
 is retried; nothing else is), then a state read at an earlier version (the
 kind of read a standby serves). Every read of the game's head after an
-action says the version the action answered (`min_version`, when the
-service has it) and must show it: read-your-writes, through any instance.
+action says the version the action answered (`min_version`) and must show
+it: read-your-writes, through any instance, from any database.
 
 OUT_JSON holds the games in scripts/faults/verify.py's format (id, tokens,
 setup version, every acknowledged action in order) and each stream's
@@ -190,7 +190,7 @@ def follow(run: Run, base_url: str, game: str, game_id: str, seat: str, token: s
 
 
 def play(run: Run, base_url: str, admin: AuthenticatedClient, worker: int, number: int,
-         followers: list[threading.Thread], min_version: bool) -> None:
+         followers: list[threading.Thread]) -> None:
     game, options = GAMES[(worker + number) % len(GAMES)]
     seed = worker * 1000 + number
     body = CreateGameRequest(game=check_game_name(game), options=OPTIONS[game].from_dict(options), seed=seed)
@@ -217,15 +217,15 @@ def play(run: Run, base_url: str, admin: AuthenticatedClient, worker: int, numbe
     spectator = cast(AuthenticatedClient, Client(base_url=base_url))
     rng = random.Random(seed)
     written = created.version
-    # Read-your-writes: a head read names the version this client last
-    # wrote, once the service takes `min_version` (the generated client is
-    # given it as an extra query parameter when the document has it).
-    extra: dict[str, Any] = {}
+    # Read-your-writes: every head read names the version this client last
+    # wrote (`min_version`), so any instance may answer it from a standby
+    # that has replayed it, and must show it.
     for moves in range(MAX_MOVES + 1):
-        if min_version:
-            extra = {"params": {"min_version": written}}
-        summary_response = retried(run, f"{game_id} status", lambda: _get(spectator, f"/v1/games/{game_id}", extra))
-        summary = GameSummary.from_dict(summary_response.json())
+        summary_response = retried(run, f"{game_id} status", lambda: get_game.sync_detailed(
+            created.id, client=spectator, min_version=written))
+        summary = summary_response.parsed
+        if not isinstance(summary, GameSummary):
+            raise Failure(f"{game_id} status: {summary_response.status_code} {summary_response.content[:200]!r}")
         if summary.version < written:
             raise Failure(f"{game_id}: read version {summary.version} after this client's write answered {written}")
         if summary.status.finished:
@@ -234,7 +234,8 @@ def play(run: Run, base_url: str, admin: AuthenticatedClient, worker: int, numbe
             raise Failure(f"{game_id}: not finished after {MAX_MOVES} moves")
         seat = rng.choice(sorted(summary.status.to_act)) if summary.status.to_act else None
         client = clients[seat] if seat is not None else umpire
-        legal = retried(run, f"{game_id} legal actions", lambda: list_legal_actions.sync_detailed(created.id, client=client))
+        legal = retried(run, f"{game_id} legal actions", lambda: list_legal_actions.sync_detailed(
+            created.id, client=client, min_version=written))
         actions = getattr(legal.parsed, "actions", None)
         if not actions:
             raise Failure(f"{game_id} v{summary.version} as {seat}: no legal actions: {legal.status_code} {legal.content!r}")
@@ -258,39 +259,13 @@ def play(run: Run, base_url: str, admin: AuthenticatedClient, worker: int, numbe
             raise Failure(f"{game_id}: state at {at}: {state.status_code} {state.content[:200]!r}")
 
 
-def _get(client: AuthenticatedClient, path: str, extra: dict[str, Any]) -> Response[Any]:
-    """A plain GET through the generated client's httpx client (for the
-    query parameter the generated function may not know yet)."""
-    response = client.get_httpx_client().get(path, **extra)
-    return cast(Response[Any], _Answer(response))
-
-
-class _Answer:
-    """An httpx answer shaped like the generated `Response` for `retried`."""
-
-    def __init__(self, response: httpx.Response) -> None:
-        self.status_code = response.status_code
-        self.headers = response.headers
-        self.content = response.content
-        self.parsed: Any = None
-        if response.status_code >= 400:
-            try:
-                self.parsed = ErrorBody.from_dict(response.json())
-            except (ValueError, KeyError, TypeError):
-                pass
-        self._response = response
-
-    def json(self) -> Any:
-        return self._response.json()
-
-
 def worker(run: Run, base_url: str, admin: AuthenticatedClient, index: int, stop_file: str,
-           followers: list[threading.Thread], min_version: bool, max_seconds: float) -> None:
+           followers: list[threading.Thread], max_seconds: float) -> None:
     started = time.monotonic()
     number = 0
     try:
         while not os.path.exists(stop_file) and time.monotonic() - started < max_seconds:
-            play(run, base_url, admin, index, number, followers, min_version)
+            play(run, base_url, admin, index, number, followers)
             number += 1
     except Exception as error:  # noqa: BLE001 - every failure is reported
         with run.lock:
@@ -306,14 +281,13 @@ def main() -> int:
     parser.add_argument("stop_file")
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--max-seconds", type=float, default=900)
-    parser.add_argument("--min-version", action="store_true", help="head reads say ?min_version=")
     args = parser.parse_args()
     with open(args.admin_token_file) as handle:
         admin = AuthenticatedClient(base_url=args.base_url, token=handle.read().strip())
     run = Run(args.progress_file)
     followers: list[threading.Thread] = []
     workers = [threading.Thread(target=worker, args=(run, args.base_url, admin, i, args.stop_file, followers,
-                                                     args.min_version, args.max_seconds)) for i in range(args.workers)]
+                                                     args.max_seconds)) for i in range(args.workers)]
     for thread in workers:
         thread.start()
     for thread in workers:
