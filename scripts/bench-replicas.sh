@@ -9,7 +9,7 @@
 # the games being written, and it starts cold in both runs (both instances
 # are started afresh for each).
 #
-# The data: BENCH_GAMES games of each kind (`umpire simulate --game all`,
+# The data: BENCH_GAMES (1,500) games of each kind (`umpire simulate --game all`,
 # 4 kinds; `umpire import`), their versions known from the archives. The
 # reads (wrk, scripts/load/state-at.lua, 8 threads, 8 connections): GET
 # /v1/games/{id}/state?at=N, a random game and a random N within it. The
@@ -24,13 +24,16 @@
 # exited children included) and the primary's CPU per read; wall clock
 # beside each.
 #
-#   scripts/bench-replicas.sh      (BENCH_SECONDS=30 BENCH_GAMES=500)
+#   scripts/bench-replicas.sh      (BENCH_SECONDS=30 BENCH_GAMES=1500)
 # Results: target/bench-replicas/results.txt
 set -euo pipefail
 source "$(dirname "$0")/../deploy/lib.sh"
 
 SECONDS_PER_RUN="${BENCH_SECONDS:-30}"
-GAMES_PER_KIND="${BENCH_GAMES:-500}"
+# 4 x 1,500 = 6,000 games: three times the 2,048 games an instance's fold
+# cache holds at most (service/src/folds.rs), so the reader keeps going to
+# a database after it warms up, as a reader of a large store would.
+GAMES_PER_KIND="${BENCH_GAMES:-1500}"
 OUT="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/bench-replicas"
 mkdir -p "$OUT"
 : >"$OUT/results.txt"
