@@ -360,3 +360,48 @@ async fn standby_served_reads_show_each_viewer_only_what_it_may_see() {
     }
     pair.resume_replay().await;
 }
+
+/// Batch jobs read from a standby given with `--replica`: scoring every
+/// stored game, exporting them all and auditing one, with no database
+/// configured besides (so nothing could have come from elsewhere) and on a
+/// server that refuses every write.
+#[tokio::test(flavor = "multi_thread")]
+async fn batch_jobs_read_from_a_standby() {
+    let pair = ReplicatedDatabase::start().await;
+    let writer = TestApp::spawn_on(&pair.primary.service_url, ServiceOptions::default()).await;
+    let game = writer.create("treeblox", json!(null), 3).await;
+    writer.play_to_the_end(&game, 3, 500).await;
+    let version =
+        json_of(&writer, &format!("/v1/games/{}", game.id), None).await["version"].clone();
+    pair.wait_until_caught_up().await;
+    let nowhere = tempfile::tempdir().unwrap();
+    let env = [("UMPIRE_DATA_DIR", nowhere.path().to_str().unwrap())];
+    let standby = pair.standby.service_url.as_str();
+
+    let (code, out, err) = crate::commands::umpire(
+        &["score", "--db", "--replica", standby, "--format", "jsonl"],
+        &env,
+    );
+    assert_eq!(code, 0, "{err}");
+    let row: Value = serde_json::from_str(out.lines().next().expect("a row")).unwrap();
+    assert_eq!(row["game_id"], json!(game.id));
+    assert_eq!(row["final"], json!(true), "{row}");
+    assert_eq!(row["events"], version, "the whole game: {row}");
+    assert_eq!(row["source"], json!("db"));
+
+    let (code, out, err) =
+        crate::commands::umpire(&["export", "--all", "--replica", standby], &env);
+    assert_eq!(code, 0, "{err}");
+    let archive = umpire_archive::Archive::from_json(out.lines().next().unwrap()).unwrap();
+    assert_eq!(archive.game_id.to_string(), game.id);
+
+    let (code, out, err) =
+        crate::commands::umpire(&["audit", &game.id, "--replica", standby], &env);
+    assert_eq!(code, 0, "{err}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["valid"], true);
+    assert!(
+        !nowhere.path().join("pgdata").exists(),
+        "no private cluster was made"
+    );
+}
