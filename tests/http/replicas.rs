@@ -405,3 +405,37 @@ async fn batch_jobs_read_from_a_standby() {
         "no private cluster was made"
     );
 }
+
+/// An audit or export of a finished game over HTTP reads its log from a
+/// standby that holds its end; one still being played reads the primary.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_finished_games_audit_and_export_read_a_standby() {
+    let pair = ReplicatedDatabase::start().await;
+    let writer = TestApp::spawn_on(&pair.primary.service_url, ServiceOptions::default()).await;
+    let finished = writer.create("treeblox", json!(null), 5).await;
+    writer.play_to_the_end(&finished, 5, 500).await;
+    let playing = writer.create("treeblox", json!(null), 6).await;
+    play(&writer, &playing, 2, 6).await;
+    pair.wait_until_caught_up().await;
+    let reader = writer
+        .another_instance_with(reading_from_standby(&pair, NEVER_LAGGING))
+        .await;
+    until_standby_up_is(&reader, 1.0).await;
+
+    for path in ["export", "audit"] {
+        let path = format!("/v1/games/{}/{path}", finished.id);
+        let from_standby = reader.get(&path, Some(&finished.umpire_token)).await;
+        assert_eq!(from_standby.status(), StatusCode::OK);
+        let from_standby = from_standby.text().await.unwrap();
+        let from_primary = writer.get(&path, Some(&finished.umpire_token)).await;
+        assert_eq!(from_standby, from_primary.text().await.unwrap(), "{path}");
+    }
+    assert_eq!(reads(&reader, "standby-1").await, 2.0);
+    assert_eq!(reads(&reader, "primary").await, 0.0);
+
+    let path = format!("/v1/games/{}/export", playing.id);
+    let answer = reader.get(&path, Some(&playing.umpire_token)).await;
+    assert_eq!(answer.status(), StatusCode::OK);
+    assert_eq!(reads(&reader, "primary").await, 1.0, "a game in progress");
+    assert_eq!(skips(&reader, "behind").await, 1.0);
+}
