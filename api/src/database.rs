@@ -80,6 +80,22 @@ pub async fn open_existing(data_dir: &Path) -> anyhow::Result<Database> {
     open_with(data_dir, Missing::Refuse, None).await
 }
 
+/// Where a command that only reads finds stored games: the URL given with
+/// `--replica` (a standby's, say), else as [`open_existing`].
+pub async fn open_for_reading(stored: &crate::cli::StoredGames) -> anyhow::Result<Database> {
+    match stored.replica.as_deref().map(str::trim) {
+        Some(url) if !url.is_empty() => {
+            tracing::info!("reading stored games from the database given with --replica");
+            Ok(Database {
+                owner_url: url.to_string(),
+                service_url: url.to_string(),
+                cluster: None,
+            })
+        }
+        _ => open_existing(&stored.data.path()).await,
+    }
+}
+
 #[derive(PartialEq)]
 enum Missing {
     Create,

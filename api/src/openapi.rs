@@ -24,7 +24,17 @@ pub mod flattened;
         description = "Event-sourced replay and scoring for board games: submit actions, project any \
                        historical state as any seat sees it, and compute scores. Errors are always \
                        `{code, message, rule?, rule_url?, details?}` (`rule_url`: the cited \
-                       section's page on this service, `/rules/<game>#s<n>`).",
+                       section's page on this service, `/rules/<game>#s<n>`).\n\n\
+                       **What a client can rely on when reading.** A game's versions never \
+                       change once written: an answer at `?at=N` is the same from every \
+                       instance and database it is read from (the service may answer it from \
+                       a PostgreSQL standby), and may be cached forever. A read without `at` \
+                       is at the newest version. After your own write, pass the `version` it \
+                       answered as `?min_version=N` to any read: the answer is at version N \
+                       or newer, never older, wherever it is served (read-your-writes, across \
+                       instances, with nothing to keep). An events page is never cut short: \
+                       when `next_after` is null, `version` is the newest; otherwise ask for \
+                       the next page. A live stream delivers every event once, in order.",
         license(name = "MIT", identifier = "MIT")
     ),
     tags(

@@ -18,6 +18,7 @@ use uuid::Uuid;
 use crate::error::ServiceError;
 use crate::games::{mint_tokens, GameService, MintedTokens};
 use crate::model::CreatedGame;
+use crate::replicas::{Skip, Target};
 
 /// Rejections read from the database at a time by audit and export.
 const REJECTIONS_PER_PAGE: usize = 500;
@@ -273,8 +274,27 @@ async fn blocking<T: Send + 'static>(
 }
 
 impl GameService {
-    /// The game's log as an archive without its rejections.
+    /// The game's log as an archive without its rejections: a finished
+    /// game's from a standby that holds its end (`replicas.rs`), any other
+    /// from the primary.
     pub async fn export_log(&self, game_id: Uuid) -> Result<Archive, ServiceError> {
+        for (index, standby) in self.replicas.to_try() {
+            match standby.store.finished_archive(game_id).await {
+                Ok(Some(stored)) => {
+                    self.replicas.served(&self.metrics, Target::Standby(index));
+                    return Ok(archive_of(&stored.record, stored.events, Vec::new()));
+                }
+                Ok(None) | Err(StoreError::GameNotFound(_)) => {
+                    self.replicas.skipped(index, Skip::Behind)
+                }
+                Err(StoreError::Unavailable(_)) => self.replicas.skipped(index, Skip::Down),
+                Err(error) => {
+                    tracing::warn!(standby = %standby.name, %error, "a standby's archive could not be read; reading from the primary");
+                    self.replicas.skipped(index, Skip::Failed)
+                }
+            }
+        }
+        self.replicas.served(&self.metrics, Target::Primary);
         export_game_log(&self.store, game_id).await
     }
 

@@ -13,7 +13,7 @@ use lru::LruCache;
 use parking_lot::Mutex;
 use serde_json::Value;
 use umpire_domain::{actor_label, Actor, Registry, Viewer};
-use umpire_storage::{EventStore, GameRecord, NewEvent, NewGame, NewToken};
+use umpire_storage::{EventStore, GameRecord, NewEvent, NewGame, NewToken, StoreError};
 use uuid::Uuid;
 
 use crate::access::{new_seed, new_token};
@@ -25,7 +25,7 @@ use crate::live::{Follower, Live, LiveLimits, StreamClient, STREAM_BYTES};
 use crate::log_every::LogEvery;
 use crate::metrics::Metrics;
 use crate::model::{CreateGameRequest, CreatedGame, GameSummary};
-use crate::replicas::{ReadAt, ReplicaSettings, Replicas, Target};
+use crate::replicas::{ReadAt, ReplicaSettings, Replicas, Skip, Target};
 use crate::throttle::RefusalThrottle;
 use crate::turns::Turns;
 
@@ -261,12 +261,21 @@ impl GameService {
         Ok(Viewer::from(grant))
     }
 
-    /// The game's record (immutable, so served from the cache when possible).
+    /// The game's record: immutable, so served from the cache when
+    /// possible, else from a standby that has the game, else the primary.
     pub async fn record(&self, game_id: Uuid) -> Result<Arc<GameRecord>, ServiceError> {
-        match self.folds.cached(game_id) {
-            Some(fold) => Ok(fold.record.clone()),
-            None => Ok(Arc::new(self.store.game(game_id).await?)),
+        if let Some(fold) = self.folds.cached(game_id) {
+            return Ok(fold.record.clone());
         }
+        for (index, standby) in self.replicas.to_try() {
+            match standby.store.game(game_id).await {
+                Ok(record) => return Ok(Arc::new(record)),
+                Err(StoreError::GameNotFound(_)) => self.replicas.skipped(index, Skip::Behind),
+                Err(StoreError::Unavailable(_)) => self.replicas.skipped(index, Skip::Down),
+                Err(_) => self.replicas.skipped(index, Skip::Failed),
+            }
+        }
+        Ok(Arc::new(self.store.game(game_id).await?))
     }
 
     /// The latest fold of a game, brought up to date.

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use uuid::Uuid;
 
-use crate::{EventStore, StoreError};
+use crate::{Archive, EventStore, StoreError};
 
 /// A database's replay of its primary's WAL, as it reports it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -57,5 +57,32 @@ impl EventStore {
             .await?;
         let row = client.query_one(&statement, &[&game_id]).await?;
         Ok(u64::try_from(row.get::<_, i64>(0)).unwrap_or(0))
+    }
+}
+
+impl EventStore {
+    /// A finished game whole, if this database holds its end: its
+    /// `game_results` row is written by the statement that appends the
+    /// ending events (migrations/V8) and a finished game takes no more
+    /// events, so a standby holding the row holds the whole log. `None`
+    /// for a game in progress, or one this database does not have (yet).
+    pub async fn finished_archive(&self, game_id: Uuid) -> Result<Option<Archive>, StoreError> {
+        let client = self.pool().get().await?;
+        let statement = client
+            .prepare_cached("SELECT version FROM game_results WHERE game_id = $1")
+            .await?;
+        let Some(row) = client.query_opt(&statement, &[&game_id]).await? else {
+            return Ok(None);
+        };
+        drop(client);
+        let version = u64::try_from(row.get::<_, i64>(0)).unwrap_or(0);
+        let archive = self.archive(game_id).await?;
+        if archive.events.len() as u64 != version {
+            return Err(StoreError::Corrupt(format!(
+                "game {game_id} ended at version {version} but {} events are stored",
+                archive.events.len()
+            )));
+        }
+        Ok(Some(archive))
     }
 }

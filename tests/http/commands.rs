@@ -63,7 +63,7 @@ async fn scoring_the_database_matches_scoring_the_exported_files() {
 
 /// Runs the `umpire` binary with `args` and no database configured but
 /// what `env` gives; its exit code, standard output and standard error.
-fn umpire(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+pub(crate) fn umpire(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_umpire"));
     command
         .args(args)

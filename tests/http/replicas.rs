@@ -360,3 +360,82 @@ async fn standby_served_reads_show_each_viewer_only_what_it_may_see() {
     }
     pair.resume_replay().await;
 }
+
+/// Batch jobs read from a standby given with `--replica`: scoring every
+/// stored game, exporting them all and auditing one, with no database
+/// configured besides (so nothing could have come from elsewhere) and on a
+/// server that refuses every write.
+#[tokio::test(flavor = "multi_thread")]
+async fn batch_jobs_read_from_a_standby() {
+    let pair = ReplicatedDatabase::start().await;
+    let writer = TestApp::spawn_on(&pair.primary.service_url, ServiceOptions::default()).await;
+    let game = writer.create("treeblox", json!(null), 3).await;
+    writer.play_to_the_end(&game, 3, 500).await;
+    let version =
+        json_of(&writer, &format!("/v1/games/{}", game.id), None).await["version"].clone();
+    pair.wait_until_caught_up().await;
+    let nowhere = tempfile::tempdir().unwrap();
+    let env = [("UMPIRE_DATA_DIR", nowhere.path().to_str().unwrap())];
+    let standby = pair.standby.service_url.as_str();
+
+    let (code, out, err) = crate::commands::umpire(
+        &["score", "--db", "--replica", standby, "--format", "jsonl"],
+        &env,
+    );
+    assert_eq!(code, 0, "{err}");
+    let row: Value = serde_json::from_str(out.lines().next().expect("a row")).unwrap();
+    assert_eq!(row["game_id"], json!(game.id));
+    assert_eq!(row["final"], json!(true), "{row}");
+    assert_eq!(row["events"], version, "the whole game: {row}");
+    assert_eq!(row["source"], json!("db"));
+
+    let (code, out, err) =
+        crate::commands::umpire(&["export", "--all", "--replica", standby], &env);
+    assert_eq!(code, 0, "{err}");
+    let archive = umpire_archive::Archive::from_json(out.lines().next().unwrap()).unwrap();
+    assert_eq!(archive.game_id.to_string(), game.id);
+
+    let (code, out, err) =
+        crate::commands::umpire(&["audit", &game.id, "--replica", standby], &env);
+    assert_eq!(code, 0, "{err}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["valid"], true);
+    assert!(
+        !nowhere.path().join("pgdata").exists(),
+        "no private cluster was made"
+    );
+}
+
+/// An audit or export of a finished game over HTTP reads its log from a
+/// standby that holds its end; one still being played reads the primary.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_finished_games_audit_and_export_read_a_standby() {
+    let pair = ReplicatedDatabase::start().await;
+    let writer = TestApp::spawn_on(&pair.primary.service_url, ServiceOptions::default()).await;
+    let finished = writer.create("treeblox", json!(null), 5).await;
+    writer.play_to_the_end(&finished, 5, 500).await;
+    let playing = writer.create("treeblox", json!(null), 6).await;
+    play(&writer, &playing, 2, 6).await;
+    pair.wait_until_caught_up().await;
+    let reader = writer
+        .another_instance_with(reading_from_standby(&pair, NEVER_LAGGING))
+        .await;
+    until_standby_up_is(&reader, 1.0).await;
+
+    for path in ["export", "audit"] {
+        let path = format!("/v1/games/{}/{path}", finished.id);
+        let from_standby = reader.get(&path, Some(&finished.umpire_token)).await;
+        assert_eq!(from_standby.status(), StatusCode::OK);
+        let from_standby = from_standby.text().await.unwrap();
+        let from_primary = writer.get(&path, Some(&finished.umpire_token)).await;
+        assert_eq!(from_standby, from_primary.text().await.unwrap(), "{path}");
+    }
+    assert_eq!(reads(&reader, "standby-1").await, 2.0);
+    assert_eq!(reads(&reader, "primary").await, 0.0);
+
+    let path = format!("/v1/games/{}/export", playing.id);
+    let answer = reader.get(&path, Some(&playing.umpire_token)).await;
+    assert_eq!(answer.status(), StatusCode::OK);
+    assert_eq!(reads(&reader, "primary").await, 1.0, "a game in progress");
+    assert_eq!(skips(&reader, "behind").await, 1.0);
+}

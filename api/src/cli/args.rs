@@ -63,6 +63,27 @@ impl DataDir {
     }
 }
 
+/// Where a command that only reads finds stored games: a standby's URL
+/// given with `--replica`, or else [`DataDir`]'s database.
+#[derive(Debug, Clone, clap::Args)]
+pub struct StoredGames {
+    #[command(flatten)]
+    pub data: DataDir,
+    /// Read the stored games from this database instead (a postgres:// or
+    /// key=value URL): a PostgreSQL streaming standby's URL keeps the job's
+    /// reads off the primary that commits the actions. Nothing is written
+    /// (a standby could not be). A standby answers as far as it has
+    /// replayed: a game still being played may be a few versions behind
+    /// there; a finished game is whole.
+    #[arg(
+        long = "replica",
+        env = "UMPIRE_READ_REPLICA",
+        value_name = "URL",
+        hide_env_values = true
+    )]
+    pub replica: Option<String>,
+}
+
 /// `/var/lib/umpire` as root (the system's place for a service's state, and
 /// one the `postgres` user the cluster then runs as can reach); otherwise
 /// the user's data directory.
@@ -201,7 +222,7 @@ pub enum Command {
         #[arg(long, conflicts_with = "game_id", value_name = "FILE")]
         file: Option<PathBuf>,
         #[command(flatten)]
-        data: DataDir,
+        stored: StoredGames,
     },
     /// Re-run a game's actions under other options and report where its
     /// outcome changes (JSON).
@@ -218,12 +239,13 @@ pub enum Command {
         #[arg(long, value_name = "JSON")]
         options: String,
         #[command(flatten)]
-        data: DataDir,
+        stored: StoredGames,
     },
     /// Export stored games as archives, one JSON line per game.
     #[command(
         after_help = "Examples:\n  umpire export 6f1c2a54-8d0e-4a43-9b0a-3c1f5e2d7a90 > game.jsonl\n  \
-        umpire export --all --out season.jsonl"
+        umpire export --all --out season.jsonl\n  \
+        umpire export --all --replica postgres://umpire_app@standby/umpire > season.jsonl"
     )]
     Export {
         /// Ids of the games to export (or give --all).
@@ -235,7 +257,7 @@ pub enum Command {
         #[arg(long, short, value_name = "FILE")]
         out: Option<PathBuf>,
         #[command(flatten)]
-        data: DataDir,
+        stored: StoredGames,
     },
     /// Import archives, each validated by replay and stored whole (or not at
     /// all); prints one JSON line per game: its new tokens, or why it was
@@ -282,7 +304,8 @@ pub enum Command {
     /// Score archives in bulk (files, directories, `-`) or every stored game
     /// (--db): one row per game, in parallel, streamed.
     #[command(after_help = "Examples:\n  umpire score season.jsonl > scores.csv\n  \
-        umpire score --db --format jsonl --out scores.jsonl\n\n\
+        umpire score --db --format jsonl --out scores.jsonl\n  \
+        umpire score --db --replica postgres://umpire_app@standby/umpire   # off the primary\n\n\
         A game that cannot be scored is a row with its error; the status is then 3. \
         An input whose first three lines are not even JSON objects (a README) is not \
         archives: it stops the command with one error (status 1).")]
@@ -310,7 +333,7 @@ pub enum Command {
         #[arg(long)]
         json: bool,
         #[command(flatten)]
-        data: DataDir,
+        stored: StoredGames,
     },
     /// Print a completion script for a shell on standard output.
     #[command(

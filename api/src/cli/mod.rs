@@ -7,7 +7,7 @@ mod args;
 mod logging;
 mod serve;
 
-pub use args::{default_data_dir, Cli, Command, DataDir};
+pub use args::{default_data_dir, Cli, Command, DataDir, StoredGames};
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -144,9 +144,9 @@ async fn run(
         Command::Audit {
             game_id,
             file,
-            data,
+            stored,
         } => {
-            let (source, _database) = archive_source(game_id, file, &data).await?;
+            let (source, _database) = archive_source(game_id, file, &stored).await?;
             commands::audit(source).await?;
             Ok(Done::All)
         }
@@ -154,9 +154,9 @@ async fn run(
             game_id,
             file,
             options,
-            data,
+            stored,
         } => {
-            let (source, _database) = archive_source(game_id, file, &data).await?;
+            let (source, _database) = archive_source(game_id, file, &stored).await?;
             commands::what_if(source, &options).await?;
             Ok(Done::All)
         }
@@ -164,12 +164,12 @@ async fn run(
             game_ids,
             all,
             out,
-            data,
+            stored,
         } => {
             if game_ids.is_empty() && !all {
                 bail!("export what? Name one or more game ids, or pass --all");
             }
-            let database = database::open_existing(&data.path()).await?;
+            let database = database::open_for_reading(&stored).await?;
             commands::export(&database.service_url, &game_ids, all, out.as_deref()).await?;
             Ok(Done::All)
         }
@@ -220,13 +220,13 @@ async fn run(
             threads,
             out,
             json,
-            data,
+            stored,
         } => {
             if !db && inputs.is_empty() {
                 bail!("score what? Name files, directories or `-`, or pass --db");
             }
             let database = if db {
-                Some(database::open_existing(&data.path()).await?)
+                Some(database::open_for_reading(&stored).await?)
             } else {
                 None
             };
@@ -251,12 +251,12 @@ async fn run(
 async fn archive_source(
     game_id: Option<Uuid>,
     file: Option<PathBuf>,
-    data: &DataDir,
+    stored: &StoredGames,
 ) -> anyhow::Result<(commands::ArchiveSource, Option<database::Database>)> {
     match (game_id, file) {
         (_, Some(path)) => Ok((commands::ArchiveSource::File(path), None)),
         (Some(game_id), None) => {
-            let database = database::open_existing(&data.path()).await?;
+            let database = database::open_for_reading(stored).await?;
             let source = commands::ArchiveSource::Database {
                 url: database.service_url.clone(),
                 game_id,
