@@ -7,6 +7,8 @@
 #   (1) SIGTERMs the instance holding the most open streams, lets the games
 #       go on through the other, and starts it again;
 #   (2) SIGKILLs the instance holding the most open streams, the same way;
+#   (3) stops the standby (immediate shutdown), lets the games go on, and
+#       starts it again;
 # pacing each step by the actions acknowledged (never by the clock). Then:
 #   * every acknowledged action is in the log exactly once, in order, seqs
 #     without a gap, every hash recomputed (scripts/faults/verify.py, through
@@ -16,6 +18,9 @@
 #     resumptions by Last-Event-ID, and at least one stream was resumed;
 #   * every head read after a client's own action showed that action;
 #   * a restarted instance serves requests again through nginx;
+#   * the instances mark the stopped standby down, cost no request while it
+#     is away (every request of the clients answered), and read from it
+#     again by themselves once it is back;
 #   * the instances served reads from the standby
 #     (umpire_reads_total{target="standby-…"} on their /metrics);
 #   * no panic in any instance's log.
@@ -144,6 +149,37 @@ for signal in TERM KILL; do
     check "instance $victim, started again after SIG$signal, serves /v1 requests through nginx again" \
         "$(ok test "$(served "$victim")" -gt $((served_before + 5)))"
 done
+
+# (3) The standby stopped (immediate: as if its machine went away) while
+# the games go on, then started again: the instances skip it and read from
+# the primary (the clients' checks say whether any request failed), mark it
+# down, and take it back by themselves once it has caught up.
+standby_up() { # standby_up VALUE: both instances show umpire_standby_up VALUE
+    local n
+    for n in 1 2; do
+        [[ "$(metric "$n" 'umpire_standby_up{standby="standby-1"}')" == "$1" ]] || return 1
+    done
+}
+poll() { # poll SECONDS COMMAND...: until COMMAND succeeds or SECONDS pass
+    local deadline=$((SECONDS + $1)); shift
+    until "$@"; do ((SECONDS < deadline)) || return 1; sleep 0.5; done
+}
+wait_for_actions "$step"
+sample_standby_reads
+log "stopping the standby (immediate) after $(progress) actions"
+stop_cluster standby immediate
+check "both instances mark the standby down (umpire_standby_up 0) while it is stopped" "$(ok poll 120 standby_up 0)"
+step=$(($(progress) + STEP_ACTIONS))
+wait_for_actions "$step"
+note "the games went on without the standby: $(progress) actions so far; skips $(for n in 1 2; do curl -s "$(instance_url "$n")/metrics" | grep '^umpire_standby_skips_total' | tr '\n' ' '; done)"
+start_cluster standby
+check "both instances take the standby back by themselves once it is started again (umpire_standby_up 1)" "$(ok poll 120 standby_up 1)"
+standby_reads_now() { metric 1 'umpire_reads_total{target="standby'; metric 2 'umpire_reads_total{target="standby'; }
+standby_reads_before=$(($(standby_reads_now | paste -sd+)))
+step=$(($(progress) + STEP_ACTIONS))
+wait_for_actions "$step"
+standby_reads_grew() { (($(standby_reads_now | paste -sd+) > standby_reads_before)); }
+check "reads go to the standby again after it is back" "$(ok poll 120 standby_reads_grew)"
 
 log "stopping the clients after $(progress) actions (each finishes its game)"
 touch "$WORK_DIR/stop"
