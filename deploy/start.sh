@@ -54,5 +54,10 @@ if ((detach)); then
     echo "Stop it with: deploy/stop.sh $RUN_DIR"
     exit 0
 fi
-echo "Ctrl-C stops everything."
-while sleep 3600; do :; done
+echo "Ctrl-C (or SIGTERM to $$) stops everything."
+# Waiting on a background sleep: a signal interrupts `wait` at once (a
+# foreground sleep would hold the trap until it ended).
+sleep infinity &
+sleeper=$!
+trap 'kill "$sleeper" 2>/dev/null || true; deploy_down' EXIT
+wait "$sleeper"
