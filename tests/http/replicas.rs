@@ -439,3 +439,42 @@ async fn a_finished_games_audit_and_export_read_a_standby() {
     assert_eq!(reads(&reader, "primary").await, 1.0, "a game in progress");
     assert_eq!(skips(&reader, "behind").await, 1.0);
 }
+
+/// A stream catching up reads the events from a standby that holds them
+/// (the primary is asked only how far the log reaches); an event beyond
+/// the standby comes from the primary, once, in order.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stream_catches_up_from_a_standby_and_follows_from_the_primary() {
+    let pair = ReplicatedDatabase::start().await;
+    let writer = TestApp::spawn_on(&pair.primary.service_url, ServiceOptions::default()).await;
+    let game = writer.create("treeblox", json!(null), 9).await;
+    let held = play(&writer, &game, 4, 9).await;
+    pair.wait_until_caught_up().await;
+    pair.pause_replay().await;
+    let reader = writer
+        .another_instance_with(reading_from_standby(&pair, NEVER_LAGGING))
+        .await;
+    until_standby_up_is(&reader, 1.0).await;
+
+    let mut stream = crate::streams::Sse::open(&reader, &game.id, None, Some(0)).await;
+    for version in 1..=held {
+        let message = stream.next_event(PATIENCE).await.expect("an event");
+        assert_eq!(message.id(), Some(version));
+    }
+    assert!(reads(&reader, "standby-1").await >= 1.0);
+    assert_eq!(reads(&reader, "primary").await, 0.0);
+
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(10);
+    let newest = writer.play_one(&game, &mut rng).await.unwrap()["version"]
+        .as_u64()
+        .unwrap();
+    for version in held + 1..=newest {
+        let message = stream.next_event(PATIENCE).await.expect("the new event");
+        assert_eq!(message.id(), Some(version));
+    }
+    assert!(
+        reads(&reader, "primary").await >= 1.0,
+        "the standby is paused"
+    );
+    pair.resume_replay().await;
+}

@@ -23,6 +23,11 @@ pub(crate) struct Message {
 }
 
 impl Message {
+    /// The message's `id:`, the version of its event.
+    pub(crate) fn id(&self) -> Option<u64> {
+        self.id
+    }
+
     pub(crate) fn json(&self) -> Value {
         serde_json::from_str(&self.data).unwrap_or_else(|e| panic!("{e}: {}", self.data))
     }
