@@ -8,6 +8,7 @@
 pub mod auth;
 pub mod body_deadline;
 pub mod cli;
+pub mod client_address;
 pub mod commands;
 pub mod database;
 pub mod error;

@@ -33,6 +33,8 @@ pub struct AppState {
     /// Turns at handling archive bodies (`routes/archives.rs`).
     pub archive_bodies: Arc<tokio::sync::Semaphore>,
     pub stream_limits: StreamLimits,
+    /// Proxies whose `X-Forwarded-For` names the client.
+    pub trusted_proxies: crate::client_address::TrustedProxies,
 }
 
 /// Deployment choices beyond the store and the address.
@@ -60,6 +62,9 @@ pub struct ServiceOptions {
     /// Streaming standbys that reads naming a version may be answered from
     /// (`umpire_service::replicas`); none by default.
     pub replicas: Option<umpire_service::ReplicaSettings>,
+    /// Proxies in front of the service (`--trusted-proxy`) whose
+    /// `X-Forwarded-For` says which client a request is from.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 /// How long an idle connection is kept for its client's next request.
@@ -84,6 +89,7 @@ impl Default for ServiceOptions {
             keep_alive: KEEP_ALIVE,
             keep_time: true,
             replicas: None,
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -163,6 +169,7 @@ impl Application {
                 crate::routes::archives::ARCHIVE_BODIES_AT_ONCE,
             )),
             stream_limits: options.streams,
+            trusted_proxies: crate::client_address::TrustedProxies::new(options.trusted_proxies),
         });
         let document = openapi::document();
         let known_paths = web::Data::new(KnownPaths::new(&document));

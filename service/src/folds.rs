@@ -65,6 +65,18 @@ impl Reader {
         Ok(fold)
     }
 
+    /// The newest fold, for a stream starting or catching up: with
+    /// standbys, the primary is only asked how far the log reaches (one
+    /// lookup on its key) and the events come from wherever that version
+    /// is held first ([`Folds::at_least`]).
+    pub async fn caught_up(&self, game_id: Uuid) -> Result<Arc<Fold>, ServiceError> {
+        if self.replicas.is_empty() {
+            return self.newest(game_id).await;
+        }
+        let head = self.store.events_held(game_id).await?;
+        self.at_least(game_id, head).await
+    }
+
     fn sources(&self) -> Sources<'_> {
         Sources {
             store: &self.store,

@@ -464,8 +464,18 @@ impl PrivateCluster {
             }
         };
         self.set_role_passwords(&passwords)?;
+        self.install_hba(SECURE_HBA)?;
+        self.wait_until_trust_is_gone()?;
+        Ok(passwords)
+    }
+
+    /// Replaces `pg_hba.conf` with `text` (whole, by a rename) and asks the
+    /// server to load it; a reload only signals, so the caller waits for
+    /// what it needs to see.
+    fn install_hba(&self, text: &str) -> Result<(), ClusterError> {
+        let hba = self.pgdata.join("pg_hba.conf");
         let partial = hba.with_extension("conf.partial");
-        std::fs::write(&partial, SECURE_HBA).map_err(io_error(&partial))?;
+        std::fs::write(&partial, text).map_err(io_error(&partial))?;
         self.give_to_postgres(&partial, 0o600)?;
         std::fs::rename(&partial, &hba).map_err(io_error(&hba))?;
         self.run(
@@ -475,9 +485,7 @@ impl PrivateCluster {
                 "-D".into(),
                 self.pgdata.display().to_string(),
             ],
-        )?;
-        self.wait_until_trust_is_gone()?;
-        Ok(passwords)
+        )
     }
 
     /// Creates the service role if an older version did not (or made it
@@ -556,21 +564,24 @@ impl PrivateCluster {
         Err(ClusterError::StillTrusting(limit))
     }
 
-    /// psql as the owner on the `postgres` database, without any password
-    /// source: it gets in only while trust holds.
-    fn psql(&self, args: &[String]) -> Command {
-        let mut all = vec![
-            "-X".to_string(),
-            "-q".into(),
+    /// A client program's arguments to reach this cluster as the owner.
+    fn as_owner(&self) -> [String; 6] {
+        [
             "-h".into(),
             self.socket_dir.display().to_string(),
             "-p".into(),
             PORT.to_string(),
             "-U".into(),
             OWNER_ROLE.into(),
-            "-d".into(),
-            "postgres".into(),
-        ];
+        ]
+    }
+
+    /// psql as the owner on the `postgres` database, without any password
+    /// source: it gets in only while trust holds.
+    fn psql(&self, args: &[String]) -> Command {
+        let mut all = vec!["-X".to_string(), "-q".into()];
+        all.extend(self.as_owner());
+        all.extend(["-d".into(), "postgres".into()]);
         all.extend_from_slice(args);
         let mut command = self.command("psql", &all);
         command

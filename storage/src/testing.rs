@@ -199,6 +199,12 @@ impl ReplicatedDatabase {
         self.on_standby("SELECT pg_wal_replay_pause()").await;
     }
 
+    /// Replays everything the primary has committed, then pauses there.
+    pub async fn pause_when_caught_up(&self) {
+        self.wait_until_caught_up().await;
+        self.pause_replay().await;
+    }
+
     pub async fn resume_replay(&self) {
         self.on_standby("SELECT pg_wal_replay_resume()").await;
     }

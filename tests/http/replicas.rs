@@ -30,6 +30,24 @@ fn reading_from_standby(pair: &ReplicatedDatabase, max_lag: Duration) -> Service
     }
 }
 
+/// A primary with its streaming standby, and an instance writing on the
+/// primary (reading from it alone).
+async fn replicated() -> (ReplicatedDatabase, TestApp) {
+    let pair = ReplicatedDatabase::start().await;
+    let writer = TestApp::spawn_on(&pair.primary.service_url, ServiceOptions::default()).await;
+    (pair, writer)
+}
+
+/// Another instance on `writer`'s database that reads from `pair`'s
+/// standby, once its probe has found the standby up.
+async fn reader_of(pair: &ReplicatedDatabase, writer: &TestApp, max_lag: Duration) -> TestApp {
+    let reader = writer
+        .another_instance_with(reading_from_standby(pair, max_lag))
+        .await;
+    until_standby_up_is(&reader, 1.0).await;
+    reader
+}
+
 /// A bound on lag no test run reaches: the standby is never skipped as
 /// lagging.
 const NEVER_LAGGING: Duration = Duration::from_secs(24 * 3600);
@@ -107,19 +125,14 @@ async fn json_of(app: &TestApp, path: &str, token: Option<&str>) -> Value {
 /// primary itself answers.
 #[tokio::test(flavor = "multi_thread")]
 async fn reads_at_versions_a_standby_holds_go_to_it_and_beyond_to_the_primary() {
-    let pair = ReplicatedDatabase::start().await;
-    let writer = TestApp::spawn_on(&pair.primary.service_url, ServiceOptions::default()).await;
+    let (pair, writer) = replicated().await;
     let game = writer.create("treeblox", json!(null), 7).await;
     let held = play(&writer, &game, 4, 1).await;
-    pair.wait_until_caught_up().await;
-    pair.pause_replay().await;
+    pair.pause_when_caught_up().await;
     let newest = play(&writer, &game, 3, 2).await;
     assert!(newest > held);
 
-    let reader = writer
-        .another_instance_with(reading_from_standby(&pair, NEVER_LAGGING))
-        .await;
-    until_standby_up_is(&reader, 1.0).await;
+    let reader = reader_of(&pair, &writer, NEVER_LAGGING).await;
     let state_at = |version: u64| format!("/v1/games/{}/state?at={version}", game.id);
 
     let from_standby = json_of(&reader, &state_at(held), None).await;
@@ -151,20 +164,14 @@ async fn reads_at_versions_a_standby_holds_go_to_it_and_beyond_to_the_primary() 
 /// always goes to the primary.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_clients_own_write_is_visible_to_its_next_read() {
-    let pair = ReplicatedDatabase::start().await;
-    let primary_only =
-        TestApp::spawn_on(&pair.primary.service_url, ServiceOptions::default()).await;
+    let (pair, primary_only) = replicated().await;
     let game = primary_only.create("treeblox", json!(null), 11).await;
     let first = play(&primary_only, &game, 2, 3).await;
-    pair.wait_until_caught_up().await;
-    pair.pause_replay().await;
+    pair.pause_when_caught_up().await;
 
     // The client writes through an instance that reads from the paused
     // standby, then reads with the version its write answered.
-    let instance = primary_only
-        .another_instance_with(reading_from_standby(&pair, NEVER_LAGGING))
-        .await;
-    until_standby_up_is(&instance, 1.0).await;
+    let instance = reader_of(&pair, &primary_only, NEVER_LAGGING).await;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
     for _ in 0..3 {
         let accepted = instance.play_one(&game, &mut rng).await.unwrap();
@@ -202,10 +209,7 @@ async fn a_clients_own_write_is_visible_to_its_next_read() {
     let written = json_of(&primary_only, &format!("/v1/games/{}", game.id), None).await["version"]
         .as_u64()
         .unwrap();
-    let fresh = primary_only
-        .another_instance_with(reading_from_standby(&pair, NEVER_LAGGING))
-        .await;
-    until_standby_up_is(&fresh, 1.0).await;
+    let fresh = reader_of(&pair, &primary_only, NEVER_LAGGING).await;
     let read = json_of(
         &fresh,
         &format!("/v1/games/{}/state?min_version={written}", game.id),
@@ -220,8 +224,7 @@ async fn a_clients_own_write_is_visible_to_its_next_read() {
 /// while it is down, and to it again once it is back, on its own.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_standby_stopped_mid_run_costs_no_request_and_comes_back() {
-    let pair = ReplicatedDatabase::start().await;
-    let writer = TestApp::spawn_on(&pair.primary.service_url, ServiceOptions::default()).await;
+    let (pair, writer) = replicated().await;
     let mut games = Vec::new();
     for seed in 0..3 {
         let game = writer.create("treeblox", json!(null), seed).await;
@@ -229,10 +232,7 @@ async fn a_standby_stopped_mid_run_costs_no_request_and_comes_back() {
         games.push((game, version));
     }
     pair.wait_until_caught_up().await;
-    let reader = writer
-        .another_instance_with(reading_from_standby(&pair, NEVER_LAGGING))
-        .await;
-    until_standby_up_is(&reader, 1.0).await;
+    let reader = reader_of(&pair, &writer, NEVER_LAGGING).await;
     let state_at =
         |(game, version): &(Created, u64)| format!("/v1/games/{}/state?at={version}", game.id);
 
@@ -256,12 +256,10 @@ async fn a_standby_stopped_mid_run_costs_no_request_and_comes_back() {
 /// for versions it holds, and used again once it has caught up.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_standby_lagging_past_the_bound_is_skipped() {
-    let pair = ReplicatedDatabase::start().await;
-    let writer = TestApp::spawn_on(&pair.primary.service_url, ServiceOptions::default()).await;
+    let (pair, writer) = replicated().await;
     let old = writer.create("treeblox", json!(null), 1).await;
     let old_version = play(&writer, &old, 2, 1).await;
-    pair.wait_until_caught_up().await;
-    pair.pause_replay().await;
+    pair.pause_when_caught_up().await;
     let busy = writer.create("treeblox", json!(null), 2).await;
     play(&writer, &busy, 2, 2).await;
 
@@ -312,12 +310,10 @@ async fn a_standby_lagging_past_the_bound_is_skipped() {
 /// first by an instance of its own from the standby.
 #[tokio::test(flavor = "multi_thread")]
 async fn standby_served_reads_show_each_viewer_only_what_it_may_see() {
-    let pair = ReplicatedDatabase::start().await;
-    let writer = TestApp::spawn_on(&pair.primary.service_url, ServiceOptions::default()).await;
+    let (pair, writer) = replicated().await;
     let game = writer.create("flower_fields", json!(null), 5).await;
     let played = play(&writer, &game, 12, 5).await;
-    pair.wait_until_caught_up().await;
-    pair.pause_replay().await;
+    pair.pause_when_caught_up().await;
 
     let mut viewers: Vec<Option<&str>> = vec![None, Some(game.umpire_token.as_str())];
     viewers.extend(
@@ -326,10 +322,7 @@ async fn standby_served_reads_show_each_viewer_only_what_it_may_see() {
             .map(|(_, token)| Some(token.as_str())),
     );
     for token in viewers {
-        let reader = writer
-            .another_instance_with(reading_from_standby(&pair, NEVER_LAGGING))
-            .await;
-        until_standby_up_is(&reader, 1.0).await;
+        let reader = reader_of(&pair, &writer, NEVER_LAGGING).await;
         for version in (1..=played).rev() {
             let mut paths = vec![
                 format!("/v1/games/{}/state?at={version}", game.id),
@@ -367,8 +360,7 @@ async fn standby_served_reads_show_each_viewer_only_what_it_may_see() {
 /// server that refuses every write.
 #[tokio::test(flavor = "multi_thread")]
 async fn batch_jobs_read_from_a_standby() {
-    let pair = ReplicatedDatabase::start().await;
-    let writer = TestApp::spawn_on(&pair.primary.service_url, ServiceOptions::default()).await;
+    let (pair, writer) = replicated().await;
     let game = writer.create("treeblox", json!(null), 3).await;
     writer.play_to_the_end(&game, 3, 500).await;
     let version =
@@ -410,17 +402,13 @@ async fn batch_jobs_read_from_a_standby() {
 /// standby that holds its end; one still being played reads the primary.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_finished_games_audit_and_export_read_a_standby() {
-    let pair = ReplicatedDatabase::start().await;
-    let writer = TestApp::spawn_on(&pair.primary.service_url, ServiceOptions::default()).await;
+    let (pair, writer) = replicated().await;
     let finished = writer.create("treeblox", json!(null), 5).await;
     writer.play_to_the_end(&finished, 5, 500).await;
     let playing = writer.create("treeblox", json!(null), 6).await;
     play(&writer, &playing, 2, 6).await;
     pair.wait_until_caught_up().await;
-    let reader = writer
-        .another_instance_with(reading_from_standby(&pair, NEVER_LAGGING))
-        .await;
-    until_standby_up_is(&reader, 1.0).await;
+    let reader = reader_of(&pair, &writer, NEVER_LAGGING).await;
 
     for path in ["export", "audit"] {
         let path = format!("/v1/games/{}/{path}", finished.id);
@@ -438,4 +426,38 @@ async fn a_finished_games_audit_and_export_read_a_standby() {
     assert_eq!(answer.status(), StatusCode::OK);
     assert_eq!(reads(&reader, "primary").await, 1.0, "a game in progress");
     assert_eq!(skips(&reader, "behind").await, 1.0);
+}
+
+/// A stream catching up reads the events from a standby that holds them
+/// (the primary is asked only how far the log reaches); an event beyond
+/// the standby comes from the primary, once, in order.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stream_catches_up_from_a_standby_and_follows_from_the_primary() {
+    let (pair, writer) = replicated().await;
+    let game = writer.create("treeblox", json!(null), 9).await;
+    let held = play(&writer, &game, 4, 9).await;
+    pair.pause_when_caught_up().await;
+    let reader = reader_of(&pair, &writer, NEVER_LAGGING).await;
+
+    let mut stream = crate::streams::Sse::open(&reader, &game.id, None, Some(0)).await;
+    for version in 1..=held {
+        let message = stream.next_event(PATIENCE).await.expect("an event");
+        assert_eq!(message.id(), Some(version));
+    }
+    assert!(reads(&reader, "standby-1").await >= 1.0);
+    assert_eq!(reads(&reader, "primary").await, 0.0);
+
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(10);
+    let newest = writer.play_one(&game, &mut rng).await.unwrap()["version"]
+        .as_u64()
+        .unwrap();
+    for version in held + 1..=newest {
+        let message = stream.next_event(PATIENCE).await.expect("the new event");
+        assert_eq!(message.id(), Some(version));
+    }
+    assert!(
+        reads(&reader, "primary").await >= 1.0,
+        "the standby is paused"
+    );
+    pair.resume_replay().await;
 }

@@ -23,6 +23,11 @@ pub(crate) struct Message {
 }
 
 impl Message {
+    /// The message's `id:`, the version of its event.
+    pub(crate) fn id(&self) -> Option<u64> {
+        self.id
+    }
+
     pub(crate) fn json(&self) -> Value {
         serde_json::from_str(&self.data).unwrap_or_else(|e| panic!("{e}: {}", self.data))
     }
@@ -536,6 +541,61 @@ async fn one_client_at_its_stream_limit_leaves_slots_for_others() {
         metric(&metrics, "umpire_streams_refused_total{reason=\"client\"}"),
         1.0
     );
+}
+
+/// Behind a trusted proxy (`--trusted-proxy`), spectators are counted by
+/// the address the proxy forwarded for, not the proxy's own: two
+/// spectators behind it each have their own slots, and an address a client
+/// wrote into the header itself does not make it another client.
+#[tokio::test]
+async fn spectators_behind_a_trusted_proxy_are_counted_by_their_own_address() {
+    let app = TestApp::spawn_with(ServiceOptions {
+        streams: StreamLimits {
+            max_open: 10,
+            max_per_client: 1,
+            ..StreamLimits::default()
+        },
+        trusted_proxies: vec!["127.0.0.1".parse().unwrap()],
+        ..ServiceOptions::default()
+    })
+    .await;
+    let created = app.create("treeblox", json!({}), 1).await;
+    let through_proxy = |forwarded_for: &str| {
+        app.client
+            .get(app.url(&format!("/v1/games/{}/stream", created.id)))
+            .header("X-Forwarded-For", forwarded_for)
+            .send()
+    };
+    let first = through_proxy("10.0.0.1").await.unwrap();
+    assert_eq!(first.status(), StatusCode::OK);
+    let second = through_proxy("10.0.0.2").await.unwrap();
+    assert_eq!(second.status(), StatusCode::OK, "another spectator");
+    let spoofed = through_proxy("10.0.0.9, 10.0.0.1").await.unwrap();
+    assert_error(spoofed, StatusCode::TOO_MANY_REQUESTS, "too_many_streams").await;
+
+    // Without trusting it, the proxy's address is every spectator's.
+    let untrusting = TestApp::spawn_with(ServiceOptions {
+        streams: StreamLimits {
+            max_open: 10,
+            max_per_client: 1,
+            ..StreamLimits::default()
+        },
+        ..ServiceOptions::default()
+    })
+    .await;
+    let game = untrusting.create("treeblox", json!({}), 1).await;
+    let stream = |forwarded_for: &str| {
+        untrusting
+            .client
+            .get(untrusting.url(&format!("/v1/games/{}/stream", game.id)))
+            .header("X-Forwarded-For", forwarded_for)
+            .send()
+    };
+    let first = stream("10.0.0.1").await.unwrap();
+    assert_eq!(first.status(), StatusCode::OK);
+    let refused = stream("10.0.0.2").await.unwrap();
+    assert_error(refused, StatusCode::TOO_MANY_REQUESTS, "too_many_streams").await;
+    drop((first, second));
 }
 
 /// Heartbeats keep an idle stream alive; the idle limit ends it with a

@@ -197,6 +197,19 @@ pub enum Command {
         /// many seconds (its lag in /metrics: umpire_standby_lag_seconds).
         #[arg(long, default_value_t = umpire_service::replicas::DEFAULT_MAX_LAG.as_secs_f64(), env = "UMPIRE_REPLICA_MAX_LAG", value_name = "SECONDS")]
         replica_max_lag: f64,
+        /// The address of a proxy in front of the service (nginx), whose
+        /// X-Forwarded-For then says which client a request is from:
+        /// spectators' streams are limited per client address, and behind
+        /// an untrusted proxy every spectator would share its address.
+        /// Repeatable; in UMPIRE_TRUSTED_PROXIES, comma-separated. Only
+        /// the entry the proxy itself added is believed.
+        #[arg(
+            long = "trusted-proxy",
+            env = "UMPIRE_TRUSTED_PROXIES",
+            value_delimiter = ',',
+            value_name = "IP"
+        )]
+        trusted_proxies: Vec<std::net::IpAddr>,
     },
     /// Apply pending database migrations and exit (serve does it too).
     #[command(after_help = "Example:\n  umpire migrate --data-dir /srv/umpire")]

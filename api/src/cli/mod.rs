@@ -113,6 +113,7 @@ async fn run(
             memory_budget,
             replicas,
             replica_max_lag,
+            trusted_proxies,
         } => {
             serve::serve(serve::ServeCommand {
                 bind,
@@ -128,6 +129,7 @@ async fn run(
                 memory_budget,
                 replicas,
                 replica_max_lag,
+                trusted_proxies,
             })
             .await?;
             Ok(Done::All)

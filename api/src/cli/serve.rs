@@ -27,6 +27,7 @@ pub struct ServeCommand {
     pub memory_budget: u64,
     pub replicas: Vec<String>,
     pub replica_max_lag: f64,
+    pub trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 /// Runs the service until a stop signal; the private cluster it started,
@@ -73,6 +74,7 @@ pub async fn serve(command: ServeCommand) -> anyhow::Result<()> {
             command.replica_max_lag,
             command.pool_size,
         )?,
+        trusted_proxies: command.trusted_proxies,
     };
     let bind = command.bind;
     let application = Application::build_with(

@@ -144,11 +144,7 @@ pub async fn stream_game_events(
         }),
         _ => None,
     };
-    let client = StreamClient::of(
-        game_id,
-        &viewer,
-        request.peer_addr().map(|address| address.ip()),
-    );
+    let client = StreamClient::of(game_id, &viewer, state.trusted_proxies.client_of(&request));
     let follower = state.service.follow(game_id, viewer, client, after).await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/event-stream"))

@@ -75,7 +75,7 @@ impl Follower {
             } else {
                 match self.reader.folds.cached(self.game_id) {
                     Some(fold) if fold.head.version() > self.position => fold,
-                    _ => self.reader.newest(self.game_id).await?,
+                    _ => self.reader.caught_up(self.game_id).await?,
                 }
             }
         };

@@ -306,7 +306,7 @@ impl Live {
         // Subscribed before the first read, so that no append after it can
         // go unnoticed.
         let subscription = self.subscribe(game_id);
-        let latest = reader.latest(game_id).await?;
+        let latest = reader.caught_up(game_id).await?;
         let version = latest.head.version();
         if after > version {
             return Err(ServiceError::invalid(

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use super::{
     beside_pg_ctl, io_error, write_password_file, ClusterError, Durability, PrivateCluster,
-    OWNER_ROLE, PORT, SECURE_HBA_REPLICATING,
+    SECURE_HBA_REPLICATING,
 };
 
 /// How long the primary is given to load a `pg_hba.conf` that allows the
@@ -45,7 +45,7 @@ impl PrivateCluster {
     /// keeps it in the standby's `primary_conninfo`, inside its data
     /// directory, closed to everyone else.
     fn base_backup_into(&self, standby: &PrivateCluster) -> Result<(), ClusterError> {
-        let args = [
+        let mut args = vec![
             "-D".to_string(),
             standby.pgdata.display().to_string(),
             "-R".into(),
@@ -53,14 +53,9 @@ impl PrivateCluster {
             "stream".into(),
             "-c".into(),
             "fast".into(),
-            "-h".into(),
-            self.socket_dir.display().to_string(),
-            "-p".into(),
-            PORT.to_string(),
-            "-U".into(),
-            OWNER_ROLE.into(),
             "-w".into(),
         ];
+        args.extend(self.as_owner());
         let started = std::time::Instant::now();
         loop {
             let output = standby
@@ -98,17 +93,6 @@ impl PrivateCluster {
         if std::fs::read_to_string(&hba).is_ok_and(|text| text == SECURE_HBA_REPLICATING) {
             return Ok(());
         }
-        let partial = hba.with_extension("conf.partial");
-        std::fs::write(&partial, SECURE_HBA_REPLICATING).map_err(io_error(&partial))?;
-        self.give_to_postgres(&partial, 0o600)?;
-        std::fs::rename(&partial, &hba).map_err(io_error(&hba))?;
-        self.run(
-            "pg_ctl",
-            &[
-                "reload".into(),
-                "-D".into(),
-                self.pgdata.display().to_string(),
-            ],
-        )
+        self.install_hba(SECURE_HBA_REPLICATING)
     }
 }
