@@ -224,8 +224,11 @@ start_instance() {
     fi
     # The connection strings hold passwords: given in the environment
     # (readable by this user and root only), never in arguments (`ps`).
+    # nginx, on this machine, is the proxy whose X-Forwarded-For the
+    # instances believe: spectators' streams are then limited per client,
+    # not all together as nginx's one address.
     env "${env[@]}" "$UMPIRE" serve --bind "127.0.0.1:${INSTANCE_PORTS[$((n - 1))]}" \
-        --admin-token-file "$RUN_DIR/secrets/admin-token" "${INSTANCE_ARGS[@]}" \
+        --admin-token-file "$RUN_DIR/secrets/admin-token" --trusted-proxy 127.0.0.1 "${INSTANCE_ARGS[@]}" \
         >>"$dir/server.log" 2>&1 &
     echo $! >"$dir/pid"
     local deadline=$((SECONDS + 120))
