@@ -21,6 +21,8 @@
 #   * the instances mark the stopped standby down, cost no request while it
 #     is away (every request of the clients answered), and read from it
 #     again by themselves once it is back;
+#   * spectators behind nginx are counted apart (--trusted-proxy): one
+#     holding all the streams it may does not keep another from opening one;
 #   * the instances served reads from the standby
 #     (umpire_reads_total{target="standby-…"} on their /metrics);
 #   * no panic in any instance's log.
@@ -58,8 +60,11 @@ export UMPIRE_DEPLOY_PORT UMPIRE_DEPLOY_INSTANCE_PORTS
 UMPIRE_DEPLOY_PORT="$(free_port)"
 UMPIRE_DEPLOY_INSTANCE_PORTS="$(free_port) $(free_port)"
 CLIENTS_PID=
+SPECTATOR_PIDS=()
 cleanup() {
     [[ -n "$CLIENTS_PID" ]] && kill "$CLIENTS_PID" 2>/dev/null || true
+    local pid
+    for pid in "${SPECTATOR_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
     local n
     for n in 1 2; do
         [[ -f "$RUN_DIR/instance-$n/server.log" ]] && cp "$RUN_DIR/instance-$n/server.log" "$OUT/instance-$n.log"
@@ -205,6 +210,38 @@ check "the instances served reads from the standby: umpire_reads_total{target=\"
 for n in 1 2; do
     note "instance $n at the end: $(curl -s "$(instance_url "$n")/metrics" | grep -E '^umpire_(reads_total|standby_skips_total|standby_up)' | tr '\n' ' ')"
 done
+
+# Spectators behind nginx are told apart by the address nginx forwards
+# (--trusted-proxy): one spectator (from 127.0.0.2) opening 40 streams of a
+# game in progress is refused some (each instance lets it hold 16), and
+# another spectator (from 127.0.0.3) still gets one. Were the instances to
+# count nginx's own address, the second would be refused too.
+game_json="$(curl -s -X POST "$DEPLOY_URL/v1/games" -H "authorization: Bearer $(cat "$RUN_DIR/secrets/admin-token")" \
+    -H 'content-type: application/json' -d '{"game": "treeblox", "seed": 7}')"
+game_id="$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["id"])' "$game_json")"
+mkdir -p "$WORK_DIR/spectators"
+SPECTATOR_PIDS=()
+open_stream() { # open_stream ADDRESS NAME: a spectator's stream from ADDRESS, its head in NAME
+    curl -s -N -o /dev/null -D "$WORK_DIR/spectators/$2" --interface "$1" --max-time 300 \
+        "$DEPLOY_URL/v1/games/$game_id/stream" &
+    SPECTATOR_PIDS+=($!)
+}
+status_of() { head -n 1 "$WORK_DIR/spectators/$1" 2>/dev/null | awk '{ print $2 }'; }
+for i in $(seq 1 40); do open_stream 127.0.0.2 "first-$i"; done
+answered() { local i; for i in $(seq 1 40); do [[ -n "$(status_of "first-$i")" ]] || return 1; done; }
+poll 120 answered || true
+refused=0; opened=0
+for i in $(seq 1 40); do
+    case "$(status_of "first-$i")" in 429) refused=$((refused + 1)) ;; 200) opened=$((opened + 1)) ;; esac
+done
+open_stream 127.0.0.3 second
+second_answered() { [[ -n "$(status_of second)" ]]; }
+poll 60 second_answered || true
+check "through nginx, spectators are counted apart: one opening 40 streams got $opened and $refused refused (429), another then got $(status_of second)" \
+    "$(ok test "$refused" -gt 0 -a "$opened" -le 32 -a "$(status_of second)" = 200)"
+for pid in "${SPECTATOR_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+for pid in "${SPECTATOR_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+SPECTATOR_PIDS=()
 
 panics=0
 for n in 1 2; do
