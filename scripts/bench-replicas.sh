@@ -145,7 +145,7 @@ for config in without with; do
         primary_before="$(cluster_cpu primary)"; standby_before="$(cluster_cpu standby)"
         wall_before="$(date +%s.%N)"
         WRK_PIDS=()
-        READS_FILE="$WORK_DIR/reads.tsv" wrk -t8 -c8 -d"${duration}s" --timeout 10s -s "$here/state-at.lua" \
+        LOAD_DIR="$here" READS_FILE="$WORK_DIR/reads.tsv" wrk -t8 -c8 -d"${duration}s" --timeout 10s -s "$here/state-at.lua" \
             "$(instance_url 2)" >"$WORK_DIR/reads.out" 2>&1 &
         WRK_PIDS+=($!)
         if [[ "$phase" == mixed ]]; then

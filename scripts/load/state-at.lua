@@ -2,7 +2,9 @@
 -- game a line, `game_id <TAB> version` (its last version); each request
 -- picks a game and a version in 1..version at random (seeded per thread,
 -- so runs repeat) and asks GET /v1/games/{id}/state?at=N as a spectator.
--- Prints one RESULT line like report.lua's.
+-- Prints report.lua's RESULT line.
+
+dofile(os.getenv("LOAD_DIR") .. "/report.lua")
 
 local counter = 0
 
@@ -23,12 +25,4 @@ end
 function request()
   local game = games[math.random(#games)]
   return wrk.format("GET", "/v1/games/" .. game[1] .. "/state?at=" .. math.random(game[2]))
-end
-
-function done(summary, latency, requests)
-  io.write(string.format(
-    "RESULT requests=%d non_2xx=%d duration_us=%d p50_us=%d p99_us=%d mean_us=%.0f errors_connect=%d errors_timeout=%d\n",
-    summary.requests, summary.errors.status, summary.duration,
-    latency:percentile(50), latency:percentile(99), latency.mean,
-    summary.errors.connect, summary.errors.timeout))
 end
