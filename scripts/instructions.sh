@@ -6,6 +6,7 @@
 #
 #   scripts/instructions.sh                      # the current release build
 #   UMPIRE_BIN=/tmp/umpire-before scripts/instructions.sh
+#   CALLGRIND_KEEP=/tmp/action.out scripts/instructions.sh   # and keep the dump
 #
 # It starts the service under callgrind (its PostgreSQL runs natively),
 # plans games with scripts/load/driver.py, replays 200 submissions to warm
@@ -54,6 +55,8 @@ python3 "$here/replay.py" "$BASE_URL" "$WORK_DIR/plan-0.tsv" "$WARM_UP" "$ACTION
 callgrind_control -d "$SERVER_PID" >/dev/null 2>&1
 dump="$out.$SERVER_PID.1"
 for _ in $(seq 50); do [[ -s "$dump" ]] && break; sleep 0.2; done
+# CALLGRIND_KEEP=PATH keeps the action path's dump there, for callgrind_annotate.
+[[ -n "${CALLGRIND_KEEP:-}" ]] && cp "$dump" "$CALLGRIND_KEEP"
 totals="$(callgrind_annotate --inclusive=yes "$dump" 2>/dev/null)"
 all="$(awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }' <<<"$totals")"
 sha="$(awk '/sha2::sha256::compress256/ { gsub(",", "", $1); print $1; exit }' <<<"$totals")"
