@@ -6,6 +6,7 @@
 #
 #   scripts/instructions.sh                      # the current release build
 #   UMPIRE_BIN=/tmp/umpire-before scripts/instructions.sh
+#   CALLGRIND_KEEP=/tmp/action.out scripts/instructions.sh   # and keep the dump
 #
 # It starts the service under callgrind (its PostgreSQL runs natively),
 # plans games with scripts/load/driver.py, replays 200 submissions to warm
@@ -20,7 +21,11 @@
 # (api/examples/stream_readers.rs, natively), those submissions replayed,
 # and the instructions per action above the count without streams printed,
 # per action and per event delivered (issue 16: what the streams cost the
-# action path, without the machine's noise; the kernel's sends not seen).
+# action path, without the machine's noise; the kernel's sends not seen);
+# then the same events delivered to the same readers by the streams'
+# ceiling (api/examples/stream_ceiling.rs: actix's SSE path writing events
+# rendered beforehand, no store, no redaction), and the ratio of the two
+# per event delivered (issue 35's target: <= 1.5).
 #
 # Then the same for the stack's own ceiling (api/examples/stack_ceiling.rs:
 # actix-web and the service's pool doing one event-sized INSERT per request,
@@ -41,7 +46,8 @@ printf '#!/bin/sh\nexec valgrind --tool=callgrind --callgrind-out-file=%s.%%p %s
     "$out" "$binary" >"$wrapper"
 chmod +x "$wrapper"
 log "starting $binary under callgrind (slow)"
-start_server "$wrapper" "$WORK_DIR/data"
+# Every reader of the stream figures comes from one address: no per-client cap.
+start_server "$wrapper" "$WORK_DIR/data" --max-streams-per-client 100000
 here="$REPO_ROOT/scripts/load"
 planned=$((WARM_UP + ACTIONS))
 [[ -n "${STREAMS:-}" ]] && planned=$((WARM_UP + 2 * ACTIONS))
@@ -54,12 +60,21 @@ python3 "$here/replay.py" "$BASE_URL" "$WORK_DIR/plan-0.tsv" "$WARM_UP" "$ACTION
 callgrind_control -d "$SERVER_PID" >/dev/null 2>&1
 dump="$out.$SERVER_PID.1"
 for _ in $(seq 50); do [[ -s "$dump" ]] && break; sleep 0.2; done
+# CALLGRIND_KEEP=PATH keeps the action path's dump there, for callgrind_annotate.
+[[ -n "${CALLGRIND_KEEP:-}" ]] && cp "$dump" "$CALLGRIND_KEEP"
 totals="$(callgrind_annotate --inclusive=yes "$dump" 2>/dev/null)"
 all="$(awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }' <<<"$totals")"
 sha="$(awk '/sha2::sha256::compress256/ { gsub(",", "", $1); print $1; exit }' <<<"$totals")"
 awk -v all="$all" -v sha="${sha:-0}" -v n="$ACTIONS" -v bin="$binary" 'BEGIN {
     printf "instructions per action: %.0f in all, %.0f without SHA-256 compression (%s, %d actions)\n",
         all / n, (all - sha) / n, bin, n }'
+
+# counted_instructions DUMP: the program's total from a callgrind dump.
+counted_instructions() {
+    local dump="$1"
+    for _ in $(seq 50); do [[ -s "$dump" ]] && break; sleep 0.2; done
+    callgrind_annotate "$dump" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }'
+}
 
 if [[ -n "${STREAMS:-}" ]]; then
     log "building the stream readers (api/examples/stream_readers.rs)"
@@ -87,13 +102,13 @@ PY
     readers_pid=$!
     exec 3>"$WORK_DIR/readers-control"
     { cat "$WORK_DIR/follows"; echo; } >&3
-    for _ in $(seq 600); do grep -q '^ready$' "$WORK_DIR/arrivals" && break; sleep 0.5; done
+    for _ in $(seq 2400); do grep -q '^ready$' "$WORK_DIR/arrivals" && break; sleep 0.5; done
     grep -q '^ready$' "$WORK_DIR/arrivals" || die "the $streams streams did not all open"
     callgrind_control -z "$SERVER_PID" >/dev/null 2>&1
     echo go >&3
     log "replaying $ACTIONS more submissions with $streams streams following their games"
     python3 "$here/replay.py" "$BASE_URL" "$WORK_DIR/plan-0.tsv" $((WARM_UP + ACTIONS)) "$ACTIONS"
-    sleep 5 # the last deliveries, slow under valgrind
+    sleep 20 # the last deliveries, slow under valgrind
     callgrind_control -d "$SERVER_PID" >/dev/null 2>&1
     echo stop >&3
     exec 3>&-
@@ -106,14 +121,113 @@ PY
         extra = (with - without) / n
         printf "instructions per action with %d streams following the games: %.0f, %.0f more than without\n", streams, with / n, extra
         printf "events delivered: %d (%.1f per action), %.0f instructions each\n", events, events / n, extra * n / events }'
-fi
+    stream_extra_per_event=$(awk -v with="$with_streams" -v without="$all" -v events="$delivered" \
+        'BEGIN { printf "%.0f", (with - without) / events }')
 
-# counted_instructions DUMP: the program's total from a callgrind dump.
-counted_instructions() {
-    local dump="$1"
-    for _ in $(seq 50); do [[ -s "$dump" ]] && break; sleep 0.2; done
-    callgrind_annotate "$dump" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }'
-}
+    # The streams' ceiling (api/examples/stream_ceiling.rs): the same SSE
+    # framing over actix, handed each action's events already rendered, no
+    # store, no redaction. It is given what the streams above delivered:
+    # each game's events of those submissions as a spectator reads them
+    # (with the game and a status: the stream's message), one append per
+    # submission (an action's events share their time), to the same
+    # readers; and once more to games no one follows, so that what the
+    # readers cost is the difference, as above.
+    log "building the stream ceiling (api/examples/stream_ceiling.rs)"
+    (cd "$REPO_ROOT" && cargo build --release -p umpire-api --example stream_ceiling >&2)
+    python3 - "$BASE_URL" "$WORK_DIR/plan-0.tsv" $((WARM_UP + ACTIONS)) "$ACTIONS" \
+        "$WORK_DIR/stream-ceiling-" <<'PY'
+import json
+import sys
+import urllib.request
+
+base, plan, start, count, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+lines = open(plan, encoding="utf-8").read().splitlines()[start:start + count]
+games = [line.split("\t", 1)[0].split("/")[3] for line in lines]
+
+def get(path):
+    with urllib.request.urlopen(base + path) as answer:
+        return json.load(answer)
+
+batches: dict[str, list[list[str]]] = {}
+setup: dict[str, list[str]] = {}
+for game in dict.fromkeys(games):
+    status = get(f"/v1/games/{game}")["status"]
+    events, after = [], 0
+    while True:
+        page = get(f"/v1/games/{game}/events?after={after}&limit=1000")
+        events += page["events"]
+        if page.get("next_after") is None:
+            break
+        after = page["next_after"]
+    groups: list[list[str]] = []
+    last_time = None
+    for event in events:
+        data = json.dumps({"game": page["game"], **event, "status": status},
+                          separators=(",", ":"), ensure_ascii=False)
+        if event["recorded_at"] != last_time:
+            groups.append([])
+            last_time = event["recorded_at"]
+        groups[-1].append(data)
+    played = games.count(game)
+    setup[game] = [data for group in groups[:-played] for data in group]
+    batches[game] = groups[-played:]
+
+def line(game, events):
+    return f"/v1/games/{game}/actions\t-\t" + json.dumps({"events": events}, separators=(",", ":"))
+
+with open(out + "setup.tsv", "w", encoding="utf-8") as lines_out:
+    for game, events in setup.items():
+        lines_out.write(line(game, events) + "\n")
+taken = {game: 0 for game in batches}
+followed, quiet = [], []
+for game in games:
+    events = batches[game][taken[game]]
+    taken[game] += 1
+    followed.append(line(game, events))
+    quiet.append(line(game + "-quiet", events))
+open(out + "followed.tsv", "w", encoding="utf-8").write("\n".join(followed) + "\n")
+open(out + "quiet.tsv", "w", encoding="utf-8").write("\n".join(quiet) + "\n")
+PY
+    stream_port="$(free_port)"
+    stream_url="http://127.0.0.1:$stream_port"
+    stream_out="$WORK_DIR/callgrind-stream-ceiling.out"
+    valgrind --tool=callgrind --callgrind-out-file="$stream_out.%p" \
+        "${CARGO_TARGET_DIR:-$REPO_ROOT/target}/release/examples/stream_ceiling" "127.0.0.1:$stream_port" \
+        >>"$WORK_DIR/stream-ceiling.log" 2>&1 &
+    stream_pid=$!
+    for _ in $(seq 300); do
+        curl -s -o /dev/null --max-time 1 "$stream_url/" && break
+        sleep 0.2
+    done
+    python3 "$here/replay.py" "$stream_url" "$WORK_DIR/stream-ceiling-setup.tsv" 0 \
+        "$(wc -l <"$WORK_DIR/stream-ceiling-setup.tsv")"
+    mkfifo "$WORK_DIR/ceiling-readers-control"
+    "$readers" 127.0.0.1 "$stream_port" <"$WORK_DIR/ceiling-readers-control" >"$WORK_DIR/ceiling-arrivals" &
+    ceiling_readers_pid=$!
+    exec 4>"$WORK_DIR/ceiling-readers-control"
+    { cat "$WORK_DIR/follows"; echo; } >&4
+    for _ in $(seq 2400); do grep -q '^ready$' "$WORK_DIR/ceiling-arrivals" && break; sleep 0.5; done
+    grep -q '^ready$' "$WORK_DIR/ceiling-arrivals" || die "the stream ceiling's $streams streams did not all open"
+    callgrind_control -z "$stream_pid" >/dev/null 2>&1
+    python3 "$here/replay.py" "$stream_url" "$WORK_DIR/stream-ceiling-quiet.tsv" 0 "$ACTIONS"
+    callgrind_control -d "$stream_pid" >/dev/null 2>&1
+    echo go >&4
+    python3 "$here/replay.py" "$stream_url" "$WORK_DIR/stream-ceiling-followed.tsv" 0 "$ACTIONS"
+    sleep 20
+    callgrind_control -d "$stream_pid" >/dev/null 2>&1
+    echo stop >&4
+    exec 4>&-
+    wait "$ceiling_readers_pid"
+    ceiling_delivered=$(grep -c -v -e '^ready$' -e '^end$' "$WORK_DIR/ceiling-arrivals" || true)
+    ceiling_quiet="$(counted_instructions "$stream_out.$stream_pid.1")"
+    ceiling_followed="$(counted_instructions "$stream_out.$stream_pid.2")"
+    kill "$stream_pid" 2>/dev/null || true
+    awk -v quiet="$ceiling_quiet" -v followed="$ceiling_followed" -v events="$ceiling_delivered" \
+        -v service="$stream_extra_per_event" -v served="$delivered" 'BEGIN {
+        ceiling = (followed - quiet) / events
+        printf "stream ceiling: events delivered: %d (the service: %d), %.0f instructions each\n", events, served, ceiling
+        printf "streams per event delivered / stream ceiling: %.2f (target <= 1.5)\n", service / ceiling }'
+fi
 
 export PGPASSFILE="$WORK_DIR/data/pgpass"
 psql_admin() { "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$WORK_DIR/data/socket" -U umpire "$@"; }

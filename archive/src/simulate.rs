@@ -83,6 +83,7 @@ impl LogBuilder {
                 recorded_at: recorded_at.clone(),
                 prev_hash,
                 hash: String::new(),
+                encoded: Default::default(),
             };
             event.hash = event.chain_link(&self.game_id).hash();
             self.events.push(event);

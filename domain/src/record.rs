@@ -10,7 +10,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::chain::{ChainLink, GENESIS_HASH};
+use crate::chain::{CanonicalJson, ChainLink, GENESIS_HASH};
 
 /// One event as recorded in a game's log, with its place in the hash chain.
 /// Field for field what the event store keeps and an archive carries.
@@ -39,6 +39,31 @@ pub struct RecordedEvent {
     pub recorded_at: String,
     pub prev_hash: String,
     pub hash: String,
+    /// The payload and action as the append encoded them for the hash (see
+    /// [`Encoded`]); empty for an event read back or imported.
+    #[serde(skip)]
+    pub encoded: Encoded,
+}
+
+/// The canonical JSON of an appended event's payload and action
+/// ([`CanonicalJson`]), made once by the store's append for the hash and
+/// kept with the event, so that the store, the answer and the live streams
+/// are handed the same bytes rather than encoding the event again. Set only
+/// where the event is linked into the chain, from the payload and action it
+/// carries, and never changed after; an event read back from the store or
+/// an archive has none (it is encoded from its values where needed, and
+/// the chain is always verified from the values). It is a cache, not part
+/// of the record: it never makes two events unequal.
+#[derive(Debug, Clone, Default)]
+pub struct Encoded {
+    pub payload: Option<CanonicalJson>,
+    pub action: Option<CanonicalJson>,
+}
+
+impl PartialEq for Encoded {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl RecordedEvent {
@@ -205,6 +230,7 @@ mod tests {
                     .last()
                     .map_or(GENESIS_HASH.to_string(), |e| e.hash.clone()),
                 hash: String::new(),
+                encoded: Encoded::default(),
             };
             event.hash = event.chain_link("g").hash();
             events.push(event);

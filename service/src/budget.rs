@@ -304,14 +304,22 @@ pub(crate) fn event_bytes(event: &RecordedEvent, action_shared: bool) -> usize {
     .iter()
     .map(|text| allocation(text.capacity()))
     .sum::<usize>();
+    // The canonical JSON an appended event carries (its payload's, and its
+    // action's, which the events of one action share).
+    let encoded = |json: Option<&umpire_domain::chain::CanonicalJson>| {
+        json.map_or(0, |json| allocation(16 + json.as_str().len()))
+    };
     let action = if action_shared {
         0
     } else {
-        allocation(16 + std::mem::size_of::<Value>()) + value_heap_bytes(&event.action)
+        allocation(16 + std::mem::size_of::<Value>())
+            + value_heap_bytes(&event.action)
+            + encoded(event.encoded.action.as_ref())
     };
     allocation(16 + std::mem::size_of::<RecordedEvent>())
         + strings
         + value_heap_bytes(&event.payload)
+        + encoded(event.encoded.payload.as_ref())
         + action
 }
 

@@ -8,7 +8,8 @@ use umpire_domain::clock::ClockSettings;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use umpire_domain::erased::{event_type, StatusJson};
+use umpire_domain::chain::CanonicalJson;
+use umpire_domain::erased::StatusJson;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -123,18 +124,59 @@ pub struct EventEnvelope {
     pub recorded_at: String,
     pub rules_version: u32,
     #[schema(value_type = AnyEvent)]
-    pub payload: Value,
+    pub payload: AnswerJson,
     /// The action that caused the event: shown to the umpire and to the seat
     /// that sent it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<AnyAction>)]
-    pub action: Option<Arc<Value>>,
+    pub action: Option<AnswerJson>,
     /// Hash chain links, umpire only: a hash over a hidden payload could be
     /// matched against guesses.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prev_hash: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hash: Option<String>,
+}
+
+/// A payload or action in an answer: the canonical JSON the append encoded
+/// for the hash (written as it is: the event is not encoded again), or a
+/// value (a redacted event, or one read back from the store). Either
+/// reads back as a value.
+#[derive(Debug, Clone)]
+pub enum AnswerJson {
+    Encoded(CanonicalJson),
+    Shared(Arc<Value>),
+    Value(Value),
+}
+
+impl AnswerJson {
+    /// The JSON as a value (decoded again from an encoding: for tests and
+    /// the rare reader that looks inside, never on the answer's path).
+    pub fn to_value(&self) -> Value {
+        match self {
+            AnswerJson::Encoded(json) => {
+                serde_json::from_str(json.as_str()).expect("canonical JSON is JSON")
+            }
+            AnswerJson::Shared(value) => Value::clone(value),
+            AnswerJson::Value(value) => value.clone(),
+        }
+    }
+}
+
+impl Serialize for AnswerJson {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            AnswerJson::Encoded(json) => json.serialize(serializer),
+            AnswerJson::Shared(value) => value.serialize(serializer),
+            AnswerJson::Value(value) => value.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for AnswerJson {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Value::deserialize(deserializer).map(AnswerJson::Value)
+    }
 }
 
 /// One event of a live stream (`data:` of an SSE message whose `id:` is
@@ -153,74 +195,6 @@ pub struct StreamEvent {
     pub event: EventEnvelope,
     /// Who must act, the phase and whether the game is over, after this event.
     pub status: StatusJson,
-}
-
-/// An [`EventEnvelope`] borrowed from the stored event it shows: what a
-/// live stream writes, without copying a payload shown whole.
-#[derive(Debug)]
-pub(crate) struct ShownEvent<'a> {
-    pub seq: u64,
-    pub actor: &'a str,
-    pub recorded_at: &'a str,
-    pub rules_version: u32,
-    pub payload: Cow<'a, Value>,
-    pub action: Option<&'a Arc<Value>>,
-    pub prev_hash: Option<&'a str>,
-    pub hash: Option<&'a str>,
-}
-
-impl ShownEvent<'_> {
-    pub fn into_envelope(self) -> EventEnvelope {
-        EventEnvelope {
-            seq: self.seq,
-            event_type: event_type(&self.payload).to_string(),
-            actor: self.actor.to_string(),
-            recorded_at: self.recorded_at.to_string(),
-            rules_version: self.rules_version,
-            action: self.action.cloned(),
-            prev_hash: self.prev_hash.map(str::to_string),
-            hash: self.hash.map(str::to_string),
-            payload: self.payload.into_owned(),
-        }
-    }
-
-    /// The [`StreamEvent`] of this event in `game`, as it is written.
-    pub fn streamed<'a>(&'a self, game: &'a str, status: &'a StatusJson) -> impl Serialize + 'a {
-        StreamEventFields {
-            game,
-            seq: self.seq,
-            event_type: event_type(&self.payload),
-            actor: self.actor,
-            recorded_at: self.recorded_at,
-            rules_version: self.rules_version,
-            payload: &self.payload,
-            action: self.action.map(Arc::as_ref),
-            prev_hash: self.prev_hash,
-            hash: self.hash,
-            status,
-        }
-    }
-}
-
-/// A [`StreamEvent`] as a live stream writes it: `game`, the envelope's
-/// fields, then `status`.
-#[derive(Serialize)]
-struct StreamEventFields<'a> {
-    game: &'a str,
-    seq: u64,
-    #[serde(rename = "type")]
-    event_type: &'a str,
-    actor: &'a str,
-    recorded_at: &'a str,
-    rules_version: u32,
-    payload: &'a Value,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    action: Option<&'a Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    prev_hash: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    hash: Option<&'a str>,
-    status: &'a StatusJson,
 }
 
 /// The last message of a live stream (SSE `event: end`): why the server
@@ -394,8 +368,10 @@ mod tests {
                 actor: "seat:dark".into(),
                 recorded_at: "2026-11-25T03:06:07.500000Z".into(),
                 rules_version: 1,
-                payload: json!({"type": "cube_placed", "cell": "a1", "note": "quote \" here"}),
-                action: Some(Arc::new(json!({"type": "grow"}))),
+                payload: AnswerJson::Value(
+                    json!({"type": "cube_placed", "cell": "a1", "note": "quote \" here"}),
+                ),
+                action: Some(AnswerJson::Shared(Arc::new(json!({"type": "grow"})))),
                 prev_hash: Some("ab".repeat(32)),
                 hash: Some("cd".repeat(32)),
             },
@@ -415,48 +391,6 @@ mod tests {
             assert_eq!(written, flattened(&event));
             let read: StreamEvent = serde_json::from_str(&written).unwrap();
             assert_eq!(serde_json::to_string(&read).unwrap(), written);
-        }
-    }
-
-    /// Given an event as a viewer is shown it, borrowed from the stored
-    /// event, a live stream writes exactly the stream event of its envelope.
-    #[test]
-    fn a_shown_event_is_streamed_as_the_stream_event_of_its_envelope() {
-        let action = Arc::new(json!({"type": "grow", "cells": ["a1", "b2"]}));
-        let payload = json!({"type": "cube_placed", "cell": "a1", "note": "quote \" here"});
-        let status = StatusJson {
-            phase: "growth".into(),
-            finished: true,
-            to_act: vec![],
-            clock: None,
-        };
-        let umpires = ShownEvent {
-            seq: 12,
-            actor: "seat:dark",
-            recorded_at: "2026-11-25T03:06:07.500000Z",
-            rules_version: 2,
-            payload: Cow::Borrowed(&payload),
-            action: Some(&action),
-            prev_hash: Some("ef"),
-            hash: Some("01"),
-        };
-        let hidden = ShownEvent {
-            payload: Cow::Owned(json!({"type": "hidden"})),
-            action: None,
-            prev_hash: None,
-            hash: None,
-            actor: "hidden",
-            ..umpires
-        };
-        for shown in [umpires, hidden] {
-            let streamed = serde_json::to_string(&shown.streamed("treeblox", &status)).unwrap();
-            let event = StreamEvent {
-                game: "treeblox".into(),
-                event: shown.into_envelope(),
-                status: status.clone(),
-            };
-            assert_eq!(streamed, serde_json::to_string(&event).unwrap());
-            assert!(streamed.contains(&format!("\"type\":\"{}\"", event.event.event_type)));
         }
     }
 }

@@ -14,8 +14,8 @@ use std::sync::Arc;
 use chrono::{DateTime, SubsecRound, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use umpire_domain::chain::GENESIS_HASH;
-use umpire_domain::record::format_recorded_at;
+use umpire_domain::chain::{CanonicalJson, GENESIS_HASH};
+use umpire_domain::record::{format_recorded_at, Encoded};
 use umpire_domain::RecordedEvent;
 use uuid::Uuid;
 
@@ -153,6 +153,12 @@ pub(crate) struct LinkedAppend {
 }
 
 /// Links `events` into the chain after `head`, all recorded now.
+///
+/// Each event's payload is encoded once here, in the canonical form the
+/// hash covers, and each action once for all the events it made; the hash
+/// is taken over those bytes, and they travel with the event
+/// ([`RecordedEvent::encoded`]) to the store's statement, the answer and
+/// the live streams, which write them as they are.
 pub(crate) fn link_events(
     head: &Head,
     events: Vec<NewEvent>,
@@ -165,7 +171,18 @@ pub(crate) fn link_events(
     let recorded_at_text = format_recorded_at(&recorded_at);
     let mut prev_hash = head.hash.clone();
     let mut linked = Vec::with_capacity(events.len());
+    // The events of one action share it: encoded once for them all.
+    let mut action_encoded: Option<(Arc<Value>, CanonicalJson)> = None;
     for (offset, event) in events.into_iter().enumerate() {
+        let action_json = match &action_encoded {
+            Some((action, json)) if Arc::ptr_eq(action, &event.action) => json.clone(),
+            _ => {
+                let json = CanonicalJson::encode(&event.action);
+                action_encoded = Some((Arc::clone(&event.action), json.clone()));
+                json
+            }
+        };
+        let payload_json = CanonicalJson::encode(&event.payload);
         let mut record = RecordedEvent {
             seq: head.version + offset as u64 + 1,
             event_type: event.event_type,
@@ -177,8 +194,15 @@ pub(crate) fn link_events(
             recorded_at: recorded_at_text.clone(),
             prev_hash,
             hash: String::new(),
+            encoded: Encoded::default(),
         };
-        record.hash = record.chain_link(&game_id_text).hash();
+        record.hash = record
+            .chain_link(&game_id_text)
+            .hash_encoded(&payload_json, &action_json);
+        record.encoded = Encoded {
+            payload: Some(payload_json),
+            action: Some(action_json),
+        };
         prev_hash = record.hash.clone();
         linked.push(record);
     }

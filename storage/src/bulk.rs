@@ -363,6 +363,7 @@ impl EventStore {
                             recorded_at: format_recorded_at(&row.try_get(7)?),
                             prev_hash: row.try_get(8)?,
                             hash: row.try_get(9)?,
+                            encoded: Default::default(),
                             decided_at: version_of(row.try_get(10)?),
                         })
                     })

@@ -19,9 +19,12 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use bytes::{BufMut, BytesMut};
 use chrono::{DateTime, Utc};
 use parking_lot::Mutex;
 use tokio::sync::oneshot;
+use tokio_postgres::types::{to_sql_checked, IsNull, ToSql, Type};
+use umpire_domain::chain::CanonicalJson;
 use uuid::Uuid;
 
 use crate::append::LinkedAppend;
@@ -299,10 +302,14 @@ pub(crate) async fn insert_appends(
     let games: Vec<Uuid> = rows().map(|(a, _)| a.game_id).collect();
     let seqs: Vec<i64> = rows().map(|(_, e)| e.seq as i64).collect();
     let types: Vec<&str> = rows().map(|(_, e)| e.event_type.as_str()).collect();
-    let payloads: Vec<&serde_json::Value> = rows().map(|(_, e)| &e.payload).collect();
+    let payloads: Vec<Jsonb> = rows()
+        .map(|(_, e)| Jsonb::of(e.encoded.payload.as_ref(), &e.payload))
+        .collect();
     let actors: Vec<&str> = rows().map(|(_, e)| e.actor.as_str()).collect();
-    let actions: Vec<Option<&serde_json::Value>> = rows()
-        .map(|(_, e)| (!e.action.is_null()).then_some(e.action.as_ref()))
+    let actions: Vec<Option<Jsonb>> = rows()
+        .map(|(_, e)| {
+            (!e.action.is_null()).then(|| Jsonb::of(e.encoded.action.as_ref(), &e.action))
+        })
         .collect();
     let rules_versions: Vec<i32> = rows().map(|(_, e)| e.rules_version as i32).collect();
     let recorded_ats: Vec<DateTime<Utc>> = rows().map(|(a, _)| a.recorded_at).collect();
@@ -353,4 +360,49 @@ pub(crate) async fn insert_appends(
             ],
         )
         .await
+}
+
+/// A jsonb parameter of the append: an event's payload or action as the
+/// append encoded it for the hash ([`CanonicalJson`]), sent in jsonb's
+/// binary form — its version byte, then that JSON — without encoding the
+/// value again; or, for an event that carries no encoding, the value.
+#[derive(Debug)]
+enum Jsonb<'a> {
+    Encoded(&'a CanonicalJson),
+    Value(&'a serde_json::Value),
+}
+
+impl<'a> Jsonb<'a> {
+    fn of(encoded: Option<&'a CanonicalJson>, value: &'a serde_json::Value) -> Jsonb<'a> {
+        match encoded {
+            Some(json) => Jsonb::Encoded(json),
+            None => Jsonb::Value(value),
+        }
+    }
+}
+
+/// The version of jsonb's binary form, before the JSON text.
+const JSONB_VERSION: u8 = 1;
+
+impl ToSql for Jsonb<'_> {
+    fn to_sql(
+        &self,
+        ty: &Type,
+        out: &mut BytesMut,
+    ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        match self {
+            Jsonb::Encoded(json) => {
+                out.put_u8(JSONB_VERSION);
+                out.put_slice(json.as_str().as_bytes());
+                Ok(IsNull::No)
+            }
+            Jsonb::Value(value) => value.to_sql(ty, out),
+        }
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        *ty == Type::JSONB
+    }
+
+    to_sql_checked!();
 }

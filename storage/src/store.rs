@@ -179,6 +179,7 @@ fn event_from_row(row: &tokio_postgres::Row) -> RecordedEvent {
         recorded_at: format_recorded_at(&recorded_at),
         prev_hash: row.get(7),
         hash: row.get(8),
+        encoded: Default::default(),
     }
 }
 

@@ -4,6 +4,7 @@
 //! (`tests/http/archives*.rs`).
 
 mod audit;
+pub mod earlier_builds;
 mod import;
 mod reading;
 mod replay;

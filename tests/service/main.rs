@@ -4,6 +4,7 @@
 #[path = "../archive/support.rs"]
 mod archive_support;
 mod archives;
+mod earlier_builds;
 mod games_ended_before_v8;
 mod limits;
 mod module_graph;

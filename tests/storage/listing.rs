@@ -150,6 +150,7 @@ fn finished_game(minutes: i64) -> (GameRecord, Vec<RecordedEvent>) {
         recorded_at: format_recorded_at(&created_at),
         prev_hash: "a".into(),
         hash: "b".into(),
+        encoded: Default::default(),
     };
     (record, vec![event])
 }

@@ -57,6 +57,7 @@ impl Table {
                 recorded_at: time(seconds),
                 prev_hash: String::new(),
                 hash: String::new(),
+                encoded: Default::default(),
             };
             self.game.apply_json(&event.payload).unwrap();
             clock::fold(&mut self.clock, &event, self.game.as_ref()).unwrap();
