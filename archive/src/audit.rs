@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 use umpire_domain::actor_label;
 use umpire_domain::clock::{self, Clock};
+use umpire_domain::erased::Malformed;
 use umpire_domain::{Actor, DynMatch, GameError, Registry, ScoreSummary, StatusJson, Viewer};
 use uuid::Uuid;
 
@@ -54,8 +55,10 @@ impl Ruling {
         }
     }
 
-    /// The ruling a game's refusal makes: its violation, or `malformed` for
-    /// an action the game cannot read.
+    /// The ruling a game's refusal makes: its violation; `invalid_action`
+    /// for an action the game cannot read, the code the service answers
+    /// and keeps such a refusal with (so that the audit upholds it rather
+    /// than count it disputed); `malformed` for anything else unreadable.
     pub(crate) fn of(error: &GameError) -> Ruling {
         match error {
             GameError::Violation(violation) => Ruling::new(
@@ -63,6 +66,10 @@ impl Ruling {
                 violation.message.clone(),
                 Some(violation.rule.to_string()),
             ),
+            GameError::Malformed {
+                what: Malformed::Action,
+                ..
+            } => Ruling::new("invalid_action".into(), error.to_string(), None),
             other => Ruling::malformed(other.to_string()),
         }
     }

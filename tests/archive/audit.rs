@@ -157,3 +157,27 @@ fn the_audit_reports_an_untouched_chain_break_by_seq() {
     let first = report.closing.first_failure.unwrap();
     assert_eq!((first.seq, first.cause), (7, Cause::HashMismatch));
 }
+
+/// An action the game cannot read is refused over HTTP with the code
+/// `invalid_action` (kept with the refusals), and the audit rules it the
+/// same way today: it agrees rather than being counted as disputed.
+#[test]
+fn an_unreadable_action_refused_as_invalid_is_upheld_by_the_audit() {
+    let mut archive = game_with_rejections("treeblox");
+    let first = &archive.events[first_action_seq(&archive) - 1];
+    archive
+        .rejections
+        .push(umpire_domain::record::RecordedRejection {
+            at_version: first.decided_at,
+            actor: first.actor.clone(),
+            action: serde_json::json!({"type": "no_such_action"}),
+            code: "invalid_action".into(),
+            message: "The action is not an action of treeblox.".into(),
+            rule: None,
+            rules_version: 1,
+            recorded_at: first.recorded_at.clone(),
+            repeats: 1,
+        });
+    let report = audit(&registry(), &archive).unwrap();
+    assert_eq!(report.closing.disputed_rejections, 0);
+}
