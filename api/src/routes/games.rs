@@ -71,6 +71,7 @@ pub async fn list_game_types(state: web::Data<AppState>) -> Result<HttpResponse,
     security((), ("bearer" = [])),
     responses(
         (status = 200, description = "The game", body = GameSummary),
+        (status = 400, description = "Bad min_version", body = ErrorBody),
         ReadingAGame,
     )
 )]
@@ -285,6 +286,7 @@ pub async fn list_game_events(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Legal actions for the caller", body = LegalActions),
+        (status = 400, description = "Bad min_version", body = ErrorBody),
         ActingInAGame,
     )
 )]
