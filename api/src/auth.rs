@@ -4,7 +4,7 @@
 use actix_web::http::header;
 use actix_web::HttpRequest;
 use umpire_domain::Viewer;
-use umpire_service::{access, GameService, ServiceError};
+use umpire_service::{access, Credential, GameService, ServiceError};
 use uuid::Uuid;
 
 use crate::error::ApiError;
@@ -43,6 +43,23 @@ pub async fn viewer(
 ) -> Result<Viewer<String>, ApiError> {
     match bearer_token(request) {
         Ok(token) => Ok(service.viewer(game_id, token.as_deref()).await?),
+        Err(malformed) => {
+            service.record(game_id).await?;
+            Err(malformed)
+        }
+    }
+}
+
+/// Who sends an action to a game: as [`viewer`], a seat's grant possibly
+/// remembered and confirmed by the submission itself
+/// (`umpire_service::Credential`).
+pub async fn credential(
+    service: &GameService,
+    game_id: Uuid,
+    request: &HttpRequest,
+) -> Result<Credential, ApiError> {
+    match bearer_token(request) {
+        Ok(token) => Ok(service.credential(game_id, token.as_deref()).await?),
         Err(malformed) => {
             service.record(game_id).await?;
             Err(malformed)

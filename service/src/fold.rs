@@ -24,6 +24,9 @@ pub(crate) struct Fold {
     /// Where the log ended when these events were read or written: what the
     /// next append extends.
     pub head: Head,
+    /// Each reissue of a seat's token the events hold: the seat and the
+    /// reissue's version (see [`Fold::reissued_after`]). Rarely any.
+    reissues: Vec<(String, u64)>,
     /// What `events` hold in memory, measured ([`events_bytes`]).
     events_bytes: usize,
     /// What `state` holds, measured by its umpire's view when the game was
@@ -42,6 +45,7 @@ impl Fold {
             state,
             clock: None,
             head: Head::start(game_id),
+            reissues: Vec::new(),
             events_bytes: 0,
             state_bytes: 0,
         }
@@ -59,6 +63,15 @@ impl Fold {
     /// Who must act, with the clock.
     pub fn status(&self) -> StatusJson {
         self.state.status().with_clock(self.clock.as_ref())
+    }
+
+    /// Whether these events reissue `seat`'s token after `version`: what
+    /// may have revoked a token the store found valid when the log held
+    /// `version` events (`grants.rs`).
+    pub fn reissued_after(&self, seat: &str, version: u64) -> bool {
+        self.reissues
+            .iter()
+            .any(|(reissued, at)| *at > version && reissued == seat)
     }
 
     /// This fold with `events` (read after its head) applied.
@@ -114,6 +127,8 @@ impl Fold {
         head: Head,
     ) -> Fold {
         let added = events_bytes(&events, self.events.last().map(|event| event.as_ref()));
+        let mut reissues = self.reissues.clone();
+        reissues.extend(events.iter().filter_map(reissue));
         let mut all = Vec::with_capacity(self.events.len() + events.len());
         all.extend(self.events.iter().cloned());
         all.extend(events.into_iter().map(Arc::new));
@@ -123,10 +138,20 @@ impl Fold {
             state,
             clock,
             head,
+            reissues,
             events_bytes: self.events_bytes + added,
             state_bytes: self.state_bytes,
         }
     }
+}
+
+/// The seat whose token `event` reissues, and the event's version.
+fn reissue(event: &RecordedEvent) -> Option<(String, u64)> {
+    if !umpire_domain::seat_tokens::is_seat_token_type(&event.event_type) {
+        return None;
+    }
+    let seat = event.payload.get("seat")?.as_str()?;
+    Some((seat.to_string(), event.seq))
 }
 
 /// What a state holds, measured by the JSON of the umpire's view of it.

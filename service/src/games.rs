@@ -5,12 +5,9 @@
 //! which reads through a `folds::Reader` and never reaches back here.
 
 use std::collections::BTreeMap;
-use std::num::NonZeroUsize;
 use std::sync::Arc;
 use umpire_domain::clock::ClockSettings;
 
-use lru::LruCache;
-use parking_lot::Mutex;
 use serde_json::Value;
 use umpire_domain::{actor_label, Actor, Registry, Viewer};
 use umpire_storage::{EventStore, GameRecord, NewEvent, NewGame, NewToken, StoreError};
@@ -21,6 +18,7 @@ use crate::budget::{Charge, MemoryBudget, Reservation, DEFAULT_MEMORY_BUDGET};
 use crate::error::ServiceError;
 use crate::fold::{corrupt, replay, LoadedGame};
 use crate::folds::{Folds, Reader, Sources};
+use crate::grants::Grants;
 use crate::live::{Follower, Live, LiveLimits, StreamClient, STREAM_BYTES};
 use crate::log_every::LogEvery;
 use crate::metrics::Metrics;
@@ -29,18 +27,12 @@ use crate::replicas::{ReadAt, ReplicaSettings, Replicas, Skip, Target};
 use crate::throttle::RefusalThrottle;
 use crate::turns::Turns;
 
-/// How many tokens' grants an instance keeps (a few per cached game).
-const CACHED_TOKENS: usize = 16384;
-
-/// Whom tokens let act, by `(game, token hash)`.
-type Grants = LruCache<(Uuid, String), Actor<String>>;
-
 #[derive(Clone)]
 pub struct GameService {
     pub(crate) store: EventStore,
     pub(crate) registry: Arc<Registry>,
     pub(crate) folds: Folds,
-    grants: Arc<Mutex<Grants>>,
+    pub(crate) grants: Arc<Grants>,
     /// Submissions to one game take turns within this instance.
     pub(crate) turns: Turns,
     /// Refused actions per (game, actor): a flood of them is answered 429.
@@ -96,9 +88,7 @@ impl GameService {
             store,
             registry,
             folds: Folds::new(budget.clone()),
-            grants: Arc::new(Mutex::new(LruCache::new(
-                NonZeroUsize::new(CACHED_TOKENS).expect("non-zero"),
-            ))),
+            grants: Arc::default(),
             turns: Turns::default(),
             refusals: Arc::default(),
             live: Live::new(limits.live, budget.clone(), metrics.clone()),
@@ -223,42 +213,6 @@ impl GameService {
     /// True when the database answers.
     pub async fn ready(&self) -> Result<(), ServiceError> {
         Ok(self.store.ping().await?)
-    }
-
-    /// Who presents `token` in a game (a spectator without one): a 404 for
-    /// an unknown game before any token is looked at. The umpire's token
-    /// never changes once issued, so its grant is remembered (by the
-    /// token's hash); a seat's token may be revoked by a reissue on any
-    /// instance (`invitations.rs`), so it is looked up every time (one
-    /// query on keys); a refusal is never remembered, so guessing cannot
-    /// fill the cache.
-    pub async fn viewer(
-        &self,
-        game_id: Uuid,
-        token: Option<&str>,
-    ) -> Result<Viewer<String>, ServiceError> {
-        self.record(game_id).await?;
-        let Some(token) = token else {
-            return Ok(Viewer::Spectator);
-        };
-        let key = (game_id, umpire_storage::hash_token(token));
-        let remembered = self.grants.lock().get(&key).cloned();
-        let grant = match remembered {
-            Some(grant) => grant,
-            None => {
-                let Some(grant) = self.store.token_grant(game_id, token).await? else {
-                    return Err(ServiceError::Unauthenticated {
-                        code: "invalid_token",
-                        message: "This token is not valid for this game.".into(),
-                    });
-                };
-                if grant == Actor::Umpire {
-                    self.grants.lock().put(key, grant.clone());
-                }
-                grant
-            }
-        };
-        Ok(Viewer::from(grant))
     }
 
     /// The game's record: immutable, so served from the cache when

@@ -19,6 +19,7 @@ use crate::access::acting;
 use crate::error::ServiceError;
 use crate::fold::Fold;
 use crate::games::GameService;
+use crate::grants::Credential;
 use crate::model::{ActionAccepted, SubmitActionRequest};
 use crate::shown::envelopes;
 
@@ -29,6 +30,7 @@ pub(crate) const SUBMIT_DEADLINE: Duration = Duration::from_secs(2);
 /// One submission: who sends what, and how it is recorded.
 struct Submission<'a> {
     game_id: Uuid,
+    credential: &'a Credential,
     viewer: &'a Viewer<String>,
     /// The actor's label, as events and refusals record it.
     label: String,
@@ -152,14 +154,16 @@ impl GameService {
     pub async fn submit(
         &self,
         game_id: Uuid,
-        viewer: &Viewer<String>,
+        credential: &Credential,
         request: &SubmitActionRequest,
         idempotency_key: Option<&str>,
     ) -> Result<(ActionAccepted, bool), ServiceError> {
+        let viewer = &credential.viewer;
         let actor = acting(viewer)?;
         let label = actor_label::write(&actor);
         let submission = Submission {
             game_id,
+            credential,
             viewer,
             idempotency: idempotency_key.map(|key| Idempotency {
                 key,
@@ -250,6 +254,8 @@ impl GameService {
         submission: &Submission<'_>,
         game: &Fold,
     ) -> Result<Attempt, ServiceError> {
+        self.confirm_grant(submission.game_id, submission.credential, game)
+            .await?;
         let version = game.head.version();
         if let Some(expected) = submission.request.expected_version {
             if expected != version {
@@ -338,6 +344,13 @@ impl GameService {
         };
         if stored_hash != idempotency.request_hash {
             return Err(StoreError::IdempotencyKeyReused.into());
+        }
+        // A replay shows events too: a remembered grant is confirmed on the
+        // latest fold first.
+        if submission.credential.is_remembered() {
+            let latest = self.latest(submission.game_id).await?;
+            self.confirm_grant(submission.game_id, submission.credential, &latest)
+                .await?;
         }
         Ok(Some(self.replayed(submission, answer).await?))
     }

@@ -31,7 +31,8 @@ pub use pool::{connect, connect_waiting, logs_in_as_superuser, migrate, Pool, PO
 pub use standby::Replay;
 pub use store::{
     hash_token, AppendOutcome, Archive, EventStore, GameRecord, NewGame, NewToken, RejectionCursor,
-    RejectionPage, REFUSALS_KEPT_PER_GAME, REFUSALS_KEPT_PER_VERSION, REFUSALS_NOT_KEPT_CODE,
+    RejectionPage, TokenGrant, REFUSALS_KEPT_PER_GAME, REFUSALS_KEPT_PER_VERSION,
+    REFUSALS_NOT_KEPT_CODE,
 };
 
 /// Every way the store can fail, as the API sees it.

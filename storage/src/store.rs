@@ -132,6 +132,15 @@ pub fn hash_token(token: &str) -> String {
     umpire_domain::chain::sha256_hex(token.as_bytes())
 }
 
+/// Whom a token lets act, and the generation of its seat's tokens it
+/// belongs to: the version of the seat's reissue that made it (0 before
+/// any), so it stays valid while the log holds no later reissue of the seat.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenGrant {
+    pub actor: Actor<String>,
+    pub generation: u64,
+}
+
 /// The columns of a rejection, then the columns of its place in audit order.
 const REJECTIONS_PAGE: &str = "
     SELECT at_version, actor, action, code, message, rule, rules_version, recorded_at, rejection_id,
@@ -473,19 +482,19 @@ impl EventStore {
         Ok(Some((row.get(0), answer)))
     }
 
-    /// Whom a token lets act in a game, if anyone: a seat's token only
-    /// while its generation is the seat's newest (a reissue revokes the
-    /// earlier ones; `migrations/V9__invitations.sql`). One query, on the
-    /// two tables' keys.
+    /// Whom a token (by its hash, [`hash_token`]) lets act in a game, if
+    /// anyone: a seat's token only while its generation is the seat's
+    /// newest (a reissue revokes the earlier ones;
+    /// `migrations/V9__invitations.sql`). One query, on the two tables' keys.
     pub async fn token_grant(
         &self,
         game_id: Uuid,
-        token: &str,
-    ) -> Result<Option<Actor<String>>, StoreError> {
+        token_hash: &str,
+    ) -> Result<Option<TokenGrant>, StoreError> {
         let client = self.pool.get().await?;
         let statement = client
             .prepare_cached(
-                "SELECT t.role, t.seat FROM tokens t
+                "SELECT t.role, t.seat, t.generation FROM tokens t
                  WHERE t.game_id = $1 AND t.token_hash = $2
                    AND (t.seat IS NULL OR t.generation >= COALESCE(
                      (SELECT max(g.generation) FROM seat_generations g
@@ -493,19 +502,30 @@ impl EventStore {
             )
             .await?;
         let Some(row) = client
-            .query_opt(&statement, &[&game_id, &hash_token(token)])
+            .query_opt(&statement, &[&game_id, &token_hash])
             .await?
         else {
             return Ok(None);
         };
-        let (role, seat): (String, Option<String>) = (row.get(0), row.get(1));
-        match (role.as_str(), seat) {
-            ("umpire", None) => Ok(Some(Actor::Umpire)),
-            ("seat", Some(seat)) => Ok(Some(Actor::Seat(seat))),
-            (role, seat) => Err(StoreError::Corrupt(format!(
-                "a token of game {game_id} has role `{role}` and seat {seat:?}"
-            ))),
-        }
+        let (role, seat, generation): (String, Option<String>, i64) =
+            (row.get(0), row.get(1), row.get(2));
+        let actor = match (role.as_str(), seat) {
+            ("umpire", None) => Actor::Umpire,
+            ("seat", Some(seat)) => Actor::Seat(seat),
+            (role, seat) => {
+                return Err(StoreError::Corrupt(format!(
+                    "a token of game {game_id} has role `{role}` and seat {seat:?}"
+                )))
+            }
+        };
+        Ok(Some(TokenGrant {
+            actor,
+            generation: u64::try_from(generation).map_err(|_| {
+                StoreError::Corrupt(format!(
+                    "a token of game {game_id} has generation {generation}"
+                ))
+            })?,
+        }))
     }
 
     /// Keeps a refused action for the audit, bounded: a refusal identical to

@@ -41,6 +41,35 @@ async fn play_first_legal(app: &TestApp, id: &str, token: &str) -> StatusCode {
     app.submit(id, Some(token), action).await.status()
 }
 
+/// A legal action of `token`'s seat that places something (two passes, or
+/// growths of nothing, end a game), if it is to act.
+async fn growing_action(app: &TestApp, id: &str, token: &str) -> Option<Value> {
+    let legal = app.legal_actions(id, token).await;
+    legal["actions"]
+        .as_array()?
+        .iter()
+        .find(|action| {
+            action["placements"]
+                .as_array()
+                .is_some_and(|placed| !placed.is_empty())
+        })
+        .cloned()
+}
+
+/// A growing action of `token`'s seat once it is to act, `other` growing
+/// meanwhile.
+async fn next_action_of(app: &TestApp, id: &str, token: &str, other: &str) -> Value {
+    for _ in 0..6 {
+        if let Some(action) = growing_action(app, id, token).await {
+            return action;
+        }
+        let action = growing_action(app, id, other).await.expect("someone acts");
+        let response = app.submit(id, Some(other), action).await;
+        assert_eq!(response.status(), StatusCode::CREATED);
+    }
+    panic!("{token} is never to act");
+}
+
 fn code_of(created: &Value, seat: &str) -> String {
     let invitation = &created["invitations"][seat];
     let code = invitation["code"].as_str().unwrap().to_string();
@@ -237,6 +266,92 @@ async fn a_reissue_is_the_umpires_revokes_the_old_token_and_leaves_no_secret_in_
         .await
         .unwrap();
     assert_eq!(audit["valid"], true, "{}", audit["first_failure"]);
+    // The imported game's own tokens play every seat, the reissued one
+    // too, and again once the instance remembers their grants: the reissue
+    // the log holds was made before they were issued.
+    let seat_tokens = imported["seat_tokens"].as_object().unwrap();
+    let mut played = std::collections::BTreeMap::<&str, usize>::new();
+    for _ in 0..8 {
+        for (seat, token) in seat_tokens {
+            let token = token.as_str().unwrap();
+            if let Some(action) = growing_action(&elsewhere, id, token).await {
+                let response = elsewhere.submit(id, Some(token), action).await;
+                assert_eq!(response.status(), StatusCode::CREATED, "{seat}");
+                *played.entry(seat.as_str()).or_default() += 1;
+            }
+        }
+    }
+    assert!(played.get("dark").copied().unwrap_or(0) >= 2, "{played:?}");
+}
+
+#[tokio::test]
+async fn a_token_reissued_on_another_instance_no_longer_acts_on_this_one() {
+    let app = TestApp::spawn().await;
+    let other = app.another_instance().await;
+    let created = create(&app, None).await;
+    let id = created["id"].as_str().unwrap();
+    let umpire = created["umpire_token"].as_str().unwrap();
+    let dark = created["seat_tokens"]["dark"].as_str().unwrap();
+    let light = created["seat_tokens"]["light"].as_str().unwrap();
+    // Dark acts here, then light until dark is to act again: this instance
+    // holds the game's fold and remembers dark's grant.
+    let first = next_action_of(&app, id, dark, light).await;
+    assert_eq!(
+        app.submit(id, Some(dark), first).await.status(),
+        StatusCode::CREATED
+    );
+    let dark_action = next_action_of(&app, id, dark, light).await;
+    let before = app.stored_version(id).await;
+
+    // The other instance reissues dark's token: this one is not told, and
+    // learns of the new token while its fold is from before the reissue.
+    let new_code = reissued_code(&other, id, umpire).await;
+    let redeemed: Value = redeem(&other, &new_code).await.json().await.unwrap();
+    let new_token = redeemed["token"].as_str().unwrap();
+    let legal = app.legal_actions(id, new_token).await;
+    assert_eq!(legal["version"], before + 1, "{legal}");
+    // The new token acts here: the store is asked again, since the fold it
+    // is decided on holds a reissue made after its grant was first checked.
+    assert_eq!(
+        app.submit(id, Some(new_token), dark_action).await.status(),
+        StatusCode::CREATED
+    );
+    // The old token is refused, and nothing of it recorded.
+    let version = app.stored_version(id).await;
+    assert_error(
+        app.submit(id, Some(dark), json!({"type": "grow", "placements": []}))
+            .await,
+        StatusCode::UNAUTHORIZED,
+        "invalid_token",
+    )
+    .await;
+    assert_eq!(app.stored_version(id).await, version);
+
+    // Reissued again on the other instance: this one decides the new
+    // token's action on a fold without that reissue, its append conflicts,
+    // and the fresher fold refuses the token.
+    let again = next_action_of(&app, id, new_token, light).await;
+    let version = app.stored_version(id).await;
+    reissued_code(&other, id, umpire).await;
+    assert_error(
+        app.submit(id, Some(new_token), again).await,
+        StatusCode::UNAUTHORIZED,
+        "invalid_token",
+    )
+    .await;
+    assert_eq!(
+        app.stored_version(id).await,
+        version + 1,
+        "only the reissue"
+    );
+}
+
+/// Reissues dark's token: the new invitation's code.
+async fn reissued_code(app: &TestApp, id: &str, umpire: &str) -> String {
+    let response = reissue(app, id, "dark", Some(umpire)).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let reissued: Value = response.json().await.unwrap();
+    reissued["invitation"]["code"].as_str().unwrap().to_string()
 }
 
 #[tokio::test]

@@ -95,7 +95,11 @@ async fn a_code_is_redeemed_once_and_its_token_authorises_its_seat() {
         Redemption::Redeemed { seat: "red".into() }
     );
     assert_eq!(
-        store.token_grant(game_id, "new-red").await.unwrap(),
+        store
+            .token_grant(game_id, &hash_token("new-red"))
+            .await
+            .unwrap()
+            .map(|grant| grant.actor),
         Some(Actor::Seat("red".into()))
     );
     assert_eq!(
@@ -105,7 +109,13 @@ async fn a_code_is_redeemed_once_and_its_token_authorises_its_seat() {
             .unwrap(),
         Redemption::Used
     );
-    assert_eq!(store.token_grant(game_id, "other").await.unwrap(), None);
+    assert_eq!(
+        store
+            .token_grant(game_id, &hash_token("other"))
+            .await
+            .unwrap(),
+        None
+    );
     assert_eq!(
         store
             .redeem_invitation(game_id, &hash_token("no-such-code"), &hash_token("x"), now)
@@ -137,7 +147,10 @@ async fn an_expired_code_gives_no_token_and_stays_unredeemed() {
             Redemption::Expired
         );
     }
-    assert_eq!(store.token_grant(game_id, "t").await.unwrap(), None);
+    assert_eq!(
+        store.token_grant(game_id, &hash_token("t")).await.unwrap(),
+        None
+    );
 }
 
 #[tokio::test]
@@ -175,7 +188,10 @@ async fn of_concurrent_redemptions_of_one_code_exactly_one_wins() {
         .iter()
         .all(|(_, o)| matches!(o, Redemption::Redeemed { .. } | Redemption::Used)));
     for (token, _) in &outcomes {
-        let grant = store.token_grant(game_id, token).await.unwrap();
+        let grant = store
+            .token_grant(game_id, &hash_token(token))
+            .await
+            .unwrap();
         assert_eq!(grant.is_some(), token == winners[0], "{token}");
     }
 }
@@ -199,12 +215,12 @@ async fn a_reissue_revokes_every_earlier_token_of_the_seat_and_earlier_invitatio
         .await
         .unwrap();
     assert!(store
-        .token_grant(game_id, "red-secret")
+        .token_grant(game_id, &hash_token("red-secret"))
         .await
         .unwrap()
         .is_some());
     assert!(store
-        .token_grant(game_id, "from-first")
+        .token_grant(game_id, &hash_token("from-first"))
         .await
         .unwrap()
         .is_some());
@@ -214,11 +230,17 @@ async fn a_reissue_revokes_every_earlier_token_of_the_seat_and_earlier_invitatio
     // Every earlier token of red, the creation's and an invitation's, no
     // longer authorises; the earlier unredeemed invitation is revoked.
     assert_eq!(
-        store.token_grant(game_id, "red-secret").await.unwrap(),
+        store
+            .token_grant(game_id, &hash_token("red-secret"))
+            .await
+            .unwrap(),
         None
     );
     assert_eq!(
-        store.token_grant(game_id, "from-first").await.unwrap(),
+        store
+            .token_grant(game_id, &hash_token("from-first"))
+            .await
+            .unwrap(),
         None
     );
     assert_eq!(
@@ -228,7 +250,10 @@ async fn a_reissue_revokes_every_earlier_token_of_the_seat_and_earlier_invitatio
             .unwrap(),
         Redemption::Revoked
     );
-    assert_eq!(store.token_grant(game_id, "s").await.unwrap(), None);
+    assert_eq!(
+        store.token_grant(game_id, &hash_token("s")).await.unwrap(),
+        None
+    );
     // The new invitation gives a token of the new generation, which works.
     assert_eq!(
         store
@@ -237,9 +262,16 @@ async fn a_reissue_revokes_every_earlier_token_of_the_seat_and_earlier_invitatio
             .unwrap(),
         Redemption::Redeemed { seat: "red".into() }
     );
+    // Of the generation the reissue made: its version.
     assert_eq!(
-        store.token_grant(game_id, "new").await.unwrap(),
-        Some(Actor::Seat("red".into()))
+        store
+            .token_grant(game_id, &hash_token("new"))
+            .await
+            .unwrap(),
+        Some(umpire_storage::TokenGrant {
+            actor: Actor::Seat("red".into()),
+            generation: version,
+        })
     );
     // The log holds the reissue, chained, and no token or code.
     let events = store.read_events(game_id, 0, None, None).await.unwrap();
@@ -251,7 +283,13 @@ async fn a_reissue_revokes_every_earlier_token_of_the_seat_and_earlier_invitatio
     }
     // A second reissue revokes the first one's token too.
     reissue_red(&store, game_id, "fourth").await;
-    assert_eq!(store.token_grant(game_id, "new").await.unwrap(), None);
+    assert_eq!(
+        store
+            .token_grant(game_id, &hash_token("new"))
+            .await
+            .unwrap(),
+        None
+    );
 }
 
 #[tokio::test]

@@ -425,17 +425,31 @@ async fn tokens_are_stored_hashed_and_resolve_to_their_role() {
     let (store, url) = fresh_store().await;
     let game_id = new_game(&store).await;
     assert_eq!(
-        store.token_grant(game_id, "red-secret").await.unwrap(),
+        store
+            .token_grant(game_id, &hash_token("red-secret"))
+            .await
+            .unwrap()
+            .map(|grant| grant.actor),
         Some(Actor::Seat("red".into()))
     );
     assert_eq!(
-        store.token_grant(game_id, "umpire-secret").await.unwrap(),
+        store
+            .token_grant(game_id, &hash_token("umpire-secret"))
+            .await
+            .unwrap()
+            .map(|grant| grant.actor),
         Some(Actor::Umpire)
     );
-    assert_eq!(store.token_grant(game_id, "nope").await.unwrap(), None);
     assert_eq!(
         store
-            .token_grant(Uuid::new_v4(), "red-secret")
+            .token_grant(game_id, &hash_token("nope"))
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        store
+            .token_grant(Uuid::new_v4(), &hash_token("red-secret"))
             .await
             .unwrap(),
         None

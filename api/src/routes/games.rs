@@ -15,7 +15,7 @@ use umpire_service::reads::{DEFAULT_EVENT_PAGE, MAX_EVENT_PAGE};
 use umpire_service::schemas::AnyAction;
 
 use super::error_answers::{ActingInAGame, ReadingAGame};
-use crate::auth::viewer;
+use crate::auth::{credential, viewer};
 use crate::error::{ApiError, ErrorBody};
 use crate::params::{AtQuery, EventsQuery, MinVersionQuery};
 use crate::AppState;
@@ -142,11 +142,11 @@ pub async fn submit_action(
     body: web::Json<SubmitActionRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    let viewer = viewer(&state.service, game_id, &request).await?;
+    let credential = credential(&state.service, game_id, &request).await?;
     let key = idempotency_key(&request)?;
     let (accepted, replayed) = state
         .service
-        .submit(game_id, &viewer, &body, key.as_deref())
+        .submit(game_id, &credential, &body, key.as_deref())
         .await?;
     let mut response = HttpResponse::Created();
     if replayed {
