@@ -115,19 +115,19 @@ impl Position {
     /// The active leaves of both seats: in each column, the topmost cube when
     /// it is a leaf (treeblox §1). Sorted by cell.
     pub fn active_leaves(&self) -> Vec<(TreebloxCell, TreebloxSeat)> {
-        let mut topmost: BTreeMap<(i32, i32), (TreebloxCell, PlacedCube)> = BTreeMap::new();
-        for (cell, cube) in &self.cubes {
-            let entry = topmost.entry(cell.column()).or_insert((*cell, *cube));
-            if cell.z > entry.0.z {
-                *entry = (*cell, *cube);
+        // Cells order by column, then height: a column's cubes are one run
+        // of `cubes`, its topmost cube the run's last, and the leaves come
+        // out sorted. One pass, no map (this runs several times a decision).
+        let mut leaves = Vec::new();
+        let mut cubes = self.cubes.iter().peekable();
+        while let Some((cell, cube)) = cubes.next() {
+            let topmost = cubes
+                .peek()
+                .is_none_or(|(next, _)| next.column() != cell.column());
+            if topmost && cube.kind == TreebloxCubeKind::Leaf {
+                leaves.push((*cell, cube.owner));
             }
         }
-        let mut leaves: Vec<(TreebloxCell, TreebloxSeat)> = topmost
-            .into_values()
-            .filter(|(_, cube)| cube.kind == TreebloxCubeKind::Leaf)
-            .map(|(cell, cube)| (cell, cube.owner))
-            .collect();
-        leaves.sort();
         leaves
     }
 
