@@ -34,9 +34,11 @@ struct Submission<'a> {
     viewer: &'a Viewer<String>,
     /// The actor's label, as events and refusals record it.
     label: String,
-    request: &'a SubmitActionRequest,
+    /// The action as sent, which is decided.
+    sent: Arc<Value>,
+    expected_version: Option<u64>,
     /// The action as it can be stored (see [`storable`]), shared by the
-    /// events it makes.
+    /// events it makes: the one sent, unless it holds a NUL.
     action: Arc<Value>,
     idempotency: Option<Idempotency<'a>>,
 }
@@ -98,6 +100,26 @@ fn backoff(lost: u32) -> Duration {
 /// The action as it can be stored: PostgreSQL's jsonb cannot hold U+0000, so
 /// NUL characters in strings and keys (which no game's action needs) become
 /// U+FFFD. Without this a hostile action would fail to be recorded (a 500).
+/// The action itself when it holds none, as nearly every one does.
+fn storable_action(sent: &Arc<Value>) -> Arc<Value> {
+    if holds_nul(sent) {
+        Arc::new(storable(sent))
+    } else {
+        sent.clone()
+    }
+}
+
+fn holds_nul(value: &Value) -> bool {
+    match value {
+        Value::String(text) => text.contains('\0'),
+        Value::Array(items) => items.iter().any(holds_nul),
+        Value::Object(map) => map
+            .iter()
+            .any(|(key, item)| key.contains('\0') || holds_nul(item)),
+        _ => false,
+    }
+}
+
 fn storable(value: &Value) -> Value {
     fn clean(text: &str) -> String {
         text.replace('\0', "\u{FFFD}")
@@ -118,11 +140,11 @@ fn storable(value: &Value) -> Value {
 /// a different request is refused rather than answered with the old response.
 /// The request is hashed in canonical form, so a retry that a client library
 /// serialised with its keys in another order is still the same request.
-fn request_hash(label: &str, request: &SubmitActionRequest) -> String {
+fn request_hash(label: &str, action: &Value, expected_version: Option<u64>) -> String {
     umpire_domain::chain::sha256_hex(&umpire_domain::chain::canonical(&json!({
         "actor": label,
-        "action": request.action,
-        "expected_version": request.expected_version,
+        "action": action,
+        "expected_version": expected_version,
     })))
 }
 
@@ -155,9 +177,14 @@ impl GameService {
         &self,
         game_id: Uuid,
         credential: &Credential,
-        request: &SubmitActionRequest,
+        request: SubmitActionRequest,
         idempotency_key: Option<&str>,
     ) -> Result<(ActionAccepted, bool), ServiceError> {
+        let SubmitActionRequest {
+            action: sent,
+            expected_version,
+        } = request;
+        let sent = Arc::new(sent);
         let viewer = &credential.viewer;
         let actor = acting(viewer)?;
         let label = actor_label::write(&actor);
@@ -167,11 +194,12 @@ impl GameService {
             viewer,
             idempotency: idempotency_key.map(|key| Idempotency {
                 key,
-                request_hash: request_hash(&label, request),
+                request_hash: request_hash(&label, &sent, expected_version),
             }),
             label,
-            request,
-            action: Arc::new(storable(&request.action)),
+            action: storable_action(&sent),
+            sent,
+            expected_version,
         };
         let deadline = Instant::now() + SUBMIT_DEADLINE;
         let _turn = self
@@ -230,7 +258,7 @@ impl GameService {
             (Attempt::Refused(refusal), fresh @ Stale::No(_)) => Next::Refuse(refusal, fresh),
             (Attempt::LostRace { expected, actual }, game) => {
                 self.metrics.conflicts.inc();
-                if submission.request.expected_version.is_some() {
+                if submission.expected_version.is_some() {
                     return Ok(Next::Refuse(Refusal::Conflict { expected, actual }, game));
                 }
                 // Another instance appended first: decide again on the new
@@ -257,7 +285,7 @@ impl GameService {
         self.confirm_grant(submission.game_id, submission.credential, game)
             .await?;
         let version = game.head.version();
-        if let Some(expected) = submission.request.expected_version {
+        if let Some(expected) = submission.expected_version {
             if expected != version {
                 return Ok(Attempt::Refused(Refusal::Conflict {
                     expected,
@@ -265,14 +293,14 @@ impl GameService {
                 }));
             }
         }
-        if umpire_domain::seat_tokens::is_seat_token_action(&submission.request.action) {
+        if umpire_domain::seat_tokens::is_seat_token_action(&submission.sent) {
             return Ok(Attempt::Refused(Refusal::Rule(not_an_action().into())));
         }
         let decision = match clock::decide(
             game.state.as_ref(),
             game.clock.as_ref(),
             &submission.label,
-            &submission.request.action,
+            &submission.sent,
             Utc::now(),
         ) {
             Ok(decision) => decision,

@@ -146,7 +146,7 @@ pub async fn submit_action(
     let key = idempotency_key(&request)?;
     let (accepted, replayed) = state
         .service
-        .submit(game_id, &credential, &body, key.as_deref())
+        .submit(game_id, &credential, body.into_inner(), key.as_deref())
         .await?;
     let mut response = HttpResponse::Created();
     if replayed {
