@@ -418,8 +418,27 @@ fn check_one(
     Ok(())
 }
 
-/// True when a JSON value holds U+0000 in any string or key.
-fn holds_nul(value: &Value) -> bool {
+/// `value` with every U+0000 in its strings and keys made U+FFFD, which
+/// PostgreSQL's jsonb can store (see [`holds_nul`]).
+pub fn without_nul(value: &Value) -> Value {
+    fn clean(text: &str) -> String {
+        text.replace('\0', "\u{FFFD}")
+    }
+    match value {
+        Value::String(text) if text.contains('\0') => Value::String(clean(text)),
+        Value::Array(items) => Value::Array(items.iter().map(without_nul).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(key, item)| (clean(key), without_nul(item)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// True when a JSON value holds U+0000 in any string or key, which
+/// PostgreSQL's jsonb cannot store.
+pub fn holds_nul(value: &Value) -> bool {
     match value {
         Value::String(text) => text.contains('\0'),
         Value::Array(items) => items.iter().any(holds_nul),

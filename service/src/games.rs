@@ -18,7 +18,7 @@ use crate::budget::{Charge, MemoryBudget, Reservation, DEFAULT_MEMORY_BUDGET};
 use crate::error::ServiceError;
 use crate::fold::{corrupt, replay, LoadedGame};
 use crate::folds::{Folds, Reader, Sources};
-use crate::grants::Grants;
+use crate::grants::{Credential, Grants};
 use crate::live::{Follower, Live, LiveLimits, StreamClient, STREAM_BYTES};
 use crate::log_every::LogEvery;
 use crate::metrics::Metrics;
@@ -213,6 +213,44 @@ impl GameService {
     /// True when the database answers.
     pub async fn ready(&self) -> Result<(), ServiceError> {
         Ok(self.store.ping().await?)
+    }
+
+    /// Who presents `token` in a game (a spectator without one), for a
+    /// read: a 404 for an unknown game before any token is looked at; a
+    /// seat's grant asked of the store every time (`grants.rs`).
+    pub async fn viewer(
+        &self,
+        game_id: Uuid,
+        token: Option<&str>,
+    ) -> Result<Viewer<String>, ServiceError> {
+        self.record(game_id).await?;
+        match token {
+            None => Ok(Viewer::Spectator),
+            Some(token) => {
+                (self.grants)
+                    .viewer(&self.store, &self.folds, game_id, token)
+                    .await
+            }
+        }
+    }
+
+    /// Who presents `token` to submit an action: as [`GameService::viewer`],
+    /// a seat's grant possibly remembered, confirmed by the submission on the
+    /// fold it is decided on (`grants.rs`).
+    pub async fn credential(
+        &self,
+        game_id: Uuid,
+        token: Option<&str>,
+    ) -> Result<Credential, ServiceError> {
+        self.record(game_id).await?;
+        match token {
+            None => Ok(Credential::checked(Viewer::Spectator)),
+            Some(token) => {
+                (self.grants)
+                    .credential(&self.store, &self.folds, game_id, token)
+                    .await
+            }
+        }
     }
 
     /// The game's record: immutable, so served from the cache when

@@ -20,12 +20,12 @@ use std::num::NonZeroUsize;
 use lru::LruCache;
 use parking_lot::Mutex;
 use umpire_domain::{Actor, Viewer};
-use umpire_storage::hash_token;
+use umpire_storage::{hash_token, EventStore};
 use uuid::Uuid;
 
 use crate::error::ServiceError;
 use crate::fold::Fold;
-use crate::games::GameService;
+use crate::folds::Folds;
 
 /// How many tokens' grants an instance keeps (a few per cached game).
 const CACHED_TOKENS: usize = 16384;
@@ -56,7 +56,7 @@ pub struct Credential {
     /// A seat's grant remembered from an earlier request: the token's hash,
     /// and the version at which the store last found it valid. Checked
     /// against the fold the submission is decided on
-    /// ([`GameService::confirm_grant`]). `None` when the store was asked
+    /// ([`Grants::confirm`]). `None` when the store was asked
     /// during this request, or for the umpire and spectators.
     remembered: Option<(String, u64)>,
 }
@@ -76,44 +76,39 @@ impl Credential {
     }
 }
 
-impl GameService {
-    /// Who presents `token` in a game (a spectator without one), asked of
-    /// the store for a seat: for reads. A 404 for an unknown game before
-    /// any token is looked at.
-    pub async fn viewer(
+impl Grants {
+    /// Whom `token` lets act in a game, asked of the store for a seat: for
+    /// reads, which must stop at once for a revoked token.
+    pub(crate) async fn viewer(
         &self,
+        store: &EventStore,
+        folds: &Folds,
         game_id: Uuid,
-        token: Option<&str>,
+        token: &str,
     ) -> Result<Viewer<String>, ServiceError> {
-        self.record(game_id).await?;
-        let Some(token) = token else {
-            return Ok(Viewer::Spectator);
-        };
         let key = (game_id, hash_token(token));
         if let Some(Grant {
             actor: Actor::Umpire,
             ..
-        }) = self.grants.0.lock().get(&key)
+        }) = self.0.lock().get(&key)
         {
             return Ok(Viewer::Umpire);
         }
-        Ok(Viewer::from(self.looked_up(key).await?.actor))
+        Ok(Viewer::from(self.looked_up(store, folds, key).await?.actor))
     }
 
-    /// Who presents `token` to submit an action: as [`GameService::viewer`],
-    /// except that a seat's remembered grant is taken as it is and
-    /// confirmed on the fold the action is decided on.
-    pub async fn credential(
+    /// Who presents `token` to submit an action: as [`Grants::viewer`],
+    /// except that a seat's remembered grant is taken as it is, to be
+    /// confirmed on the fold the action is decided on ([`Grants::confirm`]).
+    pub(crate) async fn credential(
         &self,
+        store: &EventStore,
+        folds: &Folds,
         game_id: Uuid,
-        token: Option<&str>,
+        token: &str,
     ) -> Result<Credential, ServiceError> {
-        self.record(game_id).await?;
-        let Some(token) = token else {
-            return Ok(Credential::checked(Viewer::Spectator));
-        };
         let key = (game_id, hash_token(token));
-        let remembered = self.grants.0.lock().get(&key).cloned();
+        let remembered = self.0.lock().get(&key).cloned();
         Ok(match remembered {
             Some(Grant {
                 actor: Actor::Seat(seat),
@@ -123,7 +118,9 @@ impl GameService {
                 remembered: Some((key.1, valid_at)),
             },
             Some(grant) => Credential::checked(Viewer::from(grant.actor)),
-            None => Credential::checked(Viewer::from(self.looked_up(key).await?.actor)),
+            None => {
+                Credential::checked(Viewer::from(self.looked_up(store, folds, key).await?.actor))
+            }
         })
     }
 
@@ -131,9 +128,9 @@ impl GameService {
     /// `game`'s version: a remembered seat grant is asked of the store again
     /// only when `game` holds a reissue of the seat made after the store
     /// last found it valid.
-    pub(crate) async fn confirm_grant(
+    pub(crate) async fn confirm(
         &self,
-        game_id: Uuid,
+        store: &EventStore,
         credential: &Credential,
         game: &Fold,
     ) -> Result<(), ServiceError> {
@@ -145,9 +142,9 @@ impl GameService {
         if !game.reissued_after(seat, *valid_at) {
             return Ok(());
         }
-        let key = (game_id, token_hash.clone());
+        let key = (game.record.game_id, token_hash.clone());
         // Asked after `game` was read: valid, if at all, at its version.
-        let grant = self.looked_up_at(key, game.head.version()).await?;
+        let grant = self.looked_up_at(store, key, game.head.version()).await?;
         match grant.actor {
             Actor::Seat(now) if &now == seat => Ok(()),
             _ => Err(invalid_token()),
@@ -156,30 +153,33 @@ impl GameService {
 
     /// The store's grant for a token, remembered; `invalid_token` when
     /// there is none.
-    async fn looked_up(&self, key: (Uuid, String)) -> Result<Grant, ServiceError> {
+    async fn looked_up(
+        &self,
+        store: &EventStore,
+        folds: &Folds,
+        key: (Uuid, String),
+    ) -> Result<Grant, ServiceError> {
         // The log held at least the cached fold's events before the store
         // is asked: a lower bound of the version the answer holds at.
-        let valid_at = self
-            .folds
-            .cached(key.0)
-            .map_or(0, |fold| fold.head.version());
-        self.looked_up_at(key, valid_at).await
+        let valid_at = folds.cached(key.0).map_or(0, |fold| fold.head.version());
+        self.looked_up_at(store, key, valid_at).await
     }
 
     async fn looked_up_at(
         &self,
+        store: &EventStore,
         key: (Uuid, String),
         valid_at: u64,
     ) -> Result<Grant, ServiceError> {
-        let Some(stored) = self.store.token_grant(key.0, &key.1).await? else {
-            self.grants.0.lock().pop(&key);
+        let Some(stored) = store.token_grant(key.0, &key.1).await? else {
+            self.0.lock().pop(&key);
             return Err(invalid_token());
         };
         let grant = Grant {
             actor: stored.actor,
             valid_at,
         };
-        self.grants.0.lock().put(key, grant.clone());
+        self.0.lock().put(key, grant.clone());
         Ok(grant)
     }
 }

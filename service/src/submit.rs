@@ -37,7 +37,7 @@ struct Submission<'a> {
     /// The action as sent, which is decided.
     sent: Arc<Value>,
     expected_version: Option<u64>,
-    /// The action as it can be stored (see [`storable`]), shared by the
+    /// The action as it can be stored (see [`storable_action`]), shared by the
     /// events it makes: the one sent, unless it holds a NUL.
     action: Arc<Value>,
     idempotency: Option<Idempotency<'a>>,
@@ -102,37 +102,10 @@ fn backoff(lost: u32) -> Duration {
 /// U+FFFD. Without this a hostile action would fail to be recorded (a 500).
 /// The action itself when it holds none, as nearly every one does.
 fn storable_action(sent: &Arc<Value>) -> Arc<Value> {
-    if holds_nul(sent) {
-        Arc::new(storable(sent))
+    if umpire_archive::import::holds_nul(sent) {
+        Arc::new(umpire_archive::import::without_nul(sent))
     } else {
         sent.clone()
-    }
-}
-
-fn holds_nul(value: &Value) -> bool {
-    match value {
-        Value::String(text) => text.contains('\0'),
-        Value::Array(items) => items.iter().any(holds_nul),
-        Value::Object(map) => map
-            .iter()
-            .any(|(key, item)| key.contains('\0') || holds_nul(item)),
-        _ => false,
-    }
-}
-
-fn storable(value: &Value) -> Value {
-    fn clean(text: &str) -> String {
-        text.replace('\0', "\u{FFFD}")
-    }
-    match value {
-        Value::String(text) if text.contains('\0') => Value::String(clean(text)),
-        Value::Array(items) => Value::Array(items.iter().map(storable).collect()),
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(key, item)| (clean(key), storable(item)))
-                .collect(),
-        ),
-        other => other.clone(),
     }
 }
 
@@ -282,7 +255,8 @@ impl GameService {
         submission: &Submission<'_>,
         game: &Fold,
     ) -> Result<Attempt, ServiceError> {
-        self.confirm_grant(submission.game_id, submission.credential, game)
+        (self.grants)
+            .confirm(&self.store, submission.credential, game)
             .await?;
         let version = game.head.version();
         if let Some(expected) = submission.expected_version {
@@ -377,7 +351,8 @@ impl GameService {
         // latest fold first.
         if submission.credential.is_remembered() {
             let latest = self.latest(submission.game_id).await?;
-            self.confirm_grant(submission.game_id, submission.credential, &latest)
+            (self.grants)
+                .confirm(&self.store, submission.credential, &latest)
                 .await?;
         }
         Ok(Some(self.replayed(submission, answer).await?))
