@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 
 use tokio::sync::OwnedSemaphorePermit;
-use umpire_domain::erased::{Shown, StatusJson};
+use umpire_domain::erased::{ShownText, StatusJson};
 use umpire_domain::{RecordedEvent, Viewer};
 use uuid::Uuid;
 
@@ -17,7 +17,7 @@ use crate::budget::Reservation;
 use crate::error::ServiceError;
 use crate::fold::{fold_event, replay, Fold, Folded};
 use crate::folds::Reader;
-use crate::shown::shown_event;
+use crate::shown::shown_event_text;
 
 /// The state at a stream's position: the fold it last read when the
 /// stream is at the head, its own while it catches up. At the head it is a
@@ -116,16 +116,28 @@ impl Follower {
                 events.push(self.rendered(&latest, event, || status)?);
             }
         } else if folded > self.position {
-            let mut own = match self.base.take() {
-                Some(Base::Head(fold)) => match fold.upgrade() {
-                    Some(fold) if fold.head.version() == self.position => Folded {
+            let own = match self.base.take() {
+                Some(Base::Head(fold)) => fold
+                    .upgrade()
+                    .filter(|fold| fold.head.version() == self.position)
+                    .map(|fold| Folded {
                         state: fold.state.clone(),
                         clock: fold.clock.clone(),
-                    },
-                    _ => self.replay_to_position(&latest)?,
-                },
-                Some(Base::Behind(own)) if own.state.version() == self.position => own,
-                _ => self.replay_to_position(&latest)?,
+                    }),
+                Some(Base::Behind(own)) if own.state.version() == self.position => Some(own),
+                _ => None,
+            };
+            // The fold at the position is usually gone (the append that
+            // made the newer one replaced it in the cache): the state the
+            // game's streams keep is at the position, unless this stream
+            // fell behind; only then is the game folded from its start.
+            let shared = own
+                .is_none()
+                .then(|| self.subscription.renders.lock().base_at(self.position))
+                .flatten();
+            let mut own = match own.or(shared) {
+                Some(own) => own,
+                None => self.replay_to_position(&latest)?,
             };
             for event in &latest.events[self.position as usize..folded as usize] {
                 fold_event(&mut own.state, &mut own.clock, event, self.game_id)?;
@@ -149,7 +161,10 @@ impl Follower {
             // own at the position; a later page that finds none shared
             // folds from the start.
             (None, Some(status)) if end < version => (status, None),
-            _ => (latest.status(), Some(Base::Head(Arc::downgrade(&latest)))),
+            _ => {
+                self.share_base(&latest);
+                (latest.status(), Some(Base::Head(Arc::downgrade(&latest))))
+            }
         };
         self.base = base;
         self.reader
@@ -183,22 +198,49 @@ impl Follower {
         let decoded = renders.lock().decoded(seq);
         let shown = latest
             .state
-            .show_event(&event.payload, &decoded, &self.viewer)?;
+            .show_event_text(&event.payload, &decoded, &self.viewer)?;
         let audience = match shown {
-            Shown::Hidden => Audience::Hidden,
+            ShownText::Hidden => Audience::Hidden,
             _ => audience,
         };
         if let Some(json) = renders.lock().get(judged_at, seq, &audience) {
             return Ok(RenderedEvent { seq, json });
         }
-        let shown = shown_event(event, shown, &self.viewer);
-        let json: Arc<str> =
-            serde_json::to_string(&shown.streamed(&latest.record.game, &status_after()))
-                .map_err(|e| ServiceError::Internal(format!("rendering a stream event: {e}")))?
-                .into();
+        let shown = shown_event_text(event, &shown, &self.viewer);
+        let rendering = |e| ServiceError::Internal(format!("rendering a stream event: {e}"));
+        let kept_status = renders.lock().status_text(seq);
+        let status = match kept_status {
+            Some(status) => status,
+            None => {
+                let status: Arc<str> = serde_json::to_string(&status_after())
+                    .map_err(rendering)?
+                    .into();
+                renders.lock().keep_status_text(seq, &status);
+                status
+            }
+        };
+        let json: Arc<str> = shown
+            .stream_json(&latest.record.game, &status)
+            .map_err(rendering)?
+            .into();
         self.reader.metrics.stream_renders.inc();
         renders.lock().keep(judged_at, seq, &audience, &json);
         Ok(RenderedEvent { seq, json })
+    }
+
+    /// Keeps a copy of the state of `latest`, which this stream has read
+    /// up to, for the game's streams to fold its next events from, unless
+    /// another stream has kept it (or a newer one) already.
+    fn share_base(&self, latest: &Fold) {
+        let renders = &self.subscription.renders;
+        if !renders.lock().wants_base(latest.head.version()) {
+            return;
+        }
+        let copy = Folded {
+            state: latest.state.clone(),
+            clock: latest.clock.clone(),
+        };
+        renders.lock().keep_base(latest, copy);
     }
 
     /// The state after the events up to the position, folded from the start.

@@ -10,6 +10,7 @@ use umpire_domain::{DynMatch, RecordedEvent, Viewer};
 
 use super::STREAM_PAGE;
 use crate::budget::{allocation, Charge, MemoryBudget};
+use crate::fold::{Fold, Folded};
 use crate::shown::acted;
 
 /// Renderings a followed game keeps for its streams to share (see
@@ -19,6 +20,10 @@ const RENDERS_KEPT: usize = 64;
 /// Decoded events a followed game keeps for its streams to share (see
 /// [`Renders`]): a page's worth.
 const DECODED_KEPT: usize = STREAM_PAGE as usize;
+
+/// Statuses' JSON a followed game keeps for its renderings to share (see
+/// [`Renders`]): a page's worth for each of a few streams.
+const STATUS_TEXTS_KEPT: usize = 2 * STREAM_PAGE as usize;
 
 /// Statuses a followed game keeps for its streams to share (see
 /// [`Renders`]): more than the events of the longest single action (a
@@ -41,7 +46,11 @@ const STATUSES_KEPT: usize = 256;
 /// It also keeps the game's status after each of its latest events, which
 /// no viewer changes and no later event changes: a stream that receives
 /// several events at once needs the status after each, and only the first
-/// of the game's streams to read them folds them for it.
+/// of the game's streams to read them folds them for it. That one folds
+/// them from the state at the newest version the game's streams have read
+/// ([`Renders::base_at`]): a copy kept here, so that the next append's
+/// events are folded from it rather than from the game's start (the fold
+/// cache keeps only the newest fold, which the append has replaced).
 #[derive(Default)]
 pub(super) struct Renders {
     /// What `kept` and `statuses` hold is charged here ([`Charge::Renders`]).
@@ -53,6 +62,17 @@ pub(super) struct Renders {
     decoded: Vec<(u64, DecodedEvent)>,
     /// (seq, the status after it), oldest first, at most [`STATUSES_KEPT`].
     statuses: Vec<(u64, StatusJson)>,
+    /// The state after the newest version the streams have read, with
+    /// that version and what it holds.
+    base: Option<(u64, Folded, usize)>,
+    /// (seq, the JSON of the status after it), oldest first, at most
+    /// [`STATUS_TEXTS_KEPT`]: written once for all of the event's renderings.
+    status_texts: Vec<(u64, Arc<str>)>,
+    /// What `kept`, `statuses` and `status_texts` hold ([`render_bytes`],
+    /// [`status_bytes`]).
+    kept_bytes: usize,
+    statuses_bytes: usize,
+    status_texts_bytes: usize,
 }
 
 impl Drop for Renders {
@@ -63,9 +83,14 @@ impl Drop for Renders {
     }
 }
 
-/// What one kept status holds, beyond the `Vec` slot.
+/// What one kept rendering holds, with its slot.
+fn render_bytes(json: &str) -> usize {
+    allocation(16 + json.len()) + 64
+}
+
+/// What one kept status holds, with its slot.
 fn status_bytes(status: &StatusJson) -> usize {
-    allocation(status.phase.capacity())
+    64 + allocation(status.phase.capacity())
         + allocation(status.to_act.capacity() * std::mem::size_of::<String>())
         + status
             .to_act
@@ -83,20 +108,15 @@ impl Renders {
 
     /// Charges the budget for what is kept now: the renderings' JSON, the
     /// statuses and the room for the decoded events (whose typed form is
-    /// the game's: counted as a fixed slot each).
+    /// the game's: counted as a fixed slot each). The renderings' and the
+    /// statuses' bytes are counted as they come and go, not summed again.
     fn recharge(&mut self) {
         let Some(budget) = &self.budget else { return };
-        let bytes = self
-            .kept
-            .iter()
-            .map(|(_, _, json)| allocation(16 + json.len()) + 64)
-            .sum::<usize>()
-            + self
-                .statuses
-                .iter()
-                .map(|(_, status)| status_bytes(status) + 64)
-                .sum::<usize>()
-            + self.decoded.len() * 512;
+        let bytes = self.kept_bytes
+            + self.statuses_bytes
+            + self.status_texts_bytes
+            + self.decoded.len() * 512
+            + self.base.as_ref().map_or(0, |(_, _, bytes)| *bytes);
         budget.recharge(Charge::Renders, self.charged, bytes);
         self.charged = bytes;
     }
@@ -119,13 +139,47 @@ impl Renders {
             if seq != newest + 1 {
                 // A gap: what is kept must run without one.
                 self.statuses.clear();
+                self.statuses_bytes = 0;
             }
         }
         if self.statuses.len() >= STATUSES_KEPT {
-            self.statuses.remove(0);
+            let (_, oldest) = self.statuses.remove(0);
+            self.statuses_bytes -= status_bytes(&oldest);
         }
-        self.statuses.push((seq, status.clone()));
+        let status = status.clone();
+        self.statuses_bytes += status_bytes(&status);
+        self.statuses.push((seq, status));
         self.recharge();
+    }
+
+    /// Whether the state after version `version` should be kept (it is
+    /// newer than the one kept).
+    pub(super) fn wants_base(&self, version: u64) -> bool {
+        self.base
+            .as_ref()
+            .is_none_or(|(kept, _, _)| *kept < version)
+    }
+
+    /// Keeps a copy of the state of `fold`, the newest the game's streams
+    /// have read, unless a newer one is kept.
+    pub(super) fn keep_base(&mut self, fold: &Fold, copy: Folded) {
+        let version = fold.head.version();
+        if self.wants_base(version) {
+            let bytes = fold.state_bytes() + 64;
+            self.base = Some((version, copy, bytes));
+            self.recharge();
+        }
+    }
+
+    /// A copy of the state after version `version`, if that is the one kept.
+    pub(super) fn base_at(&self, version: u64) -> Option<Folded> {
+        match &self.base {
+            Some((kept, folded, _)) if *kept == version => Some(Folded {
+                state: folded.state.clone(),
+                clock: folded.clock.clone(),
+            }),
+            _ => None,
+        }
     }
 
     /// Event `seq` decoded, to be filled by the first redaction that
@@ -143,6 +197,29 @@ impl Renders {
         decoded
     }
 
+    /// The JSON of the status after event `seq`, if kept.
+    pub(super) fn status_text(&self, seq: u64) -> Option<Arc<str>> {
+        self.status_texts
+            .iter()
+            .rev()
+            .find(|(kept, _)| *kept == seq)
+            .map(|(_, text)| text.clone())
+    }
+
+    /// Keeps the JSON of the status after event `seq` (which never changes).
+    pub(super) fn keep_status_text(&mut self, seq: u64, text: &Arc<str>) {
+        if self.status_texts.iter().any(|(kept, _)| *kept == seq) {
+            return;
+        }
+        if self.status_texts.len() >= STATUS_TEXTS_KEPT {
+            let (_, oldest) = self.status_texts.remove(0);
+            self.status_texts_bytes -= render_bytes(&oldest);
+        }
+        self.status_texts_bytes += render_bytes(text);
+        self.status_texts.push((seq, text.clone()));
+        self.recharge();
+    }
+
     pub(super) fn get(&self, judged_at: u64, seq: u64, viewer: &Audience) -> Option<Arc<str>> {
         if judged_at != self.judged_at {
             return None;
@@ -156,9 +233,11 @@ impl Renders {
     pub(super) fn keep(&mut self, judged_at: u64, seq: u64, viewer: &Audience, json: &Arc<str>) {
         if judged_at > self.judged_at {
             self.kept.clear();
+            self.kept_bytes = 0;
             self.judged_at = judged_at;
         }
         if judged_at == self.judged_at && self.kept.len() < RENDERS_KEPT {
+            self.kept_bytes += render_bytes(json);
             self.kept.push((seq, viewer.clone(), json.clone()));
         }
         self.recharge();
