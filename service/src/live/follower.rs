@@ -63,8 +63,9 @@ impl Follower {
     /// as `/events` would show it to this viewer, with the status after it.
     pub async fn read(&mut self) -> Result<StreamBatch, ServiceError> {
         // Whatever is announced from here on is news to the next wait.
-        let announced = *self.subscription.changes.borrow_and_update();
-        self.subscription.relisten.borrow_and_update();
+        let signal = *self.subscription.changes.borrow_and_update();
+        self.subscription.seen = signal;
+        let announced = signal.version;
         let latest = {
             let _turn = self.subscription.refresh.lock().await;
             if announced > self.position {
@@ -113,7 +114,7 @@ impl Follower {
             shared_after_page = statuses.last().cloned();
             let page = &latest.events[self.position as usize..folded as usize];
             for (event, status) in page.iter().zip(statuses) {
-                events.push(self.rendered(&latest, event, || status)?);
+                events.push(self.rendered(&latest, event, || (*status).clone())?);
             }
         } else if folded > self.position {
             let own = match self.base.take() {
@@ -141,12 +142,12 @@ impl Follower {
             };
             for event in &latest.events[self.position as usize..folded as usize] {
                 fold_event(&mut own.state, &mut own.clock, event, self.game_id)?;
-                let status = own.status();
+                let status = Arc::new(own.status());
                 self.subscription
                     .renders
                     .lock()
                     .keep_status(event.seq, &status);
-                events.push(self.rendered(&latest, event, || status)?);
+                events.push(self.rendered(&latest, event, || (*status).clone())?);
             }
             state = Some(own);
         }
@@ -160,10 +161,15 @@ impl Follower {
             // Behind, on statuses another stream folded: no state of its
             // own at the position; a later page that finds none shared
             // folds from the start.
-            (None, Some(status)) if end < version => (status, None),
+            (None, Some(status)) if end < version => ((*status).clone(), None),
             _ => {
                 self.share_base(&latest);
-                (latest.status(), Some(Base::Head(Arc::downgrade(&latest))))
+                let status = self
+                    .subscription
+                    .renders
+                    .lock()
+                    .head_status(version, || latest.status());
+                (status, Some(Base::Head(Arc::downgrade(&latest))))
             }
         };
         self.base = base;
@@ -191,7 +197,11 @@ impl Follower {
         let judged_at = latest.head.version();
         let seq = event.seq;
         let renders = &self.subscription.renders;
-        let audience = Audience::of(latest.state.as_ref(), event, &self.viewer);
+        let audience = Audience::of(event, &self.viewer, || {
+            renders
+                .lock()
+                .is_public(seq, || latest.state.is_public_event(&event.payload))
+        });
         if let Some(json) = renders.lock().get(judged_at, seq, &audience) {
             return Ok(RenderedEvent { seq, json });
         }
@@ -261,14 +271,29 @@ impl Follower {
     /// ready tasks first, but every poll of a streaming connection costs
     /// actix's dispatcher about 3 k instructions, and that extra poll per
     /// wake was 6 % of what the streams cost, with no gain measured.
+    ///
+    /// All three come through the game's one watch ([`super::hub::Signal`]):
+    /// an announcement or the listener connecting again is news to read; a
+    /// heartbeat alone is a heartbeat (one that comes with news is not
+    /// sent: the news is).
     pub async fn wait(&mut self) -> Woken {
         let subscription = &mut self.subscription;
-        tokio::select! {
-            _ = subscription.changes.changed() => Woken::Moved,
-            _ = subscription.relisten.changed() => Woken::Moved,
-            _ = subscription.heartbeat.changed() => Woken::Heartbeat {
+        if subscription.changes.changed().await.is_err() {
+            // The game's entry, and its sender, stay while this
+            // subscription does: not reached.
+            std::future::pending::<()>().await;
+        }
+        let now = *subscription.changes.borrow_and_update();
+        let before = std::mem::replace(&mut subscription.seen, now);
+        if now.heartbeats != before.heartbeats
+            && now.version <= before.version
+            && now.relistens == before.relistens
+        {
+            Woken::Heartbeat {
                 read: !subscription.hub.listening.load(Ordering::Relaxed),
-            },
+            }
+        } else {
+            Woken::Moved
         }
     }
 

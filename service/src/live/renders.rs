@@ -3,10 +3,11 @@
 //! once for all its viewers' redactions, and the status after it folded
 //! once; all of it charged to the memory budget.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use umpire_domain::erased::{DecodedEvent, StatusJson};
-use umpire_domain::{DynMatch, RecordedEvent, Viewer};
+use umpire_domain::{RecordedEvent, Viewer};
 
 use super::STREAM_PAGE;
 use crate::budget::{allocation, Charge, MemoryBudget};
@@ -18,8 +19,10 @@ use crate::shown::acted;
 const RENDERS_KEPT: usize = 64;
 
 /// Decoded events a followed game keeps for its streams to share (see
-/// [`Renders`]): a page's worth.
-const DECODED_KEPT: usize = STREAM_PAGE as usize;
+/// [`Renders`]): a long action's events (a Flower Fields deal), which its
+/// streams read page by page, one stream after another: with a page's
+/// worth, each seat's stream decoded the first pages again.
+const DECODED_KEPT: usize = 8 * STREAM_PAGE as usize;
 
 /// Statuses' JSON a followed game keeps for its renderings to share (see
 /// [`Renders`]): a page's worth for each of a few streams.
@@ -59,9 +62,14 @@ pub(super) struct Renders {
     judged_at: u64,
     kept: Vec<(u64, Audience, Arc<str>)>,
     /// (seq, the event decoded), oldest first, at most [`DECODED_KEPT`].
-    decoded: Vec<(u64, DecodedEvent)>,
+    decoded: VecDeque<(u64, DecodedEvent)>,
     /// (seq, the status after it), oldest first, at most [`STATUSES_KEPT`].
-    statuses: Vec<(u64, StatusJson)>,
+    statuses: Vec<(u64, Arc<StatusJson>)>,
+    /// The status after the newest version read, and that version.
+    head_status: Option<(u64, StatusJson)>,
+    /// (seq, whether the event is public), oldest first, at most
+    /// [`DECODED_KEPT`]: asked of the game once, not once a stream.
+    publics: VecDeque<(u64, bool)>,
     /// The state after the newest version the streams have read, with
     /// that version and what it holds.
     base: Option<(u64, Folded, usize)>,
@@ -116,13 +124,18 @@ impl Renders {
             + self.statuses_bytes
             + self.status_texts_bytes
             + self.decoded.len() * 512
+            + self.publics.len() * 16
+            + self
+                .head_status
+                .as_ref()
+                .map_or(0, |(_, status)| status_bytes(status))
             + self.base.as_ref().map_or(0, |(_, _, bytes)| *bytes);
         budget.recharge(Charge::Renders, self.charged, bytes);
         self.charged = bytes;
     }
 
     /// The statuses after each of the events `first..=last`, when all are kept.
-    pub(super) fn statuses(&self, first: u64, last: u64) -> Option<Vec<StatusJson>> {
+    pub(super) fn statuses(&self, first: u64, last: u64) -> Option<Vec<Arc<StatusJson>>> {
         let start = self.statuses.iter().position(|(seq, _)| *seq == first)?;
         let wanted = (last + 1).checked_sub(first)? as usize;
         let run = self.statuses.get(start..start + wanted)?;
@@ -131,7 +144,7 @@ impl Renders {
     }
 
     /// Keeps the status after event `seq`, events being kept in order.
-    pub(super) fn keep_status(&mut self, seq: u64, status: &StatusJson) {
+    pub(super) fn keep_status(&mut self, seq: u64, status: &Arc<StatusJson>) {
         if let Some((newest, _)) = self.statuses.last() {
             if seq <= *newest {
                 return;
@@ -146,9 +159,8 @@ impl Renders {
             let (_, oldest) = self.statuses.remove(0);
             self.statuses_bytes -= status_bytes(&oldest);
         }
-        let status = status.clone();
-        self.statuses_bytes += status_bytes(&status);
-        self.statuses.push((seq, status));
+        self.statuses_bytes += status_bytes(status);
+        self.statuses.push((seq, status.clone()));
         self.recharge();
     }
 
@@ -185,16 +197,49 @@ impl Renders {
     /// Event `seq` decoded, to be filled by the first redaction that
     /// needs it.
     pub(super) fn decoded(&mut self, seq: u64) -> DecodedEvent {
-        if let Some((_, decoded)) = self.decoded.iter().find(|(kept, _)| *kept == seq) {
+        // Newest first: streams read the latest events.
+        if let Some((_, decoded)) = self.decoded.iter().rev().find(|(kept, _)| *kept == seq) {
             return decoded.clone();
         }
         if self.decoded.len() >= DECODED_KEPT {
-            self.decoded.remove(0);
+            self.decoded.pop_front();
         }
         let decoded = DecodedEvent::default();
-        self.decoded.push((seq, decoded.clone()));
+        self.decoded.push_back((seq, decoded.clone()));
         self.recharge();
         decoded
+    }
+
+    /// The status after version `version`, the newest read, made by
+    /// `status` when it is not the one kept.
+    pub(super) fn head_status(
+        &mut self,
+        version: u64,
+        status: impl FnOnce() -> StatusJson,
+    ) -> StatusJson {
+        match &self.head_status {
+            Some((kept, kept_status)) if *kept == version => kept_status.clone(),
+            Some((kept, _)) if *kept > version => status(),
+            _ => {
+                let made = status();
+                // Small and one per game: counted as a status kept.
+                self.head_status = Some((version, made.clone()));
+                made
+            }
+        }
+    }
+
+    /// Whether event `seq` is public, as `public` says when not kept.
+    pub(super) fn is_public(&mut self, seq: u64, public: impl FnOnce() -> bool) -> bool {
+        if let Some((_, kept)) = self.publics.iter().rev().find(|(kept, _)| *kept == seq) {
+            return *kept;
+        }
+        let public = public();
+        if self.publics.len() >= DECODED_KEPT {
+            self.publics.pop_front();
+        }
+        self.publics.push_back((seq, public));
+        public
     }
 
     /// The JSON of the status after event `seq`, if kept.
@@ -260,12 +305,14 @@ pub(super) enum Audience {
 }
 
 impl Audience {
+    /// `public` says whether the event is public (`DynMatch::is_public_event`),
+    /// asked only when it matters.
     pub(super) fn of(
-        now: &dyn DynMatch,
         event: &RecordedEvent,
         viewer: &Viewer<String>,
+        public: impl FnOnce() -> bool,
     ) -> Audience {
-        if !viewer.is_umpire() && !acted(viewer, event) && now.is_public_event(&event.payload) {
+        if !viewer.is_umpire() && !acted(viewer, event) && public() {
             Audience::Public
         } else {
             Audience::Viewer(viewer.clone())
@@ -292,23 +339,32 @@ mod tests {
     fn the_statuses_after_the_latest_events_are_shared_only_as_a_whole_run() {
         let mut renders = Renders::default();
         for seq in 3..=5 {
-            renders.keep_status(seq, &status(&format!("after {seq}")));
+            renders.keep_status(seq, &Arc::new(status(&format!("after {seq}"))));
         }
-        renders.keep_status(4, &status("kept already"));
+        renders.keep_status(4, &Arc::new(status("kept already")));
         assert_eq!(
             renders.statuses(4, 5),
-            Some(vec![status("after 4"), status("after 5")])
+            Some(vec![
+                Arc::new(status("after 4")),
+                Arc::new(status("after 5"))
+            ])
         );
-        assert_eq!(renders.statuses(3, 3), Some(vec![status("after 3")]));
+        assert_eq!(
+            renders.statuses(3, 3),
+            Some(vec![Arc::new(status("after 3"))])
+        );
         assert_eq!(renders.statuses(2, 4), None);
         assert_eq!(renders.statuses(4, 6), None);
 
-        renders.keep_status(9, &status("after 9"));
+        renders.keep_status(9, &Arc::new(status("after 9")));
         assert_eq!(renders.statuses(3, 3), None);
-        assert_eq!(renders.statuses(9, 9), Some(vec![status("after 9")]));
+        assert_eq!(
+            renders.statuses(9, 9),
+            Some(vec![Arc::new(status("after 9"))])
+        );
 
         for seq in 10..10 + STATUSES_KEPT as u64 {
-            renders.keep_status(seq, &status("later"));
+            renders.keep_status(seq, &Arc::new(status("later")));
         }
         assert_eq!(renders.statuses.len(), STATUSES_KEPT);
         assert_eq!(renders.statuses(9, 9), None);
