@@ -85,7 +85,7 @@ impl Follower {
             return Ok(StreamBatch {
                 events: Vec::new(),
                 version,
-                status: latest.status(),
+                status: Arc::new(latest.status()),
                 head: version,
             });
         }
@@ -157,11 +157,11 @@ impl Follower {
         }
         self.position = end;
         let (status, base) = match (state, shared_after_page) {
-            (Some(own), _) if end < version => (own.status(), Some(Base::Behind(own))),
+            (Some(own), _) if end < version => (Arc::new(own.status()), Some(Base::Behind(own))),
             // Behind, on statuses another stream folded: no state of its
             // own at the position; a later page that finds none shared
             // folds from the start.
-            (None, Some(status)) if end < version => ((*status).clone(), None),
+            (None, Some(status)) if end < version => (status, None),
             _ => {
                 self.share_base(&latest);
                 let status = self

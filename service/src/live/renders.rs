@@ -66,7 +66,7 @@ pub(super) struct Renders {
     /// (seq, the status after it), oldest first, at most [`STATUSES_KEPT`].
     statuses: Vec<(u64, Arc<StatusJson>)>,
     /// The status after the newest version read, and that version.
-    head_status: Option<(u64, StatusJson)>,
+    head_status: Option<(u64, Arc<StatusJson>)>,
     /// (seq, whether the event is public), oldest first, at most
     /// [`DECODED_KEPT`]: asked of the game once, not once a stream.
     publics: VecDeque<(u64, bool)>,
@@ -216,12 +216,12 @@ impl Renders {
         &mut self,
         version: u64,
         status: impl FnOnce() -> StatusJson,
-    ) -> StatusJson {
+    ) -> Arc<StatusJson> {
         match &self.head_status {
             Some((kept, kept_status)) if *kept == version => kept_status.clone(),
-            Some((kept, _)) if *kept > version => status(),
+            Some((kept, _)) if *kept > version => Arc::new(status()),
             _ => {
-                let made = status();
+                let made = Arc::new(status());
                 // Small and one per game: counted as a status kept.
                 self.head_status = Some((version, made.clone()));
                 made
