@@ -23,9 +23,12 @@ use crate::shown::shown_event_text;
 /// stream is at the head, its own while it catches up. At the head it is a
 /// weak reference: an idle stream must not keep a game's log in memory
 /// after the fold cache has let it go (the thousand idle streams of
-/// long games held 455–830 KB each that way); when it is gone, the state
-/// at the position comes from the statuses the game's streams share, or
-/// from a replay.
+/// long games held 455–830 KB each that way); when it is gone (as it is
+/// after every append, which replaces it in the cache), the state at the
+/// position comes from the statuses the game's streams share, or from the
+/// copy of the state they keep when it is at the position
+/// ([`super::renders::Renders::base_at`]: one a game, not one a stream),
+/// or from a replay.
 pub(super) enum Base {
     Head(Weak<Fold>),
     Behind(Folded),
