@@ -333,6 +333,53 @@ mod tests {
         }
     }
 
+    /// What the renders hold, summed from scratch: what is charged.
+    fn summed(renders: &Renders) -> usize {
+        renders
+            .kept
+            .iter()
+            .map(|(_, _, json)| render_bytes(json))
+            .chain(renders.statuses.iter().map(|(_, s)| status_bytes(s)))
+            .chain(renders.status_texts.iter().map(|(_, t)| render_bytes(t)))
+            .sum::<usize>()
+            + renders.decoded.len() * 512
+            + renders.publics.len() * 16
+            + renders
+                .head_status
+                .as_ref()
+                .map_or(0, |(_, s)| status_bytes(s))
+    }
+
+    /// Given renderings, statuses and their JSON kept, replaced and let go
+    /// (a newer version, a gap, the oldest beyond the limit), the memory
+    /// budget is charged what they hold, counted as they come and go.
+    #[test]
+    fn the_charge_follows_what_is_kept_as_it_comes_and_goes() {
+        let budget = crate::metrics::Metrics::unregistered().memory_budget(1 << 30);
+        let mut renders = Renders::charging(budget.clone());
+        let text = |n: u64| -> Arc<str> { format!("{{\"n\":{}}}", "x".repeat(n as usize)).into() };
+        for seq in 1..=700u64 {
+            renders.keep_status(seq, &Arc::new(status(&"p".repeat(seq as usize % 7))));
+            renders.keep_status_text(seq, &text(seq % 11));
+            renders.keep(seq / 10, seq, &Audience::Public, &text(seq % 13));
+            renders.keep(seq / 10, seq, &Audience::Hidden, &text(seq % 5));
+            renders.decoded(seq);
+            if seq == 500 {
+                // A gap starts the statuses over.
+                renders.keep_status(seq + 2, &Arc::new(status("gap")));
+            }
+            assert_eq!(
+                budget.charged(Charge::Renders),
+                summed(&renders),
+                "after {seq}"
+            );
+        }
+        // Held up to the limit before the gap, from the gap on after it.
+        assert_eq!(renders.statuses.first().map(|(seq, _)| *seq), Some(502));
+        drop(renders);
+        assert_eq!(budget.charged(Charge::Renders), 0);
+    }
+
     /// Given statuses kept after events 3..=5, a run inside them is shared;
     /// a run reaching past them, or a gap, is not; and a gap starts over.
     #[test]
