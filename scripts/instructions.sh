@@ -8,6 +8,11 @@
 #   UMPIRE_BIN=/tmp/umpire-before scripts/instructions.sh
 #   CALLGRIND_KEEP=/tmp/action.out scripts/instructions.sh   # and keep the dump
 #
+# CALLGRIND_KEEP=PATH keeps the action path's dump at PATH; with STREAMS=1
+# also the streamed phase's at PATH.streams and the stream ceiling's (its
+# quiet phase at PATH.stream-ceiling-quiet, followed at
+# PATH.stream-ceiling), for `callgrind_annotate --inclusive=yes`.
+#
 # It starts the service under callgrind (its PostgreSQL runs natively),
 # plans games with scripts/load/driver.py, replays 200 submissions to warm
 # the caches, zeroes the counters, replays ACTIONS more (one client, in
@@ -116,6 +121,7 @@ PY
     delivered=$(grep -c -v -e '^ready$' -e '^end$' "$WORK_DIR/arrivals" || true)
     dump="$out.$SERVER_PID.2"
     for _ in $(seq 50); do [[ -s "$dump" ]] && break; sleep 0.2; done
+    [[ -n "${CALLGRIND_KEEP:-}" ]] && cp "$dump" "$CALLGRIND_KEEP.streams"
     with_streams="$(callgrind_annotate "$dump" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }')"
     awk -v with="$with_streams" -v without="$all" -v n="$ACTIONS" -v events="$delivered" -v streams="$streams" 'BEGIN {
         extra = (with - without) / n
@@ -221,6 +227,10 @@ PY
     ceiling_delivered=$(grep -c -v -e '^ready$' -e '^end$' "$WORK_DIR/ceiling-arrivals" || true)
     ceiling_quiet="$(counted_instructions "$stream_out.$stream_pid.1")"
     ceiling_followed="$(counted_instructions "$stream_out.$stream_pid.2")"
+    if [[ -n "${CALLGRIND_KEEP:-}" ]]; then
+        cp "$stream_out.$stream_pid.1" "$CALLGRIND_KEEP.stream-ceiling-quiet"
+        cp "$stream_out.$stream_pid.2" "$CALLGRIND_KEEP.stream-ceiling"
+    fi
     kill "$stream_pid" 2>/dev/null || true
     awk -v quiet="$ceiling_quiet" -v followed="$ceiling_followed" -v events="$ceiling_delivered" \
         -v service="$stream_extra_per_event" -v served="$delivered" 'BEGIN {

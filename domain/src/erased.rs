@@ -188,6 +188,21 @@ pub trait DynMatch: Send + Sync {
         decoded: &DecodedEvent,
         viewer: &Viewer<String>,
     ) -> Result<Shown, GameError>;
+    /// [`DynMatch::show_event`], a redacted event given as its JSON
+    /// ([`ShownText`]): written straight from the game's type, without a
+    /// `Value` in between, for a viewer that only writes it (a live stream).
+    fn show_event_text(
+        &self,
+        event: &Value,
+        decoded: &DecodedEvent,
+        viewer: &Viewer<String>,
+    ) -> Result<ShownText, GameError> {
+        Ok(match self.show_event(event, decoded, viewer)? {
+            Shown::Whole => ShownText::Whole,
+            Shown::Redacted(redacted) => ShownText::redacted(to_text(&redacted)),
+            Shown::Hidden => ShownText::Hidden,
+        })
+    }
     fn legal_actions(&self, actor: &Actor<String>) -> Result<Vec<Value>, GameError>;
     /// The umpire's `timeout` of `seat` in this game (what the clock sends
     /// when the seat's time runs out).
@@ -212,6 +227,39 @@ pub enum Shown {
     Redacted(Value),
     /// Not at all: a placeholder ([`hidden_event`]) stands in its place.
     Hidden,
+}
+
+/// How one viewer is shown a stored event, a redacted event as its JSON
+/// ([`DynMatch::show_event_text`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ShownText {
+    /// As stored.
+    Whole,
+    /// Redacted for the viewer: the JSON `serde_json` writes of
+    /// [`Shown::Redacted`]'s value, and that value's `type`.
+    Redacted { json: String, event_type: String },
+    /// Not at all.
+    Hidden,
+}
+
+impl ShownText {
+    /// A redacted event's JSON, with its type read from it: the first key
+    /// of a game's event (an internally tagged enum writes its tag first),
+    /// else found by reading the JSON.
+    fn redacted(json: String) -> ShownText {
+        let first = json
+            .strip_prefix("{\"type\":\"")
+            .and_then(|rest| rest.split_once('"'))
+            .map(|(tag, _)| tag)
+            .filter(|tag| !tag.contains('\\'));
+        let event_type = match first {
+            Some(tag) => tag.to_string(),
+            None => serde_json::from_str::<Value>(&json)
+                .map(|value| event_type(&value).to_string())
+                .unwrap_or_else(|_| "unknown".to_string()),
+        };
+        ShownText::Redacted { json, event_type }
+    }
 }
 
 /// One stored event decoded into its game's type, once, for all the
@@ -257,10 +305,22 @@ pub fn hidden_event() -> Value {
 
 /// The event's `type` tag, used as the stored event type.
 pub fn event_type(event: &Value) -> &str {
-    event
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or("unknown")
+    type_tag(event).unwrap_or("unknown")
+}
+
+/// The event's `type` tag, if it has one. An event has a few keys: looked
+/// for one by one, which costs a fraction of hashing the key to look it up
+/// (asked of every event a live stream sends, issue 35).
+fn type_tag(event: &Value) -> Option<&str> {
+    let object = event.as_object()?;
+    let tag = if object.len() <= 16 {
+        object
+            .iter()
+            .find_map(|(key, value)| (key == "type").then_some(value))
+    } else {
+        object.get("type")
+    };
+    tag?.as_str()
 }
 
 struct Erased<G>(PhantomData<fn() -> G>);
@@ -276,6 +336,12 @@ fn malformed<G: Game>(what: Malformed, error: impl std::fmt::Display) -> GameErr
         what,
         message: error.to_string(),
     }
+}
+
+/// As [`to_json`], written as JSON text: the same text `serde_json`
+/// writes of [`to_json`]'s value (keys in the same order: maps keep theirs).
+fn to_text<T: Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).expect("game types serialise to JSON")
 }
 
 fn to_json<T: Serialize>(value: &T) -> Value {
@@ -444,14 +510,11 @@ impl<G: Game> DynMatch for Match<G> {
         Ok(to_json(&G::view(&self.state, parse_viewer::<G>(viewer)?)))
     }
     fn is_public_event(&self, event: &Value) -> bool {
-        event
-            .get("type")
-            .and_then(Value::as_str)
-            .is_some_and(|tag| {
-                G::PUBLIC_EVENTS.contains(&tag)
-                    || clock::is_clock_type(tag)
-                    || seat_tokens::is_seat_token_type(tag)
-            })
+        type_tag(event).is_some_and(|tag| {
+            G::PUBLIC_EVENTS.contains(&tag)
+                || clock::is_clock_type(tag)
+                || seat_tokens::is_seat_token_type(tag)
+        })
     }
     fn show_event(
         &self,
@@ -468,6 +531,22 @@ impl<G: Game> DynMatch for Match<G> {
         Ok(match G::redact_event(&self.state, event, viewer) {
             Some(redacted) => Shown::Redacted(to_json(&redacted)),
             None => Shown::Hidden,
+        })
+    }
+    fn show_event_text(
+        &self,
+        event: &Value,
+        decoded: &DecodedEvent,
+        viewer: &Viewer<String>,
+    ) -> Result<ShownText, GameError> {
+        let viewer = parse_viewer::<G>(viewer)?;
+        if matches!(viewer, Viewer::Umpire) || self.is_public_event(event) {
+            return Ok(ShownText::Whole);
+        }
+        let event = decoded.get_or_decode::<G>(event)?;
+        Ok(match G::redact_event(&self.state, event, viewer) {
+            Some(redacted) => ShownText::redacted(to_text(&redacted)),
+            None => ShownText::Hidden,
         })
     }
     fn legal_actions(&self, actor: &Actor<String>) -> Result<Vec<Value>, GameError> {

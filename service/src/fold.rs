@@ -74,6 +74,12 @@ impl Fold {
             .any(|(reissued, at)| *at > version && reissued == seat)
     }
 
+    /// What the state alone holds, as [`Fold::bytes`] counts it: what a
+    /// copy of it costs (the live streams keep one per followed game).
+    pub fn state_bytes(&self) -> usize {
+        self.state_bytes
+    }
+
     /// This fold with `events` (read after its head) applied.
     pub(crate) fn extended(
         &self,

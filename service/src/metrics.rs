@@ -2,6 +2,8 @@
 //! sizes, version conflicts, rejected actions, pool usage and live streams. The API serves
 //! them at `/metrics` beside its per-endpoint request metrics.
 
+use std::sync::{Arc, OnceLock};
+
 use prometheus::core::Collector;
 use prometheus::{
     GaugeVec, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts,
@@ -50,6 +52,9 @@ pub struct Metrics {
     /// the primary or a standby; standbys skipped, by why; each standby's
     /// health and lag as its last probe found them.
     pub reads: IntCounterVec,
+    /// `reads` from memory and from the primary, looked up once: every
+    /// read of a live stream counts one (issue 35).
+    pub(crate) reads_from: Arc<[OnceLock<IntCounter>; 2]>,
     pub standby_skips: IntCounterVec,
     pub standby_up: IntGaugeVec,
     pub standby_lag_seconds: GaugeVec,
@@ -192,6 +197,7 @@ impl Metrics {
                 "Clock timeouts not recorded because an action or another instance's timeout was appended first",
             )
             .expect("valid metric"),
+            reads_from: Arc::default(),
             reads: IntCounterVec::new(
                 Opts::new(
                     "umpire_reads_total",

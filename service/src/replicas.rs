@@ -241,12 +241,18 @@ impl Replicas {
 
     /// Counts a read answered from `target`.
     pub fn served(&self, metrics: &Metrics, target: Target) {
-        let label = match target {
-            Target::Memory => "memory".to_string(),
-            Target::Primary => "primary".to_string(),
-            Target::Standby(index) => standby_name(index),
+        let (slot, label) = match target {
+            Target::Memory => (0, "memory"),
+            Target::Primary => (1, "primary"),
+            Target::Standby(index) => {
+                let name = standby_name(index);
+                metrics.reads.with_label_values(&[&name]).inc();
+                return;
+            }
         };
-        metrics.reads.with_label_values(&[&label]).inc();
+        metrics.reads_from[slot]
+            .get_or_init(|| metrics.reads.with_label_values(&[label]))
+            .inc();
     }
 
     /// Notes an append announced to this instance (by any instance).

@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use rand::SeedableRng;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use umpire_api::routes::stream::StreamLimits;
@@ -299,6 +300,46 @@ async fn every_viewer_streaming_a_game_live_at_once_gets_exactly_its_events() {
                 }
                 None => seen.push((viewer, received)),
             }
+        }
+    }
+}
+
+/// The streams of a game share a copy of the state at the newest version
+/// they have read, to fold the next events from (issue 35): a stream that
+/// starts behind it, where no stream has folded before, must not take it
+/// for the state at its own position. A stream at the head keeps that copy
+/// after an action; one resumed two events earlier receives exactly those
+/// events, each with the status after it.
+#[tokio::test]
+async fn a_stream_behind_the_state_its_game_shares_folds_from_its_own_position() {
+    let app = TestApp::spawn().await;
+    for (game, seed) in [("treeblox", 21), ("arboretum", 22), ("flower_fields", 23)] {
+        let created = app.create(game, json!({}), seed).await;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        // Played with no stream open: nothing folded or kept for them.
+        for _ in 0..4 {
+            app.play_one(&created, &mut rng).await.expect("still going");
+        }
+        let before = app.stored_version(&created.id).await;
+        let mut at_head = Sse::open(&app, &created.id, None, Some(before)).await;
+        app.play_one(&created, &mut rng).await.expect("still going");
+        let after = app.stored_version(&created.id).await;
+        for version in before + 1..=after {
+            let message = at_head.next_event(SOON).await.expect("a message");
+            assert_eq!(message.id, Some(version), "{game}: the stream at the head");
+        }
+        let expected = events_seen_by(&app, &created.id, None).await;
+        let mut behind = Sse::open(&app, &created.id, None, Some(before - 2)).await;
+        for version in before - 1..=after {
+            let message = behind.next_event(SOON).await.expect("a message");
+            assert_eq!(message.id, Some(version), "{game}: {message:?}");
+            let entry = message.json();
+            assert_status_after(&app, &created.id, &entry, version).await;
+            assert_eq!(
+                as_events_entry(entry),
+                expected[version as usize - 1],
+                "{game}: event {version}"
+            );
         }
     }
 }

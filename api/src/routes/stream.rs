@@ -269,7 +269,7 @@ impl Sse {
                     push_event(&mut chunk, event);
                 }
                 if finished {
-                    let end = self.end("finished", Some(batch.status), None);
+                    let end = self.end("finished", Some((*batch.status).clone()), None);
                     chunk.push_str(&String::from_utf8_lossy(&end));
                 } else if self.revoked(&batch.events).await {
                     // The reissue is delivered, then nothing more.
@@ -279,7 +279,7 @@ impl Sse {
                 return Bytes::from(chunk);
             }
             if finished {
-                return self.end("finished", Some(batch.status), None);
+                return self.end("finished", Some((*batch.status).clone()), None);
             }
             if let Some(heartbeat) = self.heartbeat_after_wait().await {
                 return heartbeat;

@@ -3,7 +3,7 @@
 //! viewer alone shows.
 
 use serde_json::Value;
-use umpire_domain::erased::{DecodedEvent, Shown};
+use umpire_domain::erased::{event_type, DecodedEvent, Shown, ShownText};
 use umpire_domain::{DynMatch, Viewer};
 
 use crate::decide_fuzz::{played, GAMES};
@@ -36,6 +36,16 @@ fn an_event_decoded_once_is_redacted_for_each_viewer_as_alone() {
                             Shown::Hidden => None,
                         };
                         assert_eq!(shared, alone, "{game} seed {seed}: {event} for {viewer:?}");
+                        // As text: the JSON of the same, and its type.
+                        let text = match now.show_event_text(event, &decoded, viewer).unwrap() {
+                            ShownText::Whole => Some((event.to_string(), event_type(event).into())),
+                            ShownText::Redacted { json, event_type } => Some((json, event_type)),
+                            ShownText::Hidden => None,
+                        };
+                        let expected = alone
+                            .as_ref()
+                            .map(|shown| (shown.to_string(), event_type(shown).to_string()));
+                        assert_eq!(text, expected, "{game} seed {seed}: {event} for {viewer:?}");
                         hidden += usize::from(alone.is_none());
                     }
                 }

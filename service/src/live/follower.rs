@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 
 use tokio::sync::OwnedSemaphorePermit;
-use umpire_domain::erased::{Shown, StatusJson};
+use umpire_domain::erased::{ShownText, StatusJson};
 use umpire_domain::{RecordedEvent, Viewer};
 use uuid::Uuid;
 
@@ -17,15 +17,18 @@ use crate::budget::Reservation;
 use crate::error::ServiceError;
 use crate::fold::{fold_event, replay, Fold, Folded};
 use crate::folds::Reader;
-use crate::shown::shown_event;
+use crate::shown::shown_event_text;
 
 /// The state at a stream's position: the fold it last read when the
 /// stream is at the head, its own while it catches up. At the head it is a
 /// weak reference: an idle stream must not keep a game's log in memory
 /// after the fold cache has let it go (the thousand idle streams of
-/// long games held 455–830 KB each that way); when it is gone, the state
-/// at the position comes from the statuses the game's streams share, or
-/// from a replay.
+/// long games held 455–830 KB each that way); when it is gone (as it is
+/// after every append, which replaces it in the cache), the state at the
+/// position comes from the statuses the game's streams share, or from the
+/// copy of the state they keep when it is at the position
+/// ([`super::renders::Renders::base_at`]: one a game, not one a stream),
+/// or from a replay.
 pub(super) enum Base {
     Head(Weak<Fold>),
     Behind(Folded),
@@ -63,8 +66,9 @@ impl Follower {
     /// as `/events` would show it to this viewer, with the status after it.
     pub async fn read(&mut self) -> Result<StreamBatch, ServiceError> {
         // Whatever is announced from here on is news to the next wait.
-        let announced = *self.subscription.changes.borrow_and_update();
-        self.subscription.relisten.borrow_and_update();
+        let signal = *self.subscription.changes.borrow_and_update();
+        self.subscription.seen = signal;
+        let announced = signal.version;
         let latest = {
             let _turn = self.subscription.refresh.lock().await;
             if announced > self.position {
@@ -84,7 +88,7 @@ impl Follower {
             return Ok(StreamBatch {
                 events: Vec::new(),
                 version,
-                status: latest.status(),
+                status: Arc::new(latest.status()),
                 head: version,
             });
         }
@@ -113,28 +117,40 @@ impl Follower {
             shared_after_page = statuses.last().cloned();
             let page = &latest.events[self.position as usize..folded as usize];
             for (event, status) in page.iter().zip(statuses) {
-                events.push(self.rendered(&latest, event, || status)?);
+                events.push(self.rendered(&latest, event, || (*status).clone())?);
             }
         } else if folded > self.position {
-            let mut own = match self.base.take() {
-                Some(Base::Head(fold)) => match fold.upgrade() {
-                    Some(fold) if fold.head.version() == self.position => Folded {
+            let own = match self.base.take() {
+                Some(Base::Head(fold)) => fold
+                    .upgrade()
+                    .filter(|fold| fold.head.version() == self.position)
+                    .map(|fold| Folded {
                         state: fold.state.clone(),
                         clock: fold.clock.clone(),
-                    },
-                    _ => self.replay_to_position(&latest)?,
-                },
-                Some(Base::Behind(own)) if own.state.version() == self.position => own,
-                _ => self.replay_to_position(&latest)?,
+                    }),
+                Some(Base::Behind(own)) if own.state.version() == self.position => Some(own),
+                _ => None,
+            };
+            // The fold at the position is usually gone (the append that
+            // made the newer one replaced it in the cache): the state the
+            // game's streams keep is at the position, unless this stream
+            // fell behind; only then is the game folded from its start.
+            let shared = own
+                .is_none()
+                .then(|| self.subscription.renders.lock().base_at(self.position))
+                .flatten();
+            let mut own = match own.or(shared) {
+                Some(own) => own,
+                None => self.replay_to_position(&latest)?,
             };
             for event in &latest.events[self.position as usize..folded as usize] {
                 fold_event(&mut own.state, &mut own.clock, event, self.game_id)?;
-                let status = own.status();
+                let status = Arc::new(own.status());
                 self.subscription
                     .renders
                     .lock()
                     .keep_status(event.seq, &status);
-                events.push(self.rendered(&latest, event, || status)?);
+                events.push(self.rendered(&latest, event, || (*status).clone())?);
             }
             state = Some(own);
         }
@@ -144,12 +160,20 @@ impl Follower {
         }
         self.position = end;
         let (status, base) = match (state, shared_after_page) {
-            (Some(own), _) if end < version => (own.status(), Some(Base::Behind(own))),
+            (Some(own), _) if end < version => (Arc::new(own.status()), Some(Base::Behind(own))),
             // Behind, on statuses another stream folded: no state of its
             // own at the position; a later page that finds none shared
             // folds from the start.
             (None, Some(status)) if end < version => (status, None),
-            _ => (latest.status(), Some(Base::Head(Arc::downgrade(&latest)))),
+            _ => {
+                self.share_base(&latest);
+                let status = self
+                    .subscription
+                    .renders
+                    .lock()
+                    .head_status(version, || latest.status());
+                (status, Some(Base::Head(Arc::downgrade(&latest))))
+            }
         };
         self.base = base;
         self.reader
@@ -176,29 +200,60 @@ impl Follower {
         let judged_at = latest.head.version();
         let seq = event.seq;
         let renders = &self.subscription.renders;
-        let audience = Audience::of(latest.state.as_ref(), event, &self.viewer);
+        let audience = Audience::of(event, &self.viewer, || {
+            renders
+                .lock()
+                .is_public(seq, || latest.state.is_public_event(&event.payload))
+        });
         if let Some(json) = renders.lock().get(judged_at, seq, &audience) {
             return Ok(RenderedEvent { seq, json });
         }
         let decoded = renders.lock().decoded(seq);
         let shown = latest
             .state
-            .show_event(&event.payload, &decoded, &self.viewer)?;
+            .show_event_text(&event.payload, &decoded, &self.viewer)?;
         let audience = match shown {
-            Shown::Hidden => Audience::Hidden,
+            ShownText::Hidden => Audience::Hidden,
             _ => audience,
         };
         if let Some(json) = renders.lock().get(judged_at, seq, &audience) {
             return Ok(RenderedEvent { seq, json });
         }
-        let shown = shown_event(event, shown, &self.viewer);
-        let json: Arc<str> =
-            serde_json::to_string(&shown.streamed(&latest.record.game, &status_after()))
-                .map_err(|e| ServiceError::Internal(format!("rendering a stream event: {e}")))?
-                .into();
+        let shown = shown_event_text(event, &shown, &self.viewer);
+        let rendering = |e| ServiceError::Internal(format!("rendering a stream event: {e}"));
+        let kept_status = renders.lock().status_text(seq);
+        let status = match kept_status {
+            Some(status) => status,
+            None => {
+                let status: Arc<str> = serde_json::to_string(&status_after())
+                    .map_err(rendering)?
+                    .into();
+                renders.lock().keep_status_text(seq, &status);
+                status
+            }
+        };
+        let json: Arc<str> = shown
+            .stream_json(&latest.record.game, &status)
+            .map_err(rendering)?
+            .into();
         self.reader.metrics.stream_renders.inc();
         renders.lock().keep(judged_at, seq, &audience, &json);
         Ok(RenderedEvent { seq, json })
+    }
+
+    /// Keeps a copy of the state of `latest`, which this stream has read
+    /// up to, for the game's streams to fold its next events from, unless
+    /// another stream has kept it (or a newer one) already.
+    fn share_base(&self, latest: &Fold) {
+        let renders = &self.subscription.renders;
+        if !renders.lock().wants_base(latest.head.version()) {
+            return;
+        }
+        let copy = Folded {
+            state: latest.state.clone(),
+            clock: latest.clock.clone(),
+        };
+        renders.lock().keep_base(latest, copy);
     }
 
     /// The state after the events up to the position, folded from the start.
@@ -219,14 +274,29 @@ impl Follower {
     /// ready tasks first, but every poll of a streaming connection costs
     /// actix's dispatcher about 3 k instructions, and that extra poll per
     /// wake was 6 % of what the streams cost, with no gain measured.
+    ///
+    /// All three come through the game's one watch ([`super::hub::Signal`]):
+    /// an announcement or the listener connecting again is news to read; a
+    /// heartbeat alone is a heartbeat (one that comes with news is not
+    /// sent: the news is).
     pub async fn wait(&mut self) -> Woken {
         let subscription = &mut self.subscription;
-        tokio::select! {
-            _ = subscription.changes.changed() => Woken::Moved,
-            _ = subscription.relisten.changed() => Woken::Moved,
-            _ = subscription.heartbeat.changed() => Woken::Heartbeat {
+        if subscription.changes.changed().await.is_err() {
+            // The game's entry, and its sender, stay while this
+            // subscription does: not reached.
+            std::future::pending::<()>().await;
+        }
+        let now = *subscription.changes.borrow_and_update();
+        let before = std::mem::replace(&mut subscription.seen, now);
+        if now.heartbeats != before.heartbeats
+            && now.version <= before.version
+            && now.relistens == before.relistens
+        {
+            Woken::Heartbeat {
                 read: !subscription.hub.listening.load(Ordering::Relaxed),
-            },
+            }
+        } else {
+            Woken::Moved
         }
     }
 

@@ -32,7 +32,7 @@ pub(crate) struct Live {
 /// bringing its fold up to date, so that the many streams one announcement
 /// wakes make one read of the store between them, and share its result.
 struct Followed {
-    announced: watch::Sender<u64>,
+    announced: watch::Sender<Signal>,
     refresh: Arc<tokio::sync::Mutex<()>>,
     /// This instance's appends to the game under way ([`Live::appending`]).
     own_appends: usize,
@@ -41,12 +41,28 @@ struct Followed {
     renders: Arc<Mutex<Renders>>,
 }
 
+/// What wakes a followed game's streams: one watch a game, so that a
+/// waiting stream waits on one channel, not three (the announcements, the
+/// listener's reconnections and the heartbeat each had their own, and
+/// waiting on them cost a stream about a thousand instructions a wait,
+/// issue 35).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Signal {
+    /// The latest version announced.
+    pub version: u64,
+    /// Bumped whenever the listener (re)connects: announcements may have
+    /// been missed meanwhile, so every stream reads the log.
+    pub relistens: u64,
+    /// Bumped at every heartbeat.
+    pub heartbeats: u64,
+}
+
 impl Followed {
     fn wake(&self, version: u64) {
         self.announced.send_if_modified(|latest| {
-            let newer = version > *latest;
+            let newer = version > latest.version;
             if newer {
-                *latest = version;
+                latest.version = version;
             }
             newer
         });
@@ -56,14 +72,10 @@ impl Followed {
 pub(super) struct Hub {
     /// Only games someone follows; the entry goes with its last follower.
     games: Mutex<HashMap<Uuid, Followed>>,
-    /// Bumped whenever the listener (re)connects: announcements may have
-    /// been missed meanwhile, so every stream reads the log.
-    pub(super) relisten: watch::Sender<u64>,
     /// Whether the listening connection is up: while it is, announcements
     /// reach every stream, and a heartbeat need not read the log.
     pub(super) listening: AtomicBool,
-    /// Ticks at every heartbeat: one timer for every stream.
-    heartbeat: watch::Sender<u64>,
+    /// One timer for every stream's heartbeat, started once.
     ticking: Once,
     slots: Arc<Semaphore>,
     /// Streams open by each client that has one.
@@ -92,10 +104,18 @@ impl Hub {
                 loop {
                     ticks.tick().await;
                     let Some(hub) = hub.upgrade() else { return };
-                    hub.heartbeat.send_modify(|count| *count += 1);
+                    hub.signal_all(|signal| signal.heartbeats += 1);
                 }
             });
         });
+    }
+
+    /// Signals every followed game's streams (a heartbeat, or the
+    /// listener connected again).
+    pub(super) fn signal_all(&self, bump: impl Fn(&mut Signal)) {
+        for followed in self.games().values() {
+            followed.announced.send_modify(&bump);
+        }
     }
 
     /// A slot for one more stream of `client`, if it has fewer than its
@@ -208,9 +228,7 @@ impl Live {
         Live {
             hub: Arc::new(Hub {
                 games: Mutex::default(),
-                relisten: watch::Sender::new(0),
                 listening: AtomicBool::new(false),
-                heartbeat: watch::Sender::new(0),
                 ticking: Once::new(),
                 slots: Arc::new(Semaphore::new(limits.max_open)),
                 clients: Mutex::default(),
@@ -251,20 +269,21 @@ impl Live {
     fn subscribe(&self, game_id: Uuid) -> Subscription {
         let mut games = self.hub.games();
         let followed = games.entry(game_id).or_insert_with(|| Followed {
-            announced: watch::Sender::new(0),
+            announced: watch::Sender::new(Signal::default()),
             refresh: Arc::default(),
             own_appends: 0,
             held: 0,
             renders: Arc::new(Mutex::new(Renders::charging(self.hub.budget.clone()))),
         });
+        let changes = followed.announced.subscribe();
+        let seen = *changes.borrow();
         Subscription {
             hub: self.hub.clone(),
             game_id,
-            changes: followed.announced.subscribe(),
+            changes,
+            seen,
             refresh: followed.refresh.clone(),
             renders: followed.renders.clone(),
-            relisten: self.hub.relisten.subscribe(),
-            heartbeat: self.hub.heartbeat.subscribe(),
         }
     }
 }
@@ -333,11 +352,11 @@ impl Live {
 pub(super) struct Subscription {
     pub(super) hub: Arc<Hub>,
     game_id: Uuid,
-    pub(super) changes: watch::Receiver<u64>,
+    pub(super) changes: watch::Receiver<Signal>,
+    /// The signal as the stream last saw it.
+    pub(super) seen: Signal,
     pub(super) refresh: Arc<tokio::sync::Mutex<()>>,
     pub(super) renders: Arc<Mutex<Renders>>,
-    pub(super) relisten: watch::Receiver<u64>,
-    pub(super) heartbeat: watch::Receiver<u64>,
 }
 
 impl Drop for Subscription {
@@ -385,10 +404,10 @@ mod tests {
         assert!(!subscription.changes.has_changed().unwrap());
         drop(own);
         assert!(subscription.changes.has_changed().unwrap());
-        assert_eq!(*subscription.changes.borrow_and_update(), 3);
+        assert_eq!(subscription.changes.borrow_and_update().version, 3);
 
         live.hub.announce(appended(game, 4), Source::Store);
-        assert_eq!(*subscription.changes.borrow_and_update(), 4);
+        assert_eq!(subscription.changes.borrow_and_update().version, 4);
     }
 
     /// The append's own announcement wakes the streams while it is under
@@ -403,7 +422,7 @@ mod tests {
         let own = live.appending(game);
         live.hub.announce(appended(game, 5), Source::Store);
         live.announce(appended(game, 5));
-        assert_eq!(*subscription.changes.borrow_and_update(), 5);
+        assert_eq!(subscription.changes.borrow_and_update().version, 5);
         drop(own);
         assert!(!subscription.changes.has_changed().unwrap());
     }
@@ -417,7 +436,7 @@ mod tests {
         let own = live.appending(game);
         let mut subscription = live.subscribe(game);
         live.hub.announce(appended(game, 2), Source::Store);
-        assert_eq!(*subscription.changes.borrow_and_update(), 2);
+        assert_eq!(subscription.changes.borrow_and_update().version, 2);
         drop(own);
         assert_eq!(live.hub.games().get(&game).map(|f| f.own_appends), Some(0));
     }

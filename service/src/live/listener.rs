@@ -36,7 +36,7 @@ async fn listen(hub: Weak<Hub>, database_url: String, metrics: Metrics, replicas
                 let Some(live) = hub.upgrade() else { return };
                 metrics.listener_reconnects.inc();
                 live.listening.store(true, Ordering::Relaxed);
-                live.relisten.send_modify(|count| *count += 1);
+                live.signal_all(|signal| signal.relistens += 1);
                 drop(live);
                 pause = RELISTEN_FIRST;
                 loop {

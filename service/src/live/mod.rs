@@ -145,7 +145,8 @@ pub struct StreamBatch {
     /// The game's version and status after the last of them (or now, when
     /// there were none).
     pub version: u64,
-    pub status: StatusJson,
+    /// (Shared: the streams of a game at its head share the status after it.)
+    pub status: Arc<StatusJson>,
     /// The game's newest version when read: `version` short of it means
     /// more events are waiting.
     pub head: u64,

@@ -3,13 +3,15 @@
 //! once for all its viewers' redactions, and the status after it folded
 //! once; all of it charged to the memory budget.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use umpire_domain::erased::{DecodedEvent, StatusJson};
-use umpire_domain::{DynMatch, RecordedEvent, Viewer};
+use umpire_domain::{RecordedEvent, Viewer};
 
 use super::STREAM_PAGE;
 use crate::budget::{allocation, Charge, MemoryBudget};
+use crate::fold::{Fold, Folded};
 use crate::shown::acted;
 
 /// Renderings a followed game keeps for its streams to share (see
@@ -17,8 +19,14 @@ use crate::shown::acted;
 const RENDERS_KEPT: usize = 64;
 
 /// Decoded events a followed game keeps for its streams to share (see
-/// [`Renders`]): a page's worth.
-const DECODED_KEPT: usize = STREAM_PAGE as usize;
+/// [`Renders`]): a long action's events (a Flower Fields deal), which its
+/// streams read page by page, one stream after another: with a page's
+/// worth, each seat's stream decoded the first pages again.
+const DECODED_KEPT: usize = 8 * STREAM_PAGE as usize;
+
+/// Statuses' JSON a followed game keeps for its renderings to share (see
+/// [`Renders`]): a page's worth for each of a few streams.
+const STATUS_TEXTS_KEPT: usize = 2 * STREAM_PAGE as usize;
 
 /// Statuses a followed game keeps for its streams to share (see
 /// [`Renders`]): more than the events of the longest single action (a
@@ -41,7 +49,11 @@ const STATUSES_KEPT: usize = 256;
 /// It also keeps the game's status after each of its latest events, which
 /// no viewer changes and no later event changes: a stream that receives
 /// several events at once needs the status after each, and only the first
-/// of the game's streams to read them folds them for it.
+/// of the game's streams to read them folds them for it. That one folds
+/// them from the state at the newest version the game's streams have read
+/// ([`Renders::base_at`]): a copy kept here, so that the next append's
+/// events are folded from it rather than from the game's start (the fold
+/// cache keeps only the newest fold, which the append has replaced).
 #[derive(Default)]
 pub(super) struct Renders {
     /// What `kept` and `statuses` hold is charged here ([`Charge::Renders`]).
@@ -50,9 +62,25 @@ pub(super) struct Renders {
     judged_at: u64,
     kept: Vec<(u64, Audience, Arc<str>)>,
     /// (seq, the event decoded), oldest first, at most [`DECODED_KEPT`].
-    decoded: Vec<(u64, DecodedEvent)>,
+    decoded: VecDeque<(u64, DecodedEvent)>,
     /// (seq, the status after it), oldest first, at most [`STATUSES_KEPT`].
-    statuses: Vec<(u64, StatusJson)>,
+    statuses: Vec<(u64, Arc<StatusJson>)>,
+    /// The status after the newest version read, and that version.
+    head_status: Option<(u64, Arc<StatusJson>)>,
+    /// (seq, whether the event is public), oldest first, at most
+    /// [`DECODED_KEPT`]: asked of the game once, not once a stream.
+    publics: VecDeque<(u64, bool)>,
+    /// The state after the newest version the streams have read, with
+    /// that version and what it holds.
+    base: Option<(u64, Folded, usize)>,
+    /// (seq, the JSON of the status after it), oldest first, at most
+    /// [`STATUS_TEXTS_KEPT`]: written once for all of the event's renderings.
+    status_texts: Vec<(u64, Arc<str>)>,
+    /// What `kept`, `statuses` and `status_texts` hold ([`render_bytes`],
+    /// [`status_bytes`]).
+    kept_bytes: usize,
+    statuses_bytes: usize,
+    status_texts_bytes: usize,
 }
 
 impl Drop for Renders {
@@ -63,9 +91,14 @@ impl Drop for Renders {
     }
 }
 
-/// What one kept status holds, beyond the `Vec` slot.
+/// What one kept rendering holds, with its slot.
+fn render_bytes(json: &str) -> usize {
+    allocation(16 + json.len()) + 64
+}
+
+/// What one kept status holds, with its slot.
 fn status_bytes(status: &StatusJson) -> usize {
-    allocation(status.phase.capacity())
+    64 + allocation(status.phase.capacity())
         + allocation(status.to_act.capacity() * std::mem::size_of::<String>())
         + status
             .to_act
@@ -83,26 +116,26 @@ impl Renders {
 
     /// Charges the budget for what is kept now: the renderings' JSON, the
     /// statuses and the room for the decoded events (whose typed form is
-    /// the game's: counted as a fixed slot each).
+    /// the game's: counted as a fixed slot each). The renderings' and the
+    /// statuses' bytes are counted as they come and go, not summed again.
     fn recharge(&mut self) {
         let Some(budget) = &self.budget else { return };
-        let bytes = self
-            .kept
-            .iter()
-            .map(|(_, _, json)| allocation(16 + json.len()) + 64)
-            .sum::<usize>()
+        let bytes = self.kept_bytes
+            + self.statuses_bytes
+            + self.status_texts_bytes
+            + self.decoded.len() * 512
+            + self.publics.len() * 16
             + self
-                .statuses
-                .iter()
-                .map(|(_, status)| status_bytes(status) + 64)
-                .sum::<usize>()
-            + self.decoded.len() * 512;
+                .head_status
+                .as_ref()
+                .map_or(0, |(_, status)| status_bytes(status))
+            + self.base.as_ref().map_or(0, |(_, _, bytes)| *bytes);
         budget.recharge(Charge::Renders, self.charged, bytes);
         self.charged = bytes;
     }
 
     /// The statuses after each of the events `first..=last`, when all are kept.
-    pub(super) fn statuses(&self, first: u64, last: u64) -> Option<Vec<StatusJson>> {
+    pub(super) fn statuses(&self, first: u64, last: u64) -> Option<Vec<Arc<StatusJson>>> {
         let start = self.statuses.iter().position(|(seq, _)| *seq == first)?;
         let wanted = (last + 1).checked_sub(first)? as usize;
         let run = self.statuses.get(start..start + wanted)?;
@@ -111,7 +144,7 @@ impl Renders {
     }
 
     /// Keeps the status after event `seq`, events being kept in order.
-    pub(super) fn keep_status(&mut self, seq: u64, status: &StatusJson) {
+    pub(super) fn keep_status(&mut self, seq: u64, status: &Arc<StatusJson>) {
         if let Some((newest, _)) = self.statuses.last() {
             if seq <= *newest {
                 return;
@@ -119,28 +152,117 @@ impl Renders {
             if seq != newest + 1 {
                 // A gap: what is kept must run without one.
                 self.statuses.clear();
+                self.statuses_bytes = 0;
             }
         }
         if self.statuses.len() >= STATUSES_KEPT {
-            self.statuses.remove(0);
+            let (_, oldest) = self.statuses.remove(0);
+            self.statuses_bytes -= status_bytes(&oldest);
         }
+        self.statuses_bytes += status_bytes(status);
         self.statuses.push((seq, status.clone()));
         self.recharge();
+    }
+
+    /// Whether the state after version `version` should be kept (it is
+    /// newer than the one kept).
+    pub(super) fn wants_base(&self, version: u64) -> bool {
+        self.base
+            .as_ref()
+            .is_none_or(|(kept, _, _)| *kept < version)
+    }
+
+    /// Keeps a copy of the state of `fold`, the newest the game's streams
+    /// have read, unless a newer one is kept.
+    pub(super) fn keep_base(&mut self, fold: &Fold, copy: Folded) {
+        let version = fold.head.version();
+        if self.wants_base(version) {
+            let bytes = fold.state_bytes() + 64;
+            self.base = Some((version, copy, bytes));
+            self.recharge();
+        }
+    }
+
+    /// A copy of the state after version `version`, if that is the one kept.
+    pub(super) fn base_at(&self, version: u64) -> Option<Folded> {
+        match &self.base {
+            Some((kept, folded, _)) if *kept == version => Some(Folded {
+                state: folded.state.clone(),
+                clock: folded.clock.clone(),
+            }),
+            _ => None,
+        }
     }
 
     /// Event `seq` decoded, to be filled by the first redaction that
     /// needs it.
     pub(super) fn decoded(&mut self, seq: u64) -> DecodedEvent {
-        if let Some((_, decoded)) = self.decoded.iter().find(|(kept, _)| *kept == seq) {
+        // Newest first: streams read the latest events.
+        if let Some((_, decoded)) = self.decoded.iter().rev().find(|(kept, _)| *kept == seq) {
             return decoded.clone();
         }
         if self.decoded.len() >= DECODED_KEPT {
-            self.decoded.remove(0);
+            self.decoded.pop_front();
         }
         let decoded = DecodedEvent::default();
-        self.decoded.push((seq, decoded.clone()));
+        self.decoded.push_back((seq, decoded.clone()));
         self.recharge();
         decoded
+    }
+
+    /// The status after version `version`, the newest read, made by
+    /// `status` when it is not the one kept.
+    pub(super) fn head_status(
+        &mut self,
+        version: u64,
+        status: impl FnOnce() -> StatusJson,
+    ) -> Arc<StatusJson> {
+        match &self.head_status {
+            Some((kept, kept_status)) if *kept == version => kept_status.clone(),
+            Some((kept, _)) if *kept > version => Arc::new(status()),
+            _ => {
+                let made = Arc::new(status());
+                // Small and one per game: counted as a status kept.
+                self.head_status = Some((version, made.clone()));
+                made
+            }
+        }
+    }
+
+    /// Whether event `seq` is public, as `public` says when not kept.
+    pub(super) fn is_public(&mut self, seq: u64, public: impl FnOnce() -> bool) -> bool {
+        if let Some((_, kept)) = self.publics.iter().rev().find(|(kept, _)| *kept == seq) {
+            return *kept;
+        }
+        let public = public();
+        if self.publics.len() >= DECODED_KEPT {
+            self.publics.pop_front();
+        }
+        self.publics.push_back((seq, public));
+        public
+    }
+
+    /// The JSON of the status after event `seq`, if kept.
+    pub(super) fn status_text(&self, seq: u64) -> Option<Arc<str>> {
+        self.status_texts
+            .iter()
+            .rev()
+            .find(|(kept, _)| *kept == seq)
+            .map(|(_, text)| text.clone())
+    }
+
+    /// Keeps the JSON of the status after event `seq` (which never changes).
+    pub(super) fn keep_status_text(&mut self, seq: u64, text: &Arc<str>) {
+        if self.status_texts.iter().any(|(kept, _)| *kept == seq) {
+            return;
+        }
+        if self.status_texts.len() >= STATUS_TEXTS_KEPT {
+            let (_, oldest) = self.status_texts.remove(0);
+            self.status_texts_bytes -= render_bytes(&oldest);
+        }
+        self.status_texts_bytes += render_bytes(text);
+        self.status_texts.push((seq, text.clone()));
+        self.recharge();
     }
 
     pub(super) fn get(&self, judged_at: u64, seq: u64, viewer: &Audience) -> Option<Arc<str>> {
@@ -156,9 +278,11 @@ impl Renders {
     pub(super) fn keep(&mut self, judged_at: u64, seq: u64, viewer: &Audience, json: &Arc<str>) {
         if judged_at > self.judged_at {
             self.kept.clear();
+            self.kept_bytes = 0;
             self.judged_at = judged_at;
         }
         if judged_at == self.judged_at && self.kept.len() < RENDERS_KEPT {
+            self.kept_bytes += render_bytes(json);
             self.kept.push((seq, viewer.clone(), json.clone()));
         }
         self.recharge();
@@ -181,12 +305,14 @@ pub(super) enum Audience {
 }
 
 impl Audience {
+    /// `public` says whether the event is public (`DynMatch::is_public_event`),
+    /// asked only when it matters.
     pub(super) fn of(
-        now: &dyn DynMatch,
         event: &RecordedEvent,
         viewer: &Viewer<String>,
+        public: impl FnOnce() -> bool,
     ) -> Audience {
-        if !viewer.is_umpire() && !acted(viewer, event) && now.is_public_event(&event.payload) {
+        if !viewer.is_umpire() && !acted(viewer, event) && public() {
             Audience::Public
         } else {
             Audience::Viewer(viewer.clone())
@@ -207,29 +333,85 @@ mod tests {
         }
     }
 
+    /// What the renders hold, summed from scratch: what is charged.
+    fn summed(renders: &Renders) -> usize {
+        renders
+            .kept
+            .iter()
+            .map(|(_, _, json)| render_bytes(json))
+            .chain(renders.statuses.iter().map(|(_, s)| status_bytes(s)))
+            .chain(renders.status_texts.iter().map(|(_, t)| render_bytes(t)))
+            .sum::<usize>()
+            + renders.decoded.len() * 512
+            + renders.publics.len() * 16
+            + renders
+                .head_status
+                .as_ref()
+                .map_or(0, |(_, s)| status_bytes(s))
+    }
+
+    /// Given renderings, statuses and their JSON kept, replaced and let go
+    /// (a newer version, a gap, the oldest beyond the limit), the memory
+    /// budget is charged what they hold, counted as they come and go.
+    #[test]
+    fn the_charge_follows_what_is_kept_as_it_comes_and_goes() {
+        let budget = crate::metrics::Metrics::unregistered().memory_budget(1 << 30);
+        let mut renders = Renders::charging(budget.clone());
+        let text = |n: u64| -> Arc<str> { format!("{{\"n\":{}}}", "x".repeat(n as usize)).into() };
+        for seq in 1..=700u64 {
+            renders.keep_status(seq, &Arc::new(status(&"p".repeat(seq as usize % 7))));
+            renders.keep_status_text(seq, &text(seq % 11));
+            renders.keep(seq / 10, seq, &Audience::Public, &text(seq % 13));
+            renders.keep(seq / 10, seq, &Audience::Hidden, &text(seq % 5));
+            renders.decoded(seq);
+            if seq == 500 {
+                // A gap starts the statuses over.
+                renders.keep_status(seq + 2, &Arc::new(status("gap")));
+            }
+            assert_eq!(
+                budget.charged(Charge::Renders),
+                summed(&renders),
+                "after {seq}"
+            );
+        }
+        // Held up to the limit before the gap, from the gap on after it.
+        assert_eq!(renders.statuses.first().map(|(seq, _)| *seq), Some(502));
+        drop(renders);
+        assert_eq!(budget.charged(Charge::Renders), 0);
+    }
+
     /// Given statuses kept after events 3..=5, a run inside them is shared;
     /// a run reaching past them, or a gap, is not; and a gap starts over.
     #[test]
     fn the_statuses_after_the_latest_events_are_shared_only_as_a_whole_run() {
         let mut renders = Renders::default();
         for seq in 3..=5 {
-            renders.keep_status(seq, &status(&format!("after {seq}")));
+            renders.keep_status(seq, &Arc::new(status(&format!("after {seq}"))));
         }
-        renders.keep_status(4, &status("kept already"));
+        renders.keep_status(4, &Arc::new(status("kept already")));
         assert_eq!(
             renders.statuses(4, 5),
-            Some(vec![status("after 4"), status("after 5")])
+            Some(vec![
+                Arc::new(status("after 4")),
+                Arc::new(status("after 5"))
+            ])
         );
-        assert_eq!(renders.statuses(3, 3), Some(vec![status("after 3")]));
+        assert_eq!(
+            renders.statuses(3, 3),
+            Some(vec![Arc::new(status("after 3"))])
+        );
         assert_eq!(renders.statuses(2, 4), None);
         assert_eq!(renders.statuses(4, 6), None);
 
-        renders.keep_status(9, &status("after 9"));
+        renders.keep_status(9, &Arc::new(status("after 9")));
         assert_eq!(renders.statuses(3, 3), None);
-        assert_eq!(renders.statuses(9, 9), Some(vec![status("after 9")]));
+        assert_eq!(
+            renders.statuses(9, 9),
+            Some(vec![Arc::new(status("after 9"))])
+        );
 
         for seq in 10..10 + STATUSES_KEPT as u64 {
-            renders.keep_status(seq, &status("later"));
+            renders.keep_status(seq, &Arc::new(status("later")));
         }
         assert_eq!(renders.statuses.len(), STATUSES_KEPT);
         assert_eq!(renders.statuses(9, 9), None);
