@@ -422,6 +422,27 @@ impl<G: Game> DynGame for Erased<G> {
 }
 
 impl<G: Game> Match<G> {
+    /// How `viewer` may see the stored `event` now: `None` when whole (the
+    /// umpire, or a public event: `Game::redact_event`'s contract, shown as
+    /// stored), else the redaction written by `write`, `Some(None)` when
+    /// hidden. The event is decoded into `decoded` at most once.
+    fn redacted<R>(
+        &self,
+        event: &Value,
+        decoded: &DecodedEvent,
+        viewer: &Viewer<String>,
+        write: impl FnOnce(&G::Event) -> R,
+    ) -> Result<Option<Option<R>>, GameError> {
+        let viewer = parse_viewer::<G>(viewer)?;
+        if matches!(viewer, Viewer::Umpire) || self.is_public_event(event) {
+            return Ok(None);
+        }
+        let event = decoded.get_or_decode::<G>(event)?;
+        Ok(Some(
+            G::redact_event(&self.state, event, viewer).map(|redacted| write(&redacted)),
+        ))
+    }
+
     fn apply_typed(&mut self, event: &G::Event) {
         G::apply(&mut self.state, event);
         self.version += 1;
@@ -522,15 +543,10 @@ impl<G: Game> DynMatch for Match<G> {
         decoded: &DecodedEvent,
         viewer: &Viewer<String>,
     ) -> Result<Shown, GameError> {
-        let viewer = parse_viewer::<G>(viewer)?;
-        if matches!(viewer, Viewer::Umpire) || self.is_public_event(event) {
-            // `Game::redact_event`'s contract: shown whole, as stored.
-            return Ok(Shown::Whole);
-        }
-        let event = decoded.get_or_decode::<G>(event)?;
-        Ok(match G::redact_event(&self.state, event, viewer) {
-            Some(redacted) => Shown::Redacted(to_json(&redacted)),
-            None => Shown::Hidden,
+        Ok(match self.redacted(event, decoded, viewer, to_json)? {
+            None => Shown::Whole,
+            Some(Some(redacted)) => Shown::Redacted(redacted),
+            Some(None) => Shown::Hidden,
         })
     }
     fn show_event_text(
@@ -539,14 +555,10 @@ impl<G: Game> DynMatch for Match<G> {
         decoded: &DecodedEvent,
         viewer: &Viewer<String>,
     ) -> Result<ShownText, GameError> {
-        let viewer = parse_viewer::<G>(viewer)?;
-        if matches!(viewer, Viewer::Umpire) || self.is_public_event(event) {
-            return Ok(ShownText::Whole);
-        }
-        let event = decoded.get_or_decode::<G>(event)?;
-        Ok(match G::redact_event(&self.state, event, viewer) {
-            Some(redacted) => ShownText::redacted(to_text(&redacted)),
-            None => ShownText::Hidden,
+        Ok(match self.redacted(event, decoded, viewer, to_text)? {
+            None => ShownText::Whole,
+            Some(Some(redacted)) => ShownText::redacted(redacted),
+            Some(None) => ShownText::Hidden,
         })
     }
     fn legal_actions(&self, actor: &Actor<String>) -> Result<Vec<Value>, GameError> {
