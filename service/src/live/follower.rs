@@ -275,7 +275,7 @@ impl Follower {
     /// actix's dispatcher about 3 k instructions, and that extra poll per
     /// wake was 6 % of what the streams cost, with no gain measured.
     ///
-    /// All three come through the game's one watch ([`super::hub::Signal`]):
+    /// All three come through the game's one watch (`hub::Signal`):
     /// an announcement or the listener connecting again is news to read; a
     /// heartbeat alone is a heartbeat (one that comes with news is not
     /// sent: the news is).
