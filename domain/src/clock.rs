@@ -626,6 +626,7 @@ fn decide_on_clock(
     after.apply_json(&event)?;
     Ok(Decision {
         events: vec![event],
+        decoded: Vec::new(),
         after,
     })
 }

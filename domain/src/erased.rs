@@ -11,6 +11,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 use utoipa::openapi::{RefOr, Schema};
 
@@ -199,7 +200,7 @@ pub trait DynMatch: Send + Sync {
     ) -> Result<ShownText, GameError> {
         Ok(match self.show_event(event, decoded, viewer)? {
             Shown::Whole => ShownText::Whole,
-            Shown::Redacted(redacted) => ShownText::redacted(to_text(&redacted)),
+            Shown::Redacted(redacted) => ShownText::redacted(to_raw(&redacted)),
             Shown::Hidden => ShownText::Hidden,
         })
     }
@@ -231,34 +232,57 @@ pub enum Shown {
 
 /// How one viewer is shown a stored event, a redacted event as its JSON
 /// ([`DynMatch::show_event_text`]).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum ShownText {
     /// As stored.
     Whole,
     /// Redacted for the viewer: the JSON `serde_json` writes of
     /// [`Shown::Redacted`]'s value, and that value's `type`.
-    Redacted { json: String, event_type: String },
+    Redacted {
+        json: Arc<RawValue>,
+        event_type: String,
+    },
     /// Not at all.
     Hidden,
+}
+
+impl PartialEq for ShownText {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (ShownText::Whole, ShownText::Whole) | (ShownText::Hidden, ShownText::Hidden) => true,
+            (
+                ShownText::Redacted { json, event_type },
+                ShownText::Redacted {
+                    json: other_json,
+                    event_type: other_type,
+                },
+            ) => json.get() == other_json.get() && event_type == other_type,
+            _ => false,
+        }
+    }
 }
 
 impl ShownText {
     /// A redacted event's JSON, with its type read from it: the first key
     /// of a game's event (an internally tagged enum writes its tag first),
     /// else found by reading the JSON.
-    fn redacted(json: String) -> ShownText {
+    fn redacted(json: Box<RawValue>) -> ShownText {
         let first = json
+            .get()
             .strip_prefix("{\"type\":\"")
             .and_then(|rest| rest.split_once('"'))
             .map(|(tag, _)| tag)
             .filter(|tag| !tag.contains('\\'));
         let event_type = match first {
             Some(tag) => tag.to_string(),
-            None => serde_json::from_str::<Value>(&json)
+            None => serde_json::from_str::<Value>(json.get())
                 .map(|value| event_type(&value).to_string())
                 .unwrap_or_else(|_| "unknown".to_string()),
         };
-        ShownText::Redacted { json, event_type }
+        ShownText::Redacted {
+            json: Arc::from(json),
+            event_type,
+        }
     }
 }
 
@@ -270,6 +294,14 @@ impl ShownText {
 pub struct DecodedEvent(Arc<OnceLock<Box<dyn Any + Send + Sync>>>);
 
 impl DecodedEvent {
+    /// An event its game has just decided, decoded already: the answer to
+    /// the action redacts it without reading its JSON again.
+    fn of<G: Game>(event: G::Event) -> DecodedEvent {
+        DecodedEvent(Arc::new(OnceLock::from(
+            Box::new(event) as Box<dyn Any + Send + Sync>
+        )))
+    }
+
     /// The decoded event, decoding `stored` if no one has yet.
     fn get_or_decode<G: Game>(&self, stored: &Value) -> Result<&G::Event, GameError> {
         if self.0.get().is_none() {
@@ -289,6 +321,10 @@ impl DecodedEvent {
 /// after them.
 pub struct Decision {
     pub events: Vec<Value>,
+    /// The same events in their game's type, where the game decided them
+    /// (empty for the clock's and the seat tokens' own events): for the
+    /// answer's redactions.
+    pub decoded: Vec<DecodedEvent>,
     pub after: Box<dyn DynMatch>,
 }
 
@@ -340,8 +376,8 @@ fn malformed<G: Game>(what: Malformed, error: impl std::fmt::Display) -> GameErr
 
 /// As [`to_json`], written as JSON text: the same text `serde_json`
 /// writes of [`to_json`]'s value (keys in the same order: maps keep theirs).
-fn to_text<T: Serialize + ?Sized>(value: &T) -> String {
-    serde_json::to_string(value).expect("game types serialise to JSON")
+fn to_raw<T: Serialize + ?Sized>(value: &T) -> Box<RawValue> {
+    serde_json::value::to_raw_value(value).expect("game types serialise to JSON")
 }
 
 fn to_json<T: Serialize>(value: &T) -> Value {
@@ -515,6 +551,7 @@ impl<G: Game> DynMatch for Match<G> {
         }
         Ok(Decision {
             events: events.iter().map(to_json).collect(),
+            decoded: events.into_iter().map(DecodedEvent::of::<G>).collect(),
             after: Box::new(after),
         })
     }
@@ -555,7 +592,7 @@ impl<G: Game> DynMatch for Match<G> {
         decoded: &DecodedEvent,
         viewer: &Viewer<String>,
     ) -> Result<ShownText, GameError> {
-        Ok(match self.redacted(event, decoded, viewer, to_text)? {
+        Ok(match self.redacted(event, decoded, viewer, to_raw)? {
             None => ShownText::Whole,
             Some(Some(redacted)) => ShownText::redacted(redacted),
             Some(None) => ShownText::Hidden,

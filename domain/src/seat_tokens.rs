@@ -109,6 +109,7 @@ pub fn decide(
     after.apply_json(&event)?;
     Ok(Decision {
         events: vec![event],
+        decoded: Vec::new(),
         after,
     })
 }

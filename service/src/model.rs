@@ -7,6 +7,7 @@ use std::sync::Arc;
 use umpire_domain::clock::ClockSettings;
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 use umpire_domain::chain::CanonicalJson;
 use umpire_domain::erased::StatusJson;
@@ -147,6 +148,8 @@ pub enum AnswerJson {
     Encoded(CanonicalJson),
     Shared(Arc<Value>),
     Value(Value),
+    /// A redaction's JSON, as the game's type wrote it.
+    Text(Arc<RawValue>),
 }
 
 impl AnswerJson {
@@ -159,6 +162,9 @@ impl AnswerJson {
             }
             AnswerJson::Shared(value) => Value::clone(value),
             AnswerJson::Value(value) => value.clone(),
+            AnswerJson::Text(json) => {
+                serde_json::from_str(json.get()).expect("a redaction's JSON is JSON")
+            }
         }
     }
 }
@@ -169,6 +175,7 @@ impl Serialize for AnswerJson {
             AnswerJson::Encoded(json) => json.serialize(serializer),
             AnswerJson::Shared(value) => value.serialize(serializer),
             AnswerJson::Value(value) => value.serialize(serializer),
+            AnswerJson::Text(json) => json.serialize(serializer),
         }
     }
 }

@@ -168,7 +168,7 @@ impl GameService {
             id: game_id,
             game: loaded.record().game.clone(),
             version,
-            events: envelopes(loaded.state(), page.iter().map(|e| e.as_ref()), viewer)?,
+            events: envelopes(loaded.state(), page.iter().map(|e| e.as_ref()), &[], viewer)?,
             next_after: ((end as u64) < version).then_some(end as u64),
         })
     }

@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 use umpire_domain::chain::CanonicalJson;
 #[cfg(test)]
@@ -28,10 +29,11 @@ use crate::model::{AnswerJson, EventEnvelope};
 pub(crate) fn envelope(
     now: &dyn DynMatch,
     event: &RecordedEvent,
+    decoded: &DecodedEvent,
     viewer: &Viewer<String>,
 ) -> Result<EventEnvelope, ServiceError> {
-    let shown = now.show_event(&event.payload, &DecodedEvent::default(), viewer)?;
-    Ok(shown_event(event, shown, viewer).into_envelope())
+    let shown = now.show_event_text(&event.payload, decoded, viewer)?;
+    Ok(shown_event_text(event, &shown, viewer).into_envelope())
 }
 
 /// `event` as `viewer` is shown it, borrowed from the stored event. A
@@ -114,15 +116,23 @@ pub(crate) fn acted(viewer: &Viewer<String>, event: &RecordedEvent) -> bool {
         .is_some_and(|actor| actor_label::names(&event.actor, &actor))
 }
 
-/// Several events as `viewer` may see them.
+/// Several events as `viewer` may see them. `decoded` holds the first of
+/// them in their game's type, where the caller has them (the events an
+/// action has just made: [`umpire_domain::erased::Decision::decoded`]);
+/// the others are decoded from their JSON where a redaction needs it.
 pub(crate) fn envelopes<'a>(
     now: &dyn DynMatch,
     events: impl IntoIterator<Item = &'a RecordedEvent>,
+    decoded: &[DecodedEvent],
     viewer: &Viewer<String>,
 ) -> Result<Vec<EventEnvelope>, ServiceError> {
     events
         .into_iter()
-        .map(|event| envelope(now, event, viewer))
+        .enumerate()
+        .map(|(index, event)| match decoded.get(index) {
+            Some(decoded) => envelope(now, event, decoded, viewer),
+            None => envelope(now, event, &DecodedEvent::default(), viewer),
+        })
         .collect()
 }
 
@@ -142,7 +152,7 @@ pub(crate) struct ShownEvent<'a> {
     pub payload_json: Option<&'a CanonicalJson>,
     /// A redacted payload given as its JSON and its type
     /// ([`shown_event_text`]), in place of `payload`.
-    pub payload_text: Option<(&'a str, &'a str)>,
+    pub payload_text: Option<(&'a Arc<RawValue>, &'a str)>,
     pub action: Option<&'a Arc<Value>>,
     /// The action's canonical JSON, when it is shown and was encoded.
     pub action_json: Option<&'a CanonicalJson>,
@@ -167,9 +177,7 @@ impl ShownEvent<'_> {
             hash: self.hash.map(str::to_string),
             payload: match (self.payload_json, self.payload_text) {
                 (Some(json), _) => AnswerJson::Encoded(json.clone()),
-                (None, Some((json, _))) => AnswerJson::Value(
-                    serde_json::from_str(json).expect("a redacted event's JSON reads back"),
-                ),
+                (None, Some((json, _))) => AnswerJson::Text(Arc::clone(json)),
                 (None, None) => AnswerJson::Value(self.payload.into_owned()),
             },
         }
@@ -185,7 +193,7 @@ impl ShownEvent<'_> {
     fn payload_ref(&self) -> JsonRef<'_> {
         match (self.payload_json, self.payload_text) {
             (Some(json), _) => JsonRef::Encoded(json),
-            (None, Some((json, _))) => JsonRef::Text(json),
+            (None, Some((json, _))) => JsonRef::Text(json.get()),
             (None, None) => JsonRef::Value(&self.payload),
         }
     }
@@ -453,7 +461,8 @@ mod tests {
             ..umpires
         };
         // Redacted, as its JSON: written as it is.
-        let redacted_json = payload.to_string();
+        let redacted_json: Arc<RawValue> =
+            Arc::from(serde_json::value::to_raw_value(&payload).unwrap());
         let redacted = ShownEvent {
             payload: Cow::Owned(Value::Null),
             payload_json: None,

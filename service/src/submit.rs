@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use serde_json::{json, Value};
 use umpire_domain::clock;
+use umpire_domain::erased::DecodedEvent;
 use umpire_domain::record::RecordedRejection;
 use umpire_domain::{actor_label, DynMatch, GameError, RecordedEvent, Viewer};
 use umpire_storage::{
@@ -313,7 +314,13 @@ impl GameService {
             Ok(AppendOutcome::Appended { events, head }) => {
                 self.metrics.appends.inc();
                 self.metrics.appended_events.inc_by(events.len() as u64);
-                let accepted = self.accepted(submission, game, events, decision.after, head)?;
+                let accepted = self.accepted(
+                    submission,
+                    game,
+                    events,
+                    (decision.after, &decision.decoded),
+                    head,
+                )?;
                 Ok(Attempt::Done((accepted, false)))
             }
             Ok(AppendOutcome::Replayed(answer)) => Ok(Attempt::Done((
@@ -405,13 +412,14 @@ impl GameService {
     }
 
     /// Folds freshly appended events into the game, keeps the result as the
-    /// latest fold, and answers with what the submitter may see of them.
+    /// latest fold, and answers with what the submitter may see of them
+    /// (redacted from the decision's `decoded` events, not read again).
     fn accepted(
         &self,
         submission: &Submission<'_>,
         game: &Fold,
         appended: Vec<RecordedEvent>,
-        after: Box<dyn DynMatch>,
+        (after, decoded): (Box<dyn DynMatch>, &[DecodedEvent]),
         head: Head,
     ) -> Result<ActionAccepted, ServiceError> {
         let count = appended.len();
@@ -424,6 +432,7 @@ impl GameService {
                 fold.events[fold.events.len() - count..]
                     .iter()
                     .map(|e| e.as_ref()),
+                decoded,
                 submission.viewer,
             )?,
             status: fold.status(),
@@ -477,6 +486,7 @@ impl GameService {
             events: envelopes(
                 loaded.latest_state(),
                 events.iter().map(|e| e.as_ref()),
+                &[],
                 submission.viewer,
             )?,
             status: loaded.status(),

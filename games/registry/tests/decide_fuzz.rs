@@ -8,6 +8,7 @@ use proptest::prelude::*;
 use rand::seq::IndexedRandom;
 use rand::SeedableRng;
 use serde_json::{json, Map, Value};
+use umpire_domain::erased::DecodedEvent;
 use umpire_domain::{Actor, DynMatch, GameError, Viewer};
 
 /// Any JSON value, biased towards objects with a `type` (so the fuzzing gets
@@ -137,6 +138,34 @@ fn assert_decided_as_folded(
         folded.score(&Viewer::Umpire).unwrap()
     );
     assert_eq!(after.summary(), folded.summary());
+    // The events as decided, in their game's type, redact for every viewer
+    // as the stored JSON does: the answer to an action redacts those.
+    assert_eq!(decision.decoded.len(), events.len(), "{action}");
+    let seats = umpire_games::registry()
+        .get(state.game_id())
+        .unwrap()
+        .seats(&Value::Null)
+        .unwrap();
+    let viewers = [Viewer::Spectator, Viewer::Umpire]
+        .into_iter()
+        // Those of the default options this game also has.
+        .chain(
+            seats
+                .into_iter()
+                .filter(|seat| state.timeout_action(seat).is_ok())
+                .map(Viewer::Seat),
+        );
+    for viewer in viewers {
+        for (event, decoded) in events.iter().zip(&decision.decoded) {
+            assert_eq!(
+                after.show_event_text(event, decoded, &viewer).unwrap(),
+                after
+                    .show_event_text(event, &DecodedEvent::default(), &viewer)
+                    .unwrap(),
+                "{action}: {event} for {viewer:?}"
+            );
+        }
+    }
 }
 
 fn check(state: &dyn DynMatch, actor: &Actor<String>, action: &Value) {

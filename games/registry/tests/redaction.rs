@@ -39,7 +39,9 @@ fn an_event_decoded_once_is_redacted_for_each_viewer_as_alone() {
                         // As text: the JSON of the same, and its type.
                         let text = match now.show_event_text(event, &decoded, viewer).unwrap() {
                             ShownText::Whole => Some((event.to_string(), event_type(event).into())),
-                            ShownText::Redacted { json, event_type } => Some((json, event_type)),
+                            ShownText::Redacted { json, event_type } => {
+                                Some((json.get().to_string(), event_type))
+                            }
                             ShownText::Hidden => None,
                         };
                         let expected = alone
