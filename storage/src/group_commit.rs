@@ -16,7 +16,7 @@
 //! lone retry could turn a written append into a reported conflict.
 
 use std::collections::VecDeque;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
 use bytes::{BufMut, BytesMut};
@@ -276,6 +276,21 @@ const INSERT_APPENDS: &str = "
            recorded_at, prev_hash, hash, decided_at)
     WHERE (SELECT yes FROM every_game_exists)";
 
+/// [`INSERT_APPENDS`] as it is sent: without its comments and indentation.
+/// The pool's statement cache hashes the text on every batch to find it
+/// prepared; sent so, it is a fifth shorter.
+static INSERT_APPENDS_SENT: LazyLock<String> = LazyLock::new(|| compact_sql(INSERT_APPENDS));
+
+/// `sql` on one line, without `--` comments or runs of whitespace. For our
+/// own statements, which hold no `--` or whitespace inside a literal.
+fn compact_sql(sql: &str) -> String {
+    sql.lines()
+        .map(|line| line.split_once("--").map_or(line, |(code, _)| code))
+        .flat_map(str::split_whitespace)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Runs [`INSERT_APPENDS`]; returns how many events were inserted.
 pub(crate) async fn insert_appends(
     client: &impl deadpool_postgres::GenericClient,
@@ -331,7 +346,7 @@ pub(crate) async fn insert_appends(
     every_game.sort_unstable();
     every_game.dedup();
 
-    let statement = client.prepare_cached(INSERT_APPENDS).await?;
+    let statement = client.prepare_cached(&INSERT_APPENDS_SENT).await?;
     client
         .execute(
             &statement,
@@ -405,4 +420,24 @@ impl ToSql for Jsonb<'_> {
     }
 
     to_sql_checked!();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_statement_is_sent_without_its_comments_and_indentation() {
+        assert_eq!(
+            compact_sql("\n    SELECT a, -- why a\n        b\n    FROM t -- and t\n"),
+            "SELECT a, b FROM t"
+        );
+        let sent = INSERT_APPENDS_SENT.as_str();
+        assert!(!sent.contains("--") && !sent.contains('\n') && !sent.contains("  "));
+        assert!(sent
+            .starts_with("WITH every_game_exists AS ( SELECT count(*) = cardinality($17::uuid[])"));
+        assert!(sent.ends_with("WHERE (SELECT yes FROM every_game_exists)"));
+        // What the cache hashes on every batch: a fifth shorter.
+        assert!(sent.len() * 5 < INSERT_APPENDS.len() * 4, "{}", sent.len());
+    }
 }
