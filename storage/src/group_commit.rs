@@ -16,14 +16,16 @@
 //! lone retry could turn a written append into a reported conflict.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, LazyLock};
+use std::sync::{Arc, LazyLock, Weak};
 use std::time::{Duration, Instant};
 
 use bytes::{BufMut, BytesMut};
 use chrono::{DateTime, Utc};
+use deadpool_postgres::StatementCache;
 use parking_lot::Mutex;
 use tokio::sync::oneshot;
 use tokio_postgres::types::{to_sql_checked, IsNull, ToSql, Type};
+use tokio_postgres::Statement;
 use umpire_domain::chain::CanonicalJson;
 use uuid::Uuid;
 
@@ -84,6 +86,43 @@ pub(crate) struct GroupCommit {
     limits: GroupCommitLimits,
     /// Told the size and duration of every batch written, for the metrics.
     observer: Option<Arc<BatchObserver>>,
+    prepared: Arc<PreparedAppends>,
+}
+
+/// The append statement as prepared on each pooled connection a writer has
+/// used. The pool's own cache finds it by hashing the statement's text,
+/// every batch; this finds it by the connection. A connection is known by
+/// its statement cache's address, and the weak reference kept to that cache
+/// keeps the address from being given to another connection's. At most one
+/// entry per live connection: entries of closed ones go when another is
+/// added. (Prepared statements outlive a connection's return to the pool:
+/// it is recycled without `DISCARD`.)
+#[derive(Default)]
+struct PreparedAppends(Mutex<Vec<(Weak<StatementCache>, Statement)>>);
+
+impl PreparedAppends {
+    fn known_on(&self, client: &deadpool_postgres::Client) -> Option<Statement> {
+        let cache = Arc::as_ptr(&client.statement_cache);
+        self.0
+            .lock()
+            .iter()
+            .find(|(seen, _)| std::ptr::eq(seen.as_ptr(), cache))
+            .map(|(_, statement)| statement.clone())
+    }
+
+    async fn on(
+        &self,
+        client: &deadpool_postgres::Client,
+    ) -> Result<Statement, tokio_postgres::Error> {
+        if let Some(statement) = self.known_on(client) {
+            return Ok(statement);
+        }
+        let statement = client.prepare_cached(&INSERT_APPENDS_SENT).await?;
+        let mut known = self.0.lock();
+        known.retain(|(seen, _)| seen.strong_count() > 0);
+        known.push((Arc::downgrade(&client.statement_cache), statement.clone()));
+        Ok(statement)
+    }
 }
 
 impl GroupCommit {
@@ -95,6 +134,7 @@ impl GroupCommit {
                 batch: limits.batch.max(1),
             },
             observer: None,
+            prepared: Arc::default(),
         }
     }
 
@@ -147,7 +187,7 @@ impl GroupCommit {
                 batch
             };
             let started = Instant::now();
-            let written = write_batch(&pool, &batch).await;
+            let written = write_batch(&pool, &self.prepared, &batch).await;
             if let Some(observer) = &self.observer {
                 observer(batch.len(), started.elapsed());
             }
@@ -214,7 +254,11 @@ enum BatchError {
     Failed(String),
 }
 
-async fn write_batch(pool: &Pool, batch: &[Waiting]) -> Result<(), BatchError> {
+async fn write_batch(
+    pool: &Pool,
+    prepared: &PreparedAppends,
+    batch: &[Waiting],
+) -> Result<(), BatchError> {
     let client = pool
         .get()
         .await
@@ -224,7 +268,11 @@ async fn write_batch(pool: &Pool, batch: &[Waiting]) -> Result<(), BatchError> {
     // their index locks in the same order and cannot deadlock.
     appends.sort_by_key(|append| append.game_id);
     let expected: u64 = appends.iter().map(|a| a.events.len() as u64).sum();
-    match insert_appends(&client, &appends).await {
+    let statement = match prepared.on(&client).await {
+        Ok(statement) => statement,
+        Err(error) => return Err(BatchError::Failed(StoreError::from(error).to_string())),
+    };
+    match insert_prepared(&client, &statement, &appends).await {
         Ok(inserted) if inserted == expected => Ok(()),
         // No rows: some game does not exist (and nothing was written, see
         // INSERT_APPENDS). Which one, a lone run says.
@@ -296,6 +344,16 @@ pub(crate) async fn insert_appends(
     client: &impl deadpool_postgres::GenericClient,
     appends: &[&LinkedAppend],
 ) -> Result<u64, tokio_postgres::Error> {
+    let statement = client.prepare_cached(&INSERT_APPENDS_SENT).await?;
+    insert_prepared(client, &statement, appends).await
+}
+
+/// [`insert_appends`] with the statement prepared on `client` already.
+async fn insert_prepared(
+    client: &impl deadpool_postgres::GenericClient,
+    statement: &Statement,
+    appends: &[&LinkedAppend],
+) -> Result<u64, tokio_postgres::Error> {
     let keyed = || {
         appends
             .iter()
@@ -346,10 +404,9 @@ pub(crate) async fn insert_appends(
     every_game.sort_unstable();
     every_game.dedup();
 
-    let statement = client.prepare_cached(&INSERT_APPENDS_SENT).await?;
     client
         .execute(
-            &statement,
+            statement,
             &[
                 &key_games,
                 &key_actors,
@@ -425,6 +482,27 @@ impl ToSql for Jsonb<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn the_append_statement_is_prepared_once_per_connection_and_forgotten_with_it() {
+        let pool = crate::connect(&crate::testing::fresh_database_url().await, 2).unwrap();
+        let prepared = PreparedAppends::default();
+        let first = pool.get().await.unwrap();
+        let second = pool.get().await.unwrap();
+        // Each connection its own statement: one prepared on another
+        // connection is unknown to this one, and running it would fail.
+        for client in [&first, &second, &first, &second] {
+            let statement = prepared.on(client).await.unwrap();
+            assert_eq!(insert_prepared(client, &statement, &[]).await.unwrap(), 0);
+        }
+        assert_eq!(prepared.0.lock().len(), 2);
+        // A closed connection's entry goes when the next one is added.
+        drop(deadpool_postgres::Object::take(first));
+        let third = pool.get().await.unwrap();
+        let statement = prepared.on(&third).await.unwrap();
+        assert_eq!(insert_prepared(&third, &statement, &[]).await.unwrap(), 0);
+        assert_eq!(prepared.0.lock().len(), 2);
+    }
 
     #[test]
     fn a_statement_is_sent_without_its_comments_and_indentation() {
