@@ -18,14 +18,17 @@
 //! Any other 5xx logs one line at ERROR. (tracing-actix-web's own line per
 //! error, a WARN for every 4xx, is turned off in the workspace manifest.)
 
+use std::borrow::Cow;
+
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::StatusCode;
-use actix_web::{Error, HttpMessage};
+use actix_web::{web, Error, HttpMessage};
 use tracing::Span;
 use tracing_actix_web::{RequestId, RootSpanBuilder};
 
 use crate::metrics::method_label;
+use crate::wrong_method::KnownPaths;
 
 /// The longest error message a log line carries, in characters.
 pub const LOGGED_ERROR_CHARS: usize = 240;
@@ -37,11 +40,20 @@ impl RootSpanBuilder for RequestSpan {
         // TracingLogger stores the id before calling this; recorded as it is,
         // without formatting it into a string of its own first.
         let request_id = request.extensions().get::<RequestId>().copied();
+        // Routed by the service's own list of routes where it has one: the
+        // request is not routed yet, and actix would match it against its
+        // regular expressions once more, first to last.
+        let route = match request.app_data::<web::Data<KnownPaths>>() {
+            Some(known) => known
+                .route(request.method(), request.path())
+                .map(Cow::Borrowed),
+            None => request.match_pattern().map(Cow::Owned),
+        };
         tracing::info_span!(
             "request",
             request_id = request_id.map(tracing::field::display),
             method = %method_label(request.method()),
-            route = request.match_pattern().as_deref().unwrap_or("default"),
+            route = route.as_deref().unwrap_or("default"),
             status = tracing::field::Empty,
             error = tracing::field::Empty,
         )

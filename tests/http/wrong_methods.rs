@@ -4,7 +4,7 @@
 
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
-use umpire_api::wrong_method::PAGES;
+use umpire_api::wrong_method::{KnownPaths, PAGES};
 
 use crate::support::{assert_error, TestApp};
 
@@ -127,4 +127,74 @@ async fn every_route_answers_the_methods_listed_for_it_and_405_to_others() {
         let response = ask(&app, Method::DELETE, &asked_path).await;
         assert_wrong_method(response, &methods.join(", "), &format!("DELETE {path}")).await;
     }
+}
+
+/// How many requests `/metrics` counts for `method` at `endpoint`, the
+/// route template actix routed them to.
+async fn counted(app: &TestApp, endpoint: &str, method: &Method) -> u64 {
+    let text = app.get("/metrics", None).await.text().await.unwrap();
+    let series =
+        format!("umpire_http_requests_total{{endpoint=\"{endpoint}\",method=\"{method}\",");
+    text.lines()
+        .filter_map(|line| line.strip_prefix(&series))
+        .map(|rest| rest.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+        .sum()
+}
+
+/// The route a request's log span names, found from the service's own list
+/// before actix routes it, is the one actix routes it to (which the metrics
+/// name): for every route and method it answers, the documented path that is
+/// also another's (`/v1/games/import`) included. A method no route answers
+/// is left to actix to name.
+#[tokio::test]
+async fn the_route_the_log_names_is_the_route_actix_takes() {
+    let app = TestApp::spawn().await;
+    let game = app.create("arboretum", serde_json::json!({}), 1).await;
+    let document = umpire_api::openapi::document();
+    let known = KnownPaths::new(&document);
+    let documented = document["paths"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(path, item)| (path.clone(), documented_methods(item)));
+    let pages = PAGES.iter().map(|(path, methods)| {
+        let names = methods.iter().map(|method| method.as_str().to_string());
+        (path.to_string(), names.collect::<Vec<_>>())
+    });
+    let mut asked = 0;
+    for (path, methods) in documented.chain(pages) {
+        if path == "/metrics" {
+            continue; // Counted by the reading itself.
+        }
+        let asked_path = concrete(&path, &game.id);
+        let methods = methods
+            .iter()
+            .map(|method| Method::from_bytes(method.as_bytes()).unwrap());
+        for method in methods {
+            let named = known
+                .route(
+                    &actix_web::http::Method::from_bytes(method.as_str().as_bytes()).unwrap(),
+                    &asked_path,
+                )
+                .unwrap_or_else(|| panic!("{method} {asked_path}: no route named"))
+                .to_string();
+            let before = counted(&app, &named, &method).await;
+            ask(&app, method.clone(), &asked_path).await;
+            assert_eq!(
+                counted(&app, &named, &method).await,
+                before + 1,
+                "{method} {asked_path}: the log names {named}, actix routed it elsewhere"
+            );
+            asked += 1;
+        }
+    }
+    assert!(asked > 25, "{asked}");
+    assert_eq!(
+        known.route(&actix_web::http::Method::POST, "/v1/games/import"),
+        Some("/v1/games/import")
+    );
+    assert_eq!(
+        known.route(&actix_web::http::Method::GET, "/v2/nothing"),
+        None
+    );
 }
