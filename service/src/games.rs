@@ -9,14 +9,14 @@ use std::sync::Arc;
 use umpire_domain::clock::ClockSettings;
 
 use serde_json::Value;
-use umpire_domain::{actor_label, Actor, Registry, Viewer};
-use umpire_storage::{EventStore, GameRecord, NewEvent, NewGame, NewToken, StoreError};
+use umpire_domain::{actor_label, Actor, DynMatch, RecordedEvent, Registry, Viewer};
+use umpire_storage::{EventStore, GameRecord, Head, NewEvent, NewGame, NewToken, StoreError};
 use uuid::Uuid;
 
 use crate::access::{new_seed, new_token};
 use crate::budget::{Charge, MemoryBudget, Reservation, DEFAULT_MEMORY_BUDGET};
 use crate::error::ServiceError;
-use crate::fold::{corrupt, replay, LoadedGame};
+use crate::fold::{corrupt, replay, Fold, LoadedGame};
 use crate::folds::{Folds, Reader, Sources};
 use crate::grants::{Credential, Grants};
 use crate::live::{Follower, Live, LiveLimits, StreamClient, STREAM_BYTES};
@@ -447,4 +447,27 @@ pub(crate) fn mint_tokens(seats: Vec<String>) -> Result<MintedTokens, ServiceErr
         umpire: umpire_token,
         seats: seat_tokens,
     })
+}
+
+impl GameService {
+    /// Keeps `game` followed by the events this instance has just appended
+    /// as the game's latest fold, and wakes the game's streams.
+    pub(crate) fn keep_appended(
+        &self,
+        game_id: Uuid,
+        game: &Fold,
+        appended: Vec<RecordedEvent>,
+        after: Box<dyn DynMatch>,
+        head: Head,
+    ) -> Result<Arc<Fold>, ServiceError> {
+        let fold = Arc::new(game.followed_by(appended, after, head)?);
+        let version = fold.head.version();
+        self.folds.remember(game_id, fold.clone());
+        // This instance's streams need not wait for the store's
+        // announcement, and find the new fold in the cache: no store read.
+        self.live
+            .announce(umpire_storage::Appended { game_id, version });
+        self.replicas.note_append(game_id, version);
+        Ok(fold)
+    }
 }

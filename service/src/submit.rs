@@ -439,27 +439,6 @@ impl GameService {
         })
     }
 
-    /// Keeps `game` followed by the events this instance has just appended
-    /// as the game's latest fold, and wakes the game's streams.
-    pub(crate) fn keep_appended(
-        &self,
-        game_id: Uuid,
-        game: &Fold,
-        appended: Vec<RecordedEvent>,
-        after: Box<dyn DynMatch>,
-        head: Head,
-    ) -> Result<Arc<Fold>, ServiceError> {
-        let fold = Arc::new(game.followed_by(appended, after, head)?);
-        let version = fold.head.version();
-        self.folds.remember(game_id, fold.clone());
-        // This instance's streams need not wait for the store's
-        // announcement, and find the new fold in the cache: no store read.
-        self.live
-            .announce(umpire_storage::Appended { game_id, version });
-        self.replicas.note_append(game_id, version);
-        Ok(fold)
-    }
-
     /// The answer of an idempotent replay, rebuilt from the stored events.
     async fn replayed(
         &self,
