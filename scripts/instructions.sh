@@ -8,8 +8,9 @@
 #   UMPIRE_BIN=/tmp/umpire-before scripts/instructions.sh
 #   CALLGRIND_KEEP=/tmp/action.out scripts/instructions.sh   # and keep the dump
 #
-# CALLGRIND_KEEP=PATH keeps the action path's dump at PATH; with STREAMS=1
-# also the streamed phase's at PATH.streams and the stream ceiling's (its
+# CALLGRIND_KEEP=PATH keeps the action path's dump at PATH and the stack
+# ceiling's at PATH.ceiling; with STREAMS=1 also the streamed phase's at
+# PATH.streams and the stream ceiling's (its
 # quiet phase at PATH.stream-ceiling-quiet, followed at
 # PATH.stream-ceiling), for `callgrind_annotate --inclusive=yes`.
 #
@@ -256,6 +257,7 @@ log "replaying $ACTIONS inserts through the stack ceiling"
 python3 "$here/replay.py" "$CEILING_URL" "$WORK_DIR/ceiling.tsv" "$WARM_UP" "$ACTIONS"
 callgrind_control -d "$CEILING_PID" >/dev/null 2>&1
 ceiling_all="$(counted_instructions "$ceiling_out.$CEILING_PID.1")"
+[[ -n "${CALLGRIND_KEEP:-}" ]] && cp "$ceiling_out.$CEILING_PID.1" "$CALLGRIND_KEEP.ceiling"
 kill "$CEILING_PID" 2>/dev/null || true
 awk -v service="$all" -v sha="${sha:-0}" -v ceiling="$ceiling_all" -v n="$ACTIONS" 'BEGIN {
     printf "instructions per request of the stack ceiling: %.0f (%d requests)\n", ceiling / n, n

@@ -8,6 +8,7 @@
 //! a header or a route.
 
 pub mod access;
+mod answer;
 pub mod archives;
 pub mod budget;
 pub mod codes;

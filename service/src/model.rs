@@ -235,6 +235,11 @@ pub struct ActionAccepted {
     pub status: StatusJson,
 }
 
+/// An [`ActionAccepted`] as its JSON, as the service writes it (piece by
+/// piece, see `answer.rs`): sent as it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActionAcceptedJson(pub String);
+
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
 pub struct ActionCheck {
     /// The game's type (`arboretum`, `treeblox`, …): it tells a client which

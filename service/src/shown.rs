@@ -140,7 +140,7 @@ pub(crate) fn envelopes<'a>(
 /// live stream writes, without copying a payload shown whole, and with the
 /// canonical JSON the append encoded, where the event carries it, written
 /// as it is.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct ShownEvent<'a> {
     pub seq: u64,
     pub actor: &'a str,
@@ -208,51 +208,57 @@ impl ShownEvent<'_> {
 
     /// The JSON of the [`StreamEvent`](crate::model::StreamEvent) of this
     /// event in `game` with `status` (the status's JSON): what a live
-    /// stream sends. Written piece by piece, the field names as they are,
-    /// the payload and action encoded by the append as they are, and the
-    /// status written once for all of an event's viewers: through serde's
-    /// derive it cost about 5 k instructions a rendering, most of it
-    /// escaping the field names and writing the status again (issue 35).
-    /// The same bytes as [`ShownEvent::streamed`] (a test holds them to it).
+    /// stream sends, written piece by piece ([`ShownEvent::write_fields`]),
+    /// the status once for all of an event's viewers: through serde's
+    /// derive it cost about 5 k instructions a rendering (issue 35). The
+    /// same bytes as [`ShownEvent::streamed`] (a test holds them to it).
     pub fn stream_json(&self, game: &str, status: &str) -> Result<String, serde_json::Error> {
-        let payload = self.payload_ref();
-        let action = self.action_ref();
-        let mut out = String::with_capacity(
-            192 + status.len()
-                + payload.text_len()
-                + action.map_or(0, JsonRef::text_len)
-                + self.hash.map_or(0, |hash| 2 * hash.len() + 32),
-        );
+        let mut out = String::with_capacity(32 + status.len() + self.fields_len());
         out.push_str("{\"game\":");
         json_string(&mut out, game)?;
-        out.push_str(",\"seq\":");
-        out.push_str(itoa::Buffer::new().format(self.seq));
-        out.push_str(",\"type\":");
-        json_string(&mut out, self.event_type())?;
-        out.push_str(",\"actor\":");
-        json_string(&mut out, self.actor)?;
-        out.push_str(",\"recorded_at\":");
-        json_string(&mut out, self.recorded_at)?;
-        out.push_str(",\"rules_version\":");
-        out.push_str(itoa::Buffer::new().format(self.rules_version));
-        out.push_str(",\"payload\":");
-        payload.write(&mut out)?;
-        if let Some(action) = action {
-            out.push_str(",\"action\":");
-            action.write(&mut out)?;
-        }
-        if let Some(prev_hash) = self.prev_hash {
-            out.push_str(",\"prev_hash\":");
-            json_string(&mut out, prev_hash)?;
-        }
-        if let Some(hash) = self.hash {
-            out.push_str(",\"hash\":");
-            json_string(&mut out, hash)?;
-        }
+        out.push(',');
+        self.write_fields(&mut out)?;
         out.push_str(",\"status\":");
         out.push_str(status);
         out.push('}');
         Ok(out)
+    }
+
+    /// About how long [`ShownEvent::write_fields`] writes, to allocate once.
+    pub fn fields_len(&self) -> usize {
+        160 + self.payload_ref().text_len()
+            + self.action_ref().map_or(0, JsonRef::text_len)
+            + self.hash.map_or(0, |hash| 2 * hash.len() + 32)
+    }
+
+    /// The fields of its [`EventEnvelope`], as serde writes them, without
+    /// the braces: the middle of a stream event and an answer's event.
+    pub fn write_fields(&self, out: &mut String) -> Result<(), serde_json::Error> {
+        out.push_str("\"seq\":");
+        out.push_str(itoa::Buffer::new().format(self.seq));
+        out.push_str(",\"type\":");
+        json_string(out, self.event_type())?;
+        out.push_str(",\"actor\":");
+        json_string(out, self.actor)?;
+        out.push_str(",\"recorded_at\":");
+        json_string(out, self.recorded_at)?;
+        out.push_str(",\"rules_version\":");
+        out.push_str(itoa::Buffer::new().format(self.rules_version));
+        out.push_str(",\"payload\":");
+        self.payload_ref().write(out)?;
+        if let Some(action) = self.action_ref() {
+            out.push_str(",\"action\":");
+            action.write(out)?;
+        }
+        if let Some(prev_hash) = self.prev_hash {
+            out.push_str(",\"prev_hash\":");
+            json_string(out, prev_hash)?;
+        }
+        if let Some(hash) = self.hash {
+            out.push_str(",\"hash\":");
+            json_string(out, hash)?;
+        }
+        Ok(())
     }
 
     /// The [`StreamEvent`](crate::model::StreamEvent) of this event in
@@ -277,7 +283,7 @@ impl ShownEvent<'_> {
 
 /// `text` as a JSON string, as serde_json writes it: quoted as it is when
 /// nothing in it needs escaping, as most of a stream event's strings do not.
-fn json_string(out: &mut String, text: &str) -> Result<(), serde_json::Error> {
+pub(crate) fn json_string(out: &mut String, text: &str) -> Result<(), serde_json::Error> {
     if needs_escaping(text.as_bytes()) {
         out.push_str(&serde_json::to_string(text)?);
     } else {
@@ -382,7 +388,6 @@ impl Serialize for JsonRef<'_> {
 mod tests {
     use super::*;
     use crate::model::StreamEvent;
-    use serde_json::json;
 
     /// Every byte that serde_json escapes is found wherever it stands in
     /// a string, and nothing else is.
@@ -408,79 +413,87 @@ mod tests {
     /// event, a live stream writes exactly the stream event of its envelope.
     #[test]
     fn a_shown_event_is_streamed_as_the_stream_event_of_its_envelope() {
-        let action = Arc::new(json!({"type": "grow", "cells": ["a1", "b2"]}));
-        let payload = json!({"type": "cube_placed", "cell": "a1", "note": "quote \" here"});
         let status = StatusJson {
             phase: "growth".into(),
             finished: true,
             to_act: vec![],
             clock: None,
         };
-        let umpires = ShownEvent {
-            seq: 12,
-            actor: "seat:dark",
-            recorded_at: "2026-11-25T03:06:07.500000Z",
-            rules_version: 2,
-            payload: Cow::Borrowed(&payload),
-            payload_json: None,
-            payload_text: None,
-            action: Some(&action),
-            action_json: None,
-            prev_hash: Some("ef"),
-            hash: Some("01"),
-        };
-        // As the append encoded it: its canonical JSON written as it is.
-        let (payload_json, action_json) = (
-            CanonicalJson::encode(&payload),
-            CanonicalJson::encode(&action),
-        );
-        let encoded = ShownEvent {
-            payload: Cow::Borrowed(&payload),
-            payload_json: Some(&payload_json),
-            action: Some(&action),
-            action_json: Some(&action_json),
-            ..umpires
-        };
-        let hidden = ShownEvent {
-            payload: Cow::Owned(json!({"type": "hidden"})),
-            payload_json: None,
-            action: None,
-            action_json: None,
-            prev_hash: None,
-            hash: None,
-            actor: "hidden",
-            ..umpires
-        };
-        // A string that must be escaped, written as serde_json escapes it.
-        let escaped = ShownEvent {
-            actor: "seat:\"dark\"\\\n",
-            payload: Cow::Owned(json!({"type": "hidden"})),
-            payload_json: None,
-            action: None,
-            action_json: None,
-            ..umpires
-        };
-        // Redacted, as its JSON: written as it is.
-        let redacted_json: Arc<RawValue> =
-            Arc::from(serde_json::value::to_raw_value(&payload).unwrap());
-        let redacted = ShownEvent {
-            payload: Cow::Owned(Value::Null),
-            payload_json: None,
-            payload_text: Some((&redacted_json, "cube_placed")),
-            ..umpires
-        };
         let status_json = serde_json::to_string(&status).unwrap();
-        for shown in [umpires, encoded, hidden, escaped, redacted] {
-            let streamed = serde_json::to_string(&shown.streamed("treeblox", &status)).unwrap();
-            let written = shown.stream_json("treeblox", &status_json).unwrap();
-            assert_eq!(written, streamed);
-            let event = StreamEvent {
-                game: "treeblox".into(),
-                event: shown.into_envelope(),
-                status: status.clone(),
-            };
-            assert_eq!(streamed, serde_json::to_string(&event).unwrap());
-            assert!(streamed.contains(&format!("\"type\":\"{}\"", event.event.event_type)));
-        }
+        sample_shown_events(|samples| {
+            for shown in samples.iter().cloned() {
+                let streamed = serde_json::to_string(&shown.streamed("treeblox", &status)).unwrap();
+                let written = shown.stream_json("treeblox", &status_json).unwrap();
+                assert_eq!(written, streamed);
+                let event = StreamEvent {
+                    game: "treeblox".into(),
+                    event: shown.into_envelope(),
+                    status: status.clone(),
+                };
+                assert_eq!(streamed, serde_json::to_string(&event).unwrap());
+                assert!(streamed.contains(&format!("\"type\":\"{}\"", event.event.event_type)));
+            }
+        });
     }
+}
+
+/// Events as viewers are shown them, one of each kind, handed to `check`:
+/// the umpire's (with the action and the links), as the append encoded it,
+/// hidden, with strings to escape, and redacted (as its JSON).
+#[cfg(test)]
+pub(crate) fn sample_shown_events(check: impl FnOnce(&[ShownEvent<'_>])) {
+    use serde_json::json;
+    let action = Arc::new(json!({"type": "grow", "cells": ["a1", "b2"]}));
+    let payload = json!({"type": "cube_placed", "cell": "a1", "note": "quote \" here"});
+    let umpires = ShownEvent {
+        seq: 12,
+        actor: "seat:dark",
+        recorded_at: "2026-11-25T03:06:07.500000Z",
+        rules_version: 2,
+        payload: Cow::Borrowed(&payload),
+        payload_json: None,
+        payload_text: None,
+        action: Some(&action),
+        action_json: None,
+        prev_hash: Some("ef"),
+        hash: Some("01"),
+    };
+    let (payload_json, action_json) = (
+        CanonicalJson::encode(&payload),
+        CanonicalJson::encode(&action),
+    );
+    let encoded = ShownEvent {
+        payload: Cow::Borrowed(&payload),
+        payload_json: Some(&payload_json),
+        action: Some(&action),
+        action_json: Some(&action_json),
+        ..umpires.clone()
+    };
+    let hidden = ShownEvent {
+        payload: Cow::Owned(json!({"type": "hidden"})),
+        payload_json: None,
+        action: None,
+        action_json: None,
+        prev_hash: None,
+        hash: None,
+        actor: "hidden",
+        ..umpires.clone()
+    };
+    let escaped = ShownEvent {
+        actor: "seat:\"dark\"\\\n",
+        payload: Cow::Owned(json!({"type": "hidden"})),
+        payload_json: None,
+        action: None,
+        action_json: None,
+        ..umpires.clone()
+    };
+    let redacted_json: Arc<RawValue> =
+        Arc::from(serde_json::value::to_raw_value(&payload).unwrap());
+    let redacted = ShownEvent {
+        payload: Cow::Owned(Value::Null),
+        payload_json: None,
+        payload_text: Some((&redacted_json, "cube_placed")),
+        ..umpires.clone()
+    };
+    check(&[umpires, encoded, hidden, escaped, redacted]);
 }

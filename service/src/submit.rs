@@ -17,12 +17,12 @@ use umpire_storage::{
 use uuid::Uuid;
 
 use crate::access::acting;
+use crate::answer::accepted_json;
 use crate::error::ServiceError;
 use crate::fold::Fold;
 use crate::games::GameService;
 use crate::grants::Credential;
-use crate::model::{ActionAccepted, SubmitActionRequest};
-use crate::shown::envelopes;
+use crate::model::{ActionAcceptedJson, SubmitActionRequest};
 
 /// How long a submission may wait for its turn at a game and retry races
 /// lost to other instances before it is answered 409 `contended`.
@@ -69,7 +69,7 @@ impl Stale {
 /// How one attempt at a submission ended.
 enum Attempt {
     /// Appended, or the idempotent original answer: `(answer, replayed)`.
-    Done((ActionAccepted, bool)),
+    Done((ActionAcceptedJson, bool)),
     /// Refused on this fold (reported only once the fold is known fresh).
     Refused(Refusal),
     /// Someone appended at this version first.
@@ -85,7 +85,7 @@ enum Refusal {
 
 /// What to do after an attempt.
 enum Next {
-    Answer((ActionAccepted, bool)),
+    Answer((ActionAcceptedJson, bool)),
     TryAgainOn(Stale),
     Refuse(Refusal, Stale),
 }
@@ -153,7 +153,7 @@ impl GameService {
         credential: &Credential,
         request: SubmitActionRequest,
         idempotency_key: Option<&str>,
-    ) -> Result<(ActionAccepted, bool), ServiceError> {
+    ) -> Result<(ActionAcceptedJson, bool), ServiceError> {
         let SubmitActionRequest {
             action: sent,
             expected_version,
@@ -340,7 +340,7 @@ impl GameService {
     async fn replay_if_recorded(
         &self,
         submission: &Submission<'_>,
-    ) -> Result<Option<ActionAccepted>, ServiceError> {
+    ) -> Result<Option<ActionAcceptedJson>, ServiceError> {
         let Some(idempotency) = &submission.idempotency else {
             return Ok(None);
         };
@@ -421,22 +421,20 @@ impl GameService {
         appended: Vec<RecordedEvent>,
         (after, decoded): (Box<dyn DynMatch>, &[DecodedEvent]),
         head: Head,
-    ) -> Result<ActionAccepted, ServiceError> {
+    ) -> Result<ActionAcceptedJson, ServiceError> {
         let count = appended.len();
         let fold = self.keep_appended(submission.game_id, game, appended, after, head)?;
-        Ok(ActionAccepted {
-            game: fold.record.game.clone(),
-            version: fold.head.version(),
-            events: envelopes(
-                fold.state.as_ref(),
-                fold.events[fold.events.len() - count..]
-                    .iter()
-                    .map(|e| e.as_ref()),
-                decoded,
-                submission.viewer,
-            )?,
-            status: fold.status(),
-        })
+        accepted_json(
+            &fold.record.game,
+            fold.head.version(),
+            fold.state.as_ref(),
+            fold.events[fold.events.len() - count..]
+                .iter()
+                .map(|e| e.as_ref()),
+            decoded,
+            submission.viewer,
+            &fold.status(),
+        )
     }
 
     /// The answer of an idempotent replay, rebuilt from the stored events.
@@ -444,7 +442,7 @@ impl GameService {
         &self,
         submission: &Submission<'_>,
         answer: IdempotentAnswer,
-    ) -> Result<ActionAccepted, ServiceError> {
+    ) -> Result<ActionAcceptedJson, ServiceError> {
         let IdempotentAnswer { first_seq, version } = answer;
         let loaded = self
             .load(submission.game_id, crate::ReadAt::At(version))
@@ -459,17 +457,15 @@ impl GameService {
                     submission.game_id
                 ))
             })?;
-        Ok(ActionAccepted {
-            game: loaded.record().game.clone(),
+        accepted_json(
+            &loaded.record().game,
             version,
-            events: envelopes(
-                loaded.latest_state(),
-                events.iter().map(|e| e.as_ref()),
-                &[],
-                submission.viewer,
-            )?,
-            status: loaded.status(),
-        })
+            loaded.latest_state(),
+            events.iter().map(|e| e.as_ref()),
+            &[],
+            submission.viewer,
+            &loaded.status(),
+        )
     }
 }
 

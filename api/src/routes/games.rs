@@ -152,7 +152,10 @@ pub async fn submit_action(
     if replayed {
         response.insert_header(("Idempotent-Replayed", "true"));
     }
-    Ok(response.json(accepted))
+    // Written by the service as JSON already (`ActionAcceptedJson`).
+    Ok(response
+        .content_type(header::ContentType::json())
+        .body(accepted.0))
 }
 
 /// The body of a dry run: just the action.
