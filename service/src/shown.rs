@@ -384,59 +384,6 @@ impl Serialize for JsonRef<'_> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::StreamEvent;
-
-    /// Every byte that serde_json escapes is found wherever it stands in
-    /// a string, and nothing else is.
-    #[test]
-    fn strings_needing_escapes_are_found_at_every_position() {
-        for length in 0..20 {
-            for at in 0..length {
-                for byte in (0u8..=127).chain([0xc3]) {
-                    let mut text = vec![b'a'; length];
-                    text[at] = byte;
-                    let expected = byte < 0x20 || byte == b'"' || byte == b'\\';
-                    assert_eq!(
-                        needs_escaping(&text),
-                        expected,
-                        "{byte:#x} at {at} of {length}"
-                    );
-                }
-            }
-        }
-    }
-
-    /// Given an event as a viewer is shown it, borrowed from the stored
-    /// event, a live stream writes exactly the stream event of its envelope.
-    #[test]
-    fn a_shown_event_is_streamed_as_the_stream_event_of_its_envelope() {
-        let status = StatusJson {
-            phase: "growth".into(),
-            finished: true,
-            to_act: vec![],
-            clock: None,
-        };
-        let status_json = serde_json::to_string(&status).unwrap();
-        sample_shown_events(|samples| {
-            for shown in samples.iter().cloned() {
-                let streamed = serde_json::to_string(&shown.streamed("treeblox", &status)).unwrap();
-                let written = shown.stream_json("treeblox", &status_json).unwrap();
-                assert_eq!(written, streamed);
-                let event = StreamEvent {
-                    game: "treeblox".into(),
-                    event: shown.into_envelope(),
-                    status: status.clone(),
-                };
-                assert_eq!(streamed, serde_json::to_string(&event).unwrap());
-                assert!(streamed.contains(&format!("\"type\":\"{}\"", event.event.event_type)));
-            }
-        });
-    }
-}
-
 /// Events as viewers are shown them, one of each kind, handed to `check`:
 /// the umpire's (with the action and the links), as the append encoded it,
 /// hidden, with strings to escape, and redacted (as its JSON).
@@ -496,4 +443,57 @@ pub(crate) fn sample_shown_events(check: impl FnOnce(&[ShownEvent<'_>])) {
         ..umpires.clone()
     };
     check(&[umpires, encoded, hidden, escaped, redacted]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::StreamEvent;
+
+    /// Every byte that serde_json escapes is found wherever it stands in
+    /// a string, and nothing else is.
+    #[test]
+    fn strings_needing_escapes_are_found_at_every_position() {
+        for length in 0..20 {
+            for at in 0..length {
+                for byte in (0u8..=127).chain([0xc3]) {
+                    let mut text = vec![b'a'; length];
+                    text[at] = byte;
+                    let expected = byte < 0x20 || byte == b'"' || byte == b'\\';
+                    assert_eq!(
+                        needs_escaping(&text),
+                        expected,
+                        "{byte:#x} at {at} of {length}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Given an event as a viewer is shown it, borrowed from the stored
+    /// event, a live stream writes exactly the stream event of its envelope.
+    #[test]
+    fn a_shown_event_is_streamed_as_the_stream_event_of_its_envelope() {
+        let status = StatusJson {
+            phase: "growth".into(),
+            finished: true,
+            to_act: vec![],
+            clock: None,
+        };
+        let status_json = serde_json::to_string(&status).unwrap();
+        sample_shown_events(|samples| {
+            for shown in samples.iter().cloned() {
+                let streamed = serde_json::to_string(&shown.streamed("treeblox", &status)).unwrap();
+                let written = shown.stream_json("treeblox", &status_json).unwrap();
+                assert_eq!(written, streamed);
+                let event = StreamEvent {
+                    game: "treeblox".into(),
+                    event: shown.into_envelope(),
+                    status: status.clone(),
+                };
+                assert_eq!(streamed, serde_json::to_string(&event).unwrap());
+                assert!(streamed.contains(&format!("\"type\":\"{}\"", event.event.event_type)));
+            }
+        });
+    }
 }
