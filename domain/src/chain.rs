@@ -51,11 +51,9 @@ impl ChainLink<'_> {
     /// larger integers, other keys) goes through `serde_jcs`. A property test
     /// holds the two to the same bytes.
     pub fn canonical_json(&self) -> Vec<u8> {
-        let fast = plain(self.payload)
-            && plain(self.action)
-            && [self.seq, self.decided_at]
-                .iter()
-                .all(|n| *n <= SAFE_INTEGER);
+        let fast = [self.seq, self.decided_at]
+            .iter()
+            .all(|n| *n <= SAFE_INTEGER);
         let encoded = if fast {
             serde_json::to_vec(&SortedLink {
                 action: Sorted(self.action),
@@ -70,10 +68,10 @@ impl ChainLink<'_> {
                 seq: self.seq,
             })
         } else {
-            // JCS cannot fail on serde_json values, strings and integers.
-            return serde_jcs::to_vec(self).expect("canonical JSON of a chain link");
+            Err(serde::ser::Error::custom("a number JCS writes otherwise"))
         };
-        encoded.expect("JSON of a chain link")
+        // JCS cannot fail on serde_json values, strings and integers.
+        encoded.unwrap_or_else(|_| serde_jcs::to_vec(self).expect("canonical JSON of a chain link"))
     }
 
     /// [`ChainLink::hash`], given the payload and the action already in
@@ -155,14 +153,13 @@ pub struct CanonicalJson(Arc<RawValue>);
 impl CanonicalJson {
     /// The canonical encoding of `value` ([`canonical`]).
     pub fn encode(value: &Value) -> CanonicalJson {
-        let raw = if plain(value) {
-            // Written by serde_json itself: valid JSON, not parsed again.
-            serde_json::value::to_raw_value(&Sorted(value)).expect("JSON of a JSON value")
-        } else {
+        // Written by serde_json itself where it writes JCS: valid JSON, not
+        // parsed again.
+        let raw = serde_json::value::to_raw_value(&Sorted(value)).unwrap_or_else(|_| {
             let text = String::from_utf8(serde_jcs::to_vec(value).expect("canonical JSON"))
                 .expect("JSON is UTF-8");
             RawValue::from_string(text).expect("JCS writes JSON")
-        };
+        });
         CanonicalJson(Arc::from(raw))
     }
 
@@ -210,41 +207,50 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// The RFC 8785 (JCS) encoding of any JSON value: two values that mean the
 /// same (keys in another order, other whitespace) encode to the same bytes.
 pub fn canonical(value: &Value) -> Vec<u8> {
-    if plain(value) {
-        serde_json::to_vec(&Sorted(value)).expect("JSON of a JSON value")
-    } else {
-        serde_jcs::to_vec(value).expect("canonical JSON of a JSON value")
-    }
+    serde_json::to_vec(&Sorted(value))
+        .unwrap_or_else(|_| serde_jcs::to_vec(value).expect("canonical JSON of a JSON value"))
 }
 
 /// The largest integer every JSON reader holds exactly (2^53).
 const SAFE_INTEGER: u64 = 1 << 53;
 
 /// True when serde_json with sorted keys writes `value` as JCS does.
+#[cfg(test)]
 fn plain(value: &Value) -> bool {
-    match value {
-        Value::Number(number) => {
-            number.as_u64().is_some_and(|n| n <= SAFE_INTEGER)
-                || number
-                    .as_i64()
-                    .is_some_and(|n| n.unsigned_abs() <= SAFE_INTEGER)
-        }
-        Value::Array(items) => items.iter().all(plain),
-        Value::Object(map) => map
-            .iter()
-            .all(|(key, item)| key.chars().all(|c| c < '\u{e000}') && plain(item)),
-        Value::Null | Value::Bool(_) | Value::String(_) => true,
-    }
+    serde_json::to_vec(&Sorted(value)).is_ok()
 }
 
-/// A JSON value written with every object's keys in byte order.
+/// A JSON value written with every object's keys in byte order: JCS, for
+/// the values events hold, integers within ±2^53 and keys below U+E000
+/// (serde_json escapes strings as JCS does, writes such integers as
+/// ECMAScript does, and byte order is UTF-16 order below U+E000). Anything
+/// else is an error, found as it is written (not by a walk of its own
+/// first), and the caller writes the value through `serde_jcs` instead.
 struct Sorted<'a>(&'a Value);
+
+/// Whether `key` sorts in byte order as in UTF-16 order: no character from
+/// U+E000 on, whose UTF-8 lead bytes are 0xEE and above (no other byte of
+/// a UTF-8 text is).
+fn byte_ordered(key: &str) -> bool {
+    key.bytes().all(|byte| byte < 0xee)
+}
+
+/// Whether JCS writes `number` as serde_json does: an integer within ±2^53.
+fn safe_integer(number: &serde_json::Number) -> bool {
+    number.as_u64().is_some_and(|n| n <= SAFE_INTEGER)
+        || number
+            .as_i64()
+            .is_some_and(|n| n.unsigned_abs() <= SAFE_INTEGER)
+}
 
 impl Serialize for Sorted<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         match self.0 {
             Value::Object(map) => {
+                if !map.keys().all(|key| byte_ordered(key)) {
+                    return Err(serde::ser::Error::custom("a key JCS orders otherwise"));
+                }
                 let mut entries: Vec<_> = map.iter().collect();
                 entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
                 let mut out = serializer.serialize_map(Some(entries.len()))?;
@@ -254,6 +260,9 @@ impl Serialize for Sorted<'_> {
                 out.end()
             }
             Value::Array(items) => serializer.collect_seq(items.iter().map(Sorted)),
+            Value::Number(number) if !safe_integer(number) => {
+                Err(serde::ser::Error::custom("a number JCS writes otherwise"))
+            }
             other => other.serialize(serializer),
         }
     }
