@@ -93,14 +93,9 @@ fn documented_methods(item: &Value) -> Vec<String> {
         .collect()
 }
 
-/// Every route, the document's operations and the pages outside it
-/// (`wrong_method::PAGES`), answers the methods listed for it (anything but
-/// 404 or 405), and a method it lacks with 405 naming them: the list cannot
-/// drift from the routes.
-#[tokio::test]
-async fn every_route_answers_the_methods_listed_for_it_and_405_to_others() {
-    let app = TestApp::spawn().await;
-    let game = app.create("arboretum", serde_json::json!({}), 1).await;
+/// Every route the service serves, the document's operations and the pages
+/// outside it (`wrong_method::PAGES`), with the methods listed for it.
+fn every_route() -> Vec<(String, Vec<String>)> {
     let document = umpire_api::openapi::document();
     let documented = document["paths"]
         .as_object()
@@ -111,7 +106,18 @@ async fn every_route_answers_the_methods_listed_for_it_and_405_to_others() {
         let names = methods.iter().map(|method| method.as_str().to_string());
         (path.to_string(), names.collect())
     });
-    for (path, methods) in documented.chain(pages) {
+    documented.chain(pages).collect()
+}
+
+/// Every route, the document's operations and the pages outside it
+/// (`wrong_method::PAGES`), answers the methods listed for it (anything but
+/// 404 or 405), and a method it lacks with 405 naming them: the list cannot
+/// drift from the routes.
+#[tokio::test]
+async fn every_route_answers_the_methods_listed_for_it_and_405_to_others() {
+    let app = TestApp::spawn().await;
+    let game = app.create("arboretum", serde_json::json!({}), 1).await;
+    for (path, methods) in every_route() {
         let asked_path = concrete(&path, &game.id);
         for method in &methods {
             let method = Method::from_bytes(method.as_bytes()).unwrap();
@@ -150,19 +156,9 @@ async fn counted(app: &TestApp, endpoint: &str, method: &Method) -> u64 {
 async fn the_route_the_log_names_is_the_route_actix_takes() {
     let app = TestApp::spawn().await;
     let game = app.create("arboretum", serde_json::json!({}), 1).await;
-    let document = umpire_api::openapi::document();
-    let known = KnownPaths::new(&document);
-    let documented = document["paths"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(path, item)| (path.clone(), documented_methods(item)));
-    let pages = PAGES.iter().map(|(path, methods)| {
-        let names = methods.iter().map(|method| method.as_str().to_string());
-        (path.to_string(), names.collect::<Vec<_>>())
-    });
+    let known = KnownPaths::new(&umpire_api::openapi::document());
     let mut asked = 0;
-    for (path, methods) in documented.chain(pages) {
+    for (path, methods) in every_route() {
         if path == "/metrics" {
             continue; // Counted by the reading itself.
         }
