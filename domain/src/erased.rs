@@ -302,6 +302,11 @@ impl DecodedEvent {
         )))
     }
 
+    /// Whether it holds its event decoded already.
+    pub fn is_decoded(&self) -> bool {
+        self.0.get().is_some()
+    }
+
     /// The decoded event, decoding `stored` if no one has yet.
     fn get_or_decode<G: Game>(&self, stored: &Value) -> Result<&G::Event, GameError> {
         if self.0.get().is_none() {

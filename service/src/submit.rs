@@ -423,6 +423,8 @@ impl GameService {
         head: Head,
     ) -> Result<ActionAcceptedJson, ServiceError> {
         let count = appended.len();
+        // Before the streams are woken (by `keep_appended`).
+        (self.live).decided(submission.game_id, game.head.version() + 1, decoded);
         let fold = self.keep_appended(submission.game_id, game, appended, after, head)?;
         accepted_json(
             &fold.record.game,

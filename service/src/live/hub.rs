@@ -9,6 +9,7 @@ use std::sync::{Arc, Once};
 
 use parking_lot::{Mutex, MutexGuard};
 use tokio::sync::{watch, Semaphore};
+use umpire_domain::erased::DecodedEvent;
 use umpire_domain::Viewer;
 use umpire_storage::Appended;
 use uuid::Uuid;
@@ -244,6 +245,17 @@ impl Live {
     /// `appended.version` and whose fold it has cached.
     pub fn announce(&self, appended: Appended) {
         self.hub.announce(appended, Source::Instance);
+    }
+
+    /// The events `first_seq..` this instance has decided and is appending
+    /// to `game_id`, in their game's type (`Decision::decoded`): the game's
+    /// streams, if it is followed, redact them without decoding their JSON.
+    pub fn decided(&self, game_id: Uuid, first_seq: u64, decided: &[DecodedEvent]) {
+        let renders = match self.hub.games().get(&game_id) {
+            Some(followed) if !decided.is_empty() => followed.renders.clone(),
+            _ => return,
+        };
+        renders.lock().keep_decided(first_seq, decided);
     }
 
     /// Marks an append of this instance to `game_id` as under way until the

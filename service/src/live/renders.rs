@@ -194,6 +194,23 @@ impl Renders {
         }
     }
 
+    /// Keeps the events `first_seq..` as their game decided them, already
+    /// in its type (`decided`): the instance that appended them has them
+    /// so, and its streams then redact them without decoding their JSON.
+    /// An event kept already is left as it is.
+    pub(super) fn keep_decided(&mut self, first_seq: u64, decided: &[DecodedEvent]) {
+        for (seq, decoded) in (first_seq..).zip(decided) {
+            if self.decoded.iter().any(|(kept, _)| *kept == seq) {
+                continue;
+            }
+            if self.decoded.len() >= DECODED_KEPT {
+                self.decoded.pop_front();
+            }
+            self.decoded.push_back((seq, decoded.clone()));
+        }
+        self.recharge();
+    }
+
     /// Event `seq` decoded, to be filled by the first redaction that
     /// needs it.
     pub(super) fn decoded(&mut self, seq: u64) -> DecodedEvent {
@@ -331,6 +348,34 @@ mod tests {
             to_act: vec!["red".to_string()],
             clock: None,
         }
+    }
+
+    /// Given the events a decision made, kept as decided from some version
+    /// on, when a stream asks for those events decoded, then it finds them
+    /// decoded already, and the others still to be decoded.
+    #[test]
+    fn events_kept_as_decided_are_handed_out_decoded() {
+        let registry = umpire_games::registry();
+        let rules = registry.get("arboretum").unwrap();
+        let options = rules.validate_options(&serde_json::Value::Null).unwrap();
+        let mut state = rules.new_match(&options).unwrap();
+        for event in rules.setup(&options, 1).unwrap() {
+            state.apply_json(&event).unwrap();
+        }
+        let actor = umpire_domain::Actor::Seat(state.status().to_act[0].clone());
+        let action = state.legal_actions(&actor).unwrap()[0].clone();
+        let decided = state.decide_and_apply(&actor, &action).unwrap().decoded;
+        assert!(!decided.is_empty());
+        let mut renders = Renders::default();
+        renders.keep_decided(10, &decided);
+        let after = 10 + decided.len() as u64;
+        assert!((10..after).all(|seq| renders.decoded(seq).is_decoded()));
+        assert!(!renders.decoded(after).is_decoded());
+        assert!(!renders.decoded(9).is_decoded());
+        // Kept already: left as it is.
+        renders.keep_decided(9, &decided);
+        assert!(!renders.decoded(9).is_decoded());
+        assert_eq!(renders.decoded.len(), decided.len() + 2);
     }
 
     /// What the renders hold, summed from scratch: what is charged.
