@@ -40,15 +40,16 @@ impl RootSpanBuilder for RequestSpan {
         // TracingLogger stores the id before calling this; recorded as it is,
         // without formatting it into a string of its own first.
         let request_id = request.extensions().get::<RequestId>().copied();
-        // Routed by the service's own list of routes where it has one: the
-        // request is not routed yet, and actix would match it against its
-        // regular expressions once more, first to last.
-        let route = match request.app_data::<web::Data<KnownPaths>>() {
-            Some(known) => known
-                .route(request.method(), request.path())
-                .map(Cow::Borrowed),
-            None => request.match_pattern().map(Cow::Owned),
-        };
+        // Named from the service's own list of routes where one there
+        // answers the request: it is not routed yet, and actix would match
+        // it against its regular expressions once more, first to last. A
+        // wrong method, an unknown path, or a service without the list is
+        // named as actix names it.
+        let route = request
+            .app_data::<web::Data<KnownPaths>>()
+            .and_then(|known| known.route(request.method(), request.path()))
+            .map(Cow::Borrowed)
+            .or_else(|| request.match_pattern().map(Cow::Owned));
         tracing::info_span!(
             "request",
             request_id = request_id.map(tracing::field::display),

@@ -51,6 +51,7 @@ mod request_spans {
     use tracing_actix_web::TracingLogger;
 
     use umpire_api::request_span::RequestSpan;
+    use umpire_api::wrong_method::KnownPaths;
 
     /// Collects what the subscriber writes.
     #[derive(Clone, Default)]
@@ -82,13 +83,28 @@ mod request_spans {
         // cache no longer depends on which test gets there first.
         let _ = tracing::subscriber::set_global_default(tracing_subscriber::registry());
         let _guard = tracing::subscriber::set_default(subscriber);
-        let app = test::init_service(App::new().wrap(TracingLogger::<RequestSpan>::new()).route(
-            "/games/{id}",
-            web::get().to(|| async {
-                tracing::info!("inside the handler");
-                HttpResponse::Ok().finish()
-            }),
-        ))
+        // The service's own list of routes names `/games/{id}`; actix names
+        // `/seats/{seat}`, which the list lacks.
+        let known = KnownPaths::new(&serde_json::json!({"paths": {"/games/{id}": {"get": {}}}}));
+        let app = test::init_service(
+            App::new()
+                .app_data(web::Data::new(known))
+                .wrap(TracingLogger::<RequestSpan>::new())
+                .route(
+                    "/games/{id}",
+                    web::get().to(|| async {
+                        tracing::info!("inside the handler");
+                        HttpResponse::Ok().finish()
+                    }),
+                )
+                .route(
+                    "/seats/{seat}",
+                    web::get().to(|| async {
+                        tracing::info!("inside the seats handler");
+                        HttpResponse::Ok().finish()
+                    }),
+                ),
+        )
         .await;
 
         let response = test::call_service(
@@ -111,5 +127,18 @@ mod request_spans {
         assert!(uuid::Uuid::parse_str(id).is_ok(), "{id:?} is not a uuid");
         assert!(line.contains("route=\"/games/{id}\""), "{line}");
         assert!(!line.contains("g-1"), "the path is not logged: {line}");
+
+        let response = test::call_service(
+            &app,
+            test::TestRequest::get().uri("/seats/red").to_request(),
+        )
+        .await;
+        assert!(response.status().is_success());
+        let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        let line = log
+            .lines()
+            .find(|line| line.contains("inside the seats handler"))
+            .unwrap_or_else(|| panic!("the handler's line is missing from {log:?}"));
+        assert!(line.contains("route=\"/seats/{seat}\""), "{line}");
     }
 }
