@@ -67,14 +67,36 @@ impl Modify for BearerScheme {
     }
 }
 
-/// The versioned API's routes, shared by the server and [`document`].
+/// The versioned API's routes as the server registers them. actix tries a
+/// scope's routes first to last, matching each dynamic one against its
+/// regular expression, so the one requested most, an action's submission,
+/// comes first: it is then matched at once, and no other route overlaps it.
 pub fn v1_routes(config: &mut ServiceConfig) {
+    routes_in(RouteOrder::Serving, config)
+}
+
+/// Where an action's submission comes among the versioned routes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RouteOrder {
+    /// First, for the router (see [`v1_routes`]).
+    Serving,
+    /// Among the other routes of a game, as the document lists them.
+    Documented,
+}
+
+fn routes_in(order: RouteOrder, config: &mut ServiceConfig) {
+    if order == RouteOrder::Serving {
+        config.service(games::submit_action);
+    }
     config
         .service(games::list_game_types)
         .service(games::create_game)
         .service(games::list_games)
-        .service(games::get_game)
-        .service(games::submit_action)
+        .service(games::get_game);
+    if order == RouteOrder::Documented {
+        config.service(games::submit_action);
+    }
+    config
         .service(games::check_action)
         .service(games::get_game_state)
         .service(games::get_game_score)
@@ -102,7 +124,7 @@ pub fn document() -> Value {
     let (_, document) = actix_web::App::new()
         .into_utoipa_app()
         .openapi(base())
-        .service(scope::scope("/v1").configure(v1_routes))
+        .service(scope::scope("/v1").configure(|config| routes_in(RouteOrder::Documented, config)))
         .service(health::healthz)
         .service(health::readyz)
         .split_for_parts();
