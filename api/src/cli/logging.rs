@@ -53,6 +53,7 @@ pub fn init_tracing(verbosity: i16) {
         fmt()
             .with_env_filter(filter)
             .with_ansi(false)
+            .fmt_fields(crate::log_lines::PlainFields)
             .with_writer(writer)
             .init();
     }
