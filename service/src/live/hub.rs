@@ -76,6 +76,9 @@ pub(super) struct Hub {
     /// Whether the listening connection is up: while it is, announcements
     /// reach every stream, and a heartbeat need not read the log.
     pub(super) listening: AtomicBool,
+    /// Whether any game is followed: the listener listens only then (or
+    /// always, for the standbys' probes; see `listener.rs`).
+    pub(super) followed: watch::Sender<bool>,
     /// One timer for every stream's heartbeat, started once.
     ticking: Once,
     slots: Arc<Semaphore>,
@@ -230,6 +233,7 @@ impl Live {
             hub: Arc::new(Hub {
                 games: Mutex::default(),
                 listening: AtomicBool::new(false),
+                followed: watch::Sender::new(false),
                 ticking: Once::new(),
                 slots: Arc::new(Semaphore::new(limits.max_open)),
                 clients: Mutex::default(),
@@ -289,6 +293,9 @@ impl Live {
         });
         let changes = followed.announced.subscribe();
         let seen = *changes.borrow();
+        self.hub
+            .followed
+            .send_if_modified(|any| !std::mem::replace(any, true));
         Subscription {
             hub: self.hub.clone(),
             game_id,
@@ -380,6 +387,11 @@ impl Drop for Subscription {
             .is_some_and(|followed| followed.announced.receiver_count() <= 1)
         {
             games.remove(&self.game_id);
+            if games.is_empty() {
+                self.hub
+                    .followed
+                    .send_if_modified(|any| std::mem::replace(any, false));
+            }
         }
     }
 }

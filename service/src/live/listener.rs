@@ -2,11 +2,24 @@
 //! announces (through any instance) wakes this instance's streams of that
 //! game; when the connection drops, it is made again, with a growing pause,
 //! and every stream reads the log in case it missed an announcement.
+//!
+//! It listens only while the instance has a stream open, and for
+//! [`LISTEN_IDLE`] after the last closes (or always, when standbys are
+//! configured: their probes measure lag against the newest append
+//! announced). PostgreSQL delivers every append's announcement to every
+//! listening connection, so an instance serving no stream would otherwise
+//! be woken by every append of every instance, its own included (about 5 k
+//! instructions an action, issue 35). A stream opened before the connection
+//! listens is not at risk: the connection, once listening, wakes every
+//! stream to read the log, as after a reconnection.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
+use tokio::sync::watch;
 use umpire_storage::AppendListener;
 
 use super::hub::{Hub, Live, Source};
@@ -16,6 +29,10 @@ use crate::replicas::Replicas;
 /// Waiting between attempts to listen again, doubling up to the maximum.
 const RELISTEN_FIRST: Duration = Duration::from_millis(100);
 const RELISTEN_MAX: Duration = Duration::from_secs(5);
+
+/// How long the connection keeps listening once no stream is open: a page
+/// that reloads opens its stream again well within it.
+pub(super) const LISTEN_IDLE: Duration = Duration::from_secs(30);
 
 impl Live {
     /// Listens for appends on one connection to `database_url` for as long
@@ -29,8 +46,17 @@ impl Live {
 }
 
 async fn listen(hub: Weak<Hub>, database_url: String, metrics: Metrics, replicas: Replicas) {
+    // The standbys' probes need every append's version, streams or not.
+    let always = !replicas.is_empty();
+    let Some(mut followed) = hub.upgrade().map(|live| live.followed.subscribe()) else {
+        return;
+    };
     let mut pause = RELISTEN_FIRST;
     loop {
+        // Not listening: wait for a stream (the hub gone, the instance is).
+        if !always && followed.wait_for(|any| *any).await.is_err() {
+            return;
+        }
         match AppendListener::connect(&database_url).await {
             Ok(mut listener) => {
                 let Some(live) = hub.upgrade() else { return };
@@ -39,8 +65,15 @@ async fn listen(hub: Weak<Hub>, database_url: String, metrics: Metrics, replicas
                 live.signal_all(|signal| signal.relistens += 1);
                 drop(live);
                 pause = RELISTEN_FIRST;
-                loop {
-                    let next = listener.next().await;
+                let mut idle: Pin<Box<dyn Future<Output = ()> + Send>> = match always {
+                    true => Box::pin(std::future::pending()),
+                    false => Box::pin(unfollowed_for(followed.clone(), LISTEN_IDLE)),
+                };
+                let lost = loop {
+                    let next = tokio::select! {
+                        next = listener.next() => next,
+                        () = &mut idle => break false,
+                    };
                     let Some(live) = hub.upgrade() else { return };
                     match next {
                         Ok(appended) => {
@@ -48,11 +81,18 @@ async fn listen(hub: Weak<Hub>, database_url: String, metrics: Metrics, replicas
                             live.announce(appended, Source::Store)
                         }
                         Err(error) => {
-                            live.listening.store(false, Ordering::Relaxed);
                             tracing::warn!(%error, "lost the connection listening for appends; listening again");
-                            break;
+                            break true;
                         }
                     }
+                };
+                // The connection closes with `listener`.
+                drop(listener);
+                let Some(live) = hub.upgrade() else { return };
+                live.listening.store(false, Ordering::Relaxed);
+                if !lost {
+                    // Idle: listened to again as soon as a stream opens.
+                    continue;
                 }
             }
             Err(error) => {
@@ -64,5 +104,20 @@ async fn listen(hub: Weak<Hub>, database_url: String, metrics: Metrics, replicas
         }
         tokio::time::sleep(pause).await;
         pause = (pause * 2).min(RELISTEN_MAX);
+    }
+}
+
+/// Resolves once no game has been followed for `grace` on end, or the hub
+/// is gone; never while a game is followed.
+async fn unfollowed_for(mut followed: watch::Receiver<bool>, grace: Duration) {
+    loop {
+        if followed.wait_for(|any| !*any).await.is_err() {
+            return;
+        }
+        match tokio::time::timeout(grace, followed.wait_for(|any| *any)).await {
+            // Followed again within the grace: wait for the next lull.
+            Ok(Ok(_)) => continue,
+            Ok(Err(_)) | Err(_) => return,
+        }
     }
 }
