@@ -8,8 +8,9 @@
 //! notification still sees every event exactly once, in order. Notifications
 //! only wake streams: the store announces every append through PostgreSQL
 //! (`umpire_storage::AppendListener`, one connection per instance, shared by
-//! all its streams), so an action taken through another instance on the same
-//! database wakes this one's streams too. This instance announces its own
+//! all its streams, open while any stream is: see `listener.rs`), so an
+//! action taken through another instance on the same database wakes this
+//! one's streams too. This instance announces its own
 //! appends itself, once their fold is cached, and holds the store's
 //! announcements of a game back while it appends to it: they would
 //! otherwise often arrive first, and every stream would read the store for
