@@ -115,7 +115,37 @@ impl Template {
         }
         parts.next().is_none()
     }
+
+    /// [`Template::is_match`] for a path already split into `parts`. The
+    /// segments are compared last first: routes of as many segments
+    /// mostly differ in their last (`/state`, `/score`, `/events`).
+    fn matches(&self, parts: &[&[u8]]) -> bool {
+        // A tail takes whatever follows the segments before it.
+        let tail = self
+            .segments
+            .iter()
+            .position(|segment| matches!(segment, Segment::Rest));
+        let fixed = match tail {
+            Some(at) if parts.len() >= at => &self.segments[..at],
+            None if parts.len() == self.segments.len() => &self.segments[..],
+            _ => return false,
+        };
+        fixed
+            .iter()
+            .zip(parts)
+            .rev()
+            .all(|(segment, part)| match segment {
+                Segment::Literal(literal) => literal.as_bytes() == *part,
+                Segment::Any => !part.is_empty(),
+                Segment::Rest => unreachable!("only segments before a tail"),
+            })
+    }
 }
+
+/// The most segments [`KnownPaths::route`] splits a path into at once; a
+/// longer path (only a tail route can take it) is matched segment by
+/// segment against each route instead.
+const SPLIT_PARTS: usize = 12;
 
 /// A path's segments, as `str::split('/')` gives them.
 struct Parts<'a>(Option<&'a [u8]>);
@@ -182,7 +212,17 @@ impl KnownPaths {
     /// does. A test holds it to the route actix takes for every route and
     /// method (`tests/http/wrong_methods.rs`).
     pub fn route(&self, method: &Method, path: &str) -> Option<&str> {
-        let slashes = path.bytes().filter(|&byte| byte == b'/').count();
+        // The path split once, not once for each route it is tried against.
+        let mut parts: [&[u8]; SPLIT_PARTS] = [&[]; SPLIT_PARTS];
+        let mut count = 0;
+        for part in Parts(Some(path.as_bytes())) {
+            if let Some(slot) = parts.get_mut(count) {
+                *slot = part;
+            }
+            count += 1;
+        }
+        let split = parts.get(..count);
+        let slashes = count - 1;
         // More slashes than any route's path: only a tail can take them.
         let candidates = self
             .by_slashes
@@ -193,7 +233,7 @@ impl KnownPaths {
         for (route, methods) in candidates.iter().map(|&index| &self.routes[index]) {
             if route.could_match(slashes)
                 && methods.contains(method)
-                && route.is_match(path)
+                && split.map_or_else(|| route.is_match(path), |split| route.matches(split))
                 && best.is_none_or(|best| route.specificity().gt(best.specificity()))
             {
                 best = Some(route);
@@ -224,6 +264,53 @@ impl KnownPaths {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_split_path_matches_a_route_as_the_whole_path_does() {
+        let routes = [
+            "/",
+            "/v1/games",
+            "/v1/games/{id}",
+            "/v1/games/import",
+            "/v1/games/{id}/actions",
+            "/v1/games/{id}/actions/check",
+            "/docs/{_:.*}",
+            "/a/{_:.*}/b",
+        ];
+        let paths = [
+            "",
+            "/",
+            "//",
+            "/v1/games",
+            "/v1/games/",
+            "/v1/games/g-1",
+            "/v1/games/import",
+            "/v1/games//actions",
+            "/v1/games/g-1/actions",
+            "/v1/games/g-1/actions/",
+            "/v1/games/g-1/actions/check",
+            "/v1/games/g-1/state",
+            "/docs",
+            "/docs/",
+            "/docs/index.html",
+            "/docs/a/b/c",
+            "/a",
+            "/a/x",
+            "/a/x/b",
+            "v1/games",
+        ];
+        for route in routes.map(Template::new) {
+            for path in paths {
+                let parts: Vec<&[u8]> = Parts(Some(path.as_bytes())).collect();
+                assert_eq!(
+                    route.matches(&parts),
+                    route.is_match(path),
+                    "{} against {path:?}",
+                    route.text
+                );
+            }
+        }
+    }
 
     #[test]
     fn a_path_splits_as_str_split_does() {
