@@ -23,14 +23,16 @@ use bytes::{BufMut, BytesMut};
 use chrono::{DateTime, Utc};
 use deadpool_postgres::StatementCache;
 use parking_lot::Mutex;
+use postgres_protocol::types::ArrayDimension;
 use tokio::sync::oneshot;
-use tokio_postgres::types::{to_sql_checked, IsNull, ToSql, Type};
+use tokio_postgres::types::{to_sql_checked, IsNull, Kind, ToSql, Type};
 use tokio_postgres::Statement;
 use umpire_domain::chain::CanonicalJson;
 use uuid::Uuid;
 
 use crate::append::LinkedAppend;
 use crate::{Pool, StoreError};
+use umpire_domain::RecordedEvent;
 
 /// What happened to an append sent to the group.
 #[derive(Debug)]
@@ -416,28 +418,21 @@ async fn insert_prepared(
     statement: &Statement,
     appends: &[&LinkedAppend],
 ) -> Result<u64, tokio_postgres::Error> {
-    let rows = || {
-        appends
-            .iter()
-            .flat_map(|a| a.events.iter().map(move |e| (*a, e)))
-    };
-    let games: Vec<Uuid> = rows().map(|(a, _)| a.game_id).collect();
-    let seqs: Vec<i64> = rows().map(|(_, e)| e.seq as i64).collect();
-    let types: Vec<&str> = rows().map(|(_, e)| e.event_type.as_str()).collect();
-    let payloads: Vec<Jsonb> = rows()
-        .map(|(_, e)| Jsonb::of(e.encoded.payload.as_ref(), &e.payload))
-        .collect();
-    let actors: Vec<&str> = rows().map(|(_, e)| e.actor.as_str()).collect();
-    let actions: Vec<Option<Jsonb>> = rows()
-        .map(|(_, e)| {
-            (!e.action.is_null()).then(|| Jsonb::of(e.encoded.action.as_ref(), &e.action))
-        })
-        .collect();
-    let rules_versions: Vec<i32> = rows().map(|(_, e)| e.rules_version as i32).collect();
-    let recorded_ats: Vec<DateTime<Utc>> = rows().map(|(a, _)| a.recorded_at).collect();
-    let prevs: Vec<&str> = rows().map(|(_, e)| e.prev_hash.as_str()).collect();
-    let hashes: Vec<&str> = rows().map(|(_, e)| e.hash.as_str()).collect();
-    let decided_ats: Vec<i64> = rows().map(|(a, _)| a.expected_version as i64).collect();
+    let games = Column::new(appends, |a, _| a.game_id);
+    let seqs = Column::new(appends, |_, e| e.seq as i64);
+    let types = Column::new(appends, |_, e| e.event_type.as_str());
+    let payloads = Column::new(appends, |_, e| {
+        Jsonb::of(e.encoded.payload.as_ref(), &e.payload)
+    });
+    let actors = Column::new(appends, |_, e| e.actor.as_str());
+    let actions = Column::new(appends, |_, e| {
+        (!e.action.is_null()).then(|| Jsonb::of(e.encoded.action.as_ref(), &e.action))
+    });
+    let rules_versions = Column::new(appends, |_, e| e.rules_version as i32);
+    let recorded_ats = Column::new(appends, |a, _| a.recorded_at);
+    let prevs = Column::new(appends, |_, e| e.prev_hash.as_str());
+    let hashes = Column::new(appends, |_, e| e.hash.as_str());
+    let decided_ats = Column::new(appends, |a, _| a.expected_version as i64);
     let mut every_game: Vec<Uuid> = appends.iter().map(|a| a.game_id).collect();
     every_game.sort_unstable();
     every_game.dedup();
@@ -515,6 +510,81 @@ async fn insert_prepared(
             ],
         )
         .await
+}
+
+/// One column of the appends' events (`value` of each append and event, in
+/// order), bound as a PostgreSQL array straight from the appends: the
+/// statement's eleven event arrays were collected into vectors of their
+/// own first, eleven allocations a batch for nothing.
+struct Column<'a, F> {
+    appends: &'a [&'a LinkedAppend],
+    value: F,
+}
+
+impl<'a, T, F> Column<'a, F>
+where
+    F: Fn(&'a LinkedAppend, &'a RecordedEvent) -> T,
+{
+    fn new(appends: &'a [&'a LinkedAppend], value: F) -> Self {
+        Column { appends, value }
+    }
+
+    fn values(&self) -> impl Iterator<Item = T> + use<'_, 'a, T, F> {
+        self.appends.iter().flat_map(move |append| {
+            append
+                .events
+                .iter()
+                .map(move |event| (self.value)(append, event))
+        })
+    }
+}
+
+impl<F> std::fmt::Debug for Column<'_, F> {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Column")
+            .field("appends", &self.appends.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, T, F> ToSql for Column<'a, F>
+where
+    T: ToSql,
+    F: Fn(&'a LinkedAppend, &'a RecordedEvent) -> T + Sync,
+{
+    /// As `ToSql for &[T]` writes an array, from the appends' events.
+    fn to_sql(
+        &self,
+        ty: &Type,
+        out: &mut BytesMut,
+    ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        let Kind::Array(member) = ty.kind() else {
+            return Err(format!("a column binds an array, not {ty}").into());
+        };
+        let rows: usize = self.appends.iter().map(|append| append.events.len()).sum();
+        let dimension = ArrayDimension {
+            len: i32::try_from(rows)?,
+            lower_bound: 1,
+        };
+        postgres_protocol::types::array_to_sql(
+            Some(dimension),
+            member.oid(),
+            self.values(),
+            |value, out| match value.to_sql(member, out)? {
+                IsNull::No => Ok(postgres_protocol::IsNull::No),
+                IsNull::Yes => Ok(postgres_protocol::IsNull::Yes),
+            },
+            out,
+        )?;
+        Ok(IsNull::No)
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        matches!(ty.kind(), Kind::Array(member) if T::accepts(member))
+    }
+
+    to_sql_checked!();
 }
 
 /// A jsonb parameter of the append: an event's payload or action as the
