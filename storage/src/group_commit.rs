@@ -436,26 +436,24 @@ async fn insert_prepared(
     let mut every_game: Vec<Uuid> = appends.iter().map(|a| a.game_id).collect();
     every_game.sort_unstable();
     every_game.dedup();
+    let event_columns: [&(dyn ToSql + Sync); 11] = [
+        &games,
+        &seqs,
+        &types,
+        &payloads,
+        &actors,
+        &actions,
+        &rules_versions,
+        &recorded_ats,
+        &prevs,
+        &hashes,
+        &decided_ats,
+    ];
     if AppendShape::of(appends) == AppendShape::EventsOnly {
-        return client
-            .execute(
-                statement,
-                &[
-                    &games,
-                    &seqs,
-                    &types,
-                    &payloads,
-                    &actors,
-                    &actions,
-                    &rules_versions,
-                    &recorded_ats,
-                    &prevs,
-                    &hashes,
-                    &decided_ats,
-                    &every_game,
-                ],
-            )
-            .await;
+        // INSERT_EVENTS: $1–$11 the events, $12 the games.
+        let mut params: [&(dyn ToSql + Sync); 12] = [&every_game; 12];
+        params[..11].copy_from_slice(&event_columns);
+        return client.execute(statement, &params).await;
     }
 
     let keyed = || {
@@ -482,34 +480,13 @@ async fn insert_prepared(
         .collect();
     let ended_ats: Vec<DateTime<Utc>> = ending().map(|(a, _, _)| a.recorded_at).collect();
 
-    client
-        .execute(
-            statement,
-            &[
-                &key_games,
-                &key_actors,
-                &keys,
-                &request_hashes,
-                &answers,
-                &games,
-                &seqs,
-                &types,
-                &payloads,
-                &actors,
-                &actions,
-                &rules_versions,
-                &recorded_ats,
-                &prevs,
-                &hashes,
-                &decided_ats,
-                &every_game,
-                &ended_games,
-                &ended_at_versions,
-                &winners,
-                &ended_ats,
-            ],
-        )
-        .await
+    // INSERT_APPENDS: $1–$5 the keys, $6–$16 the events, $17 the games,
+    // $18–$21 the results.
+    let mut params: [&(dyn ToSql + Sync); 21] = [&every_game; 21];
+    params[..5].copy_from_slice(&[&key_games, &key_actors, &keys, &request_hashes, &answers]);
+    params[5..16].copy_from_slice(&event_columns);
+    params[17..].copy_from_slice(&[&ended_games, &ended_at_versions, &winners, &ended_ats]);
+    client.execute(statement, &params).await
 }
 
 /// One column of the appends' events (`value` of each append and event, in
