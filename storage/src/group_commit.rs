@@ -174,7 +174,9 @@ impl GroupCommit {
             start
         };
         if start_writer {
-            tokio::spawn(self.clone().drain(pool.clone()));
+            // Boxed: the writer's future holds a whole statement's state,
+            // and spawning moves a future by value several times over.
+            tokio::spawn(Box::pin(self.clone().drain(pool.clone())));
         }
         outcome.await.ok()
     }
