@@ -144,10 +144,15 @@ pub async fn submit_action(
     let game_id = id.into_inner();
     let credential = credential(&state.service, game_id, &request).await?;
     let key = idempotency_key(&request)?;
-    let (accepted, replayed) = state
-        .service
-        .submit(game_id, &credential, body.into_inner(), key.as_deref())
-        .await?;
+    // Boxed: the submission's future holds a decision's and a statement's
+    // state, and actix moves the handler's future into a box of its own.
+    let (accepted, replayed) = Box::pin(state.service.submit(
+        game_id,
+        &credential,
+        body.into_inner(),
+        key.as_deref(),
+    ))
+    .await?;
     let mut response = HttpResponse::Created();
     if replayed {
         response.insert_header(("Idempotent-Replayed", "true"));
