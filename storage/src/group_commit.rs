@@ -28,11 +28,11 @@ use tokio::sync::oneshot;
 use tokio_postgres::types::{to_sql_checked, IsNull, Kind, ToSql, Type};
 use tokio_postgres::Statement;
 use umpire_domain::chain::CanonicalJson;
+use umpire_domain::RecordedEvent;
 use uuid::Uuid;
 
 use crate::append::LinkedAppend;
 use crate::{Pool, StoreError};
-use umpire_domain::RecordedEvent;
 
 /// What happened to an append sent to the group.
 #[derive(Debug)]
@@ -341,7 +341,7 @@ const INSERT_APPENDS: &str = "
 /// [`INSERT_APPENDS`] for the appends of nearly every batch: without an
 /// idempotency key and ending no game. Its twelve arrays are the events'
 /// eleven and the games', bound and sent without the nine empty ones of the
-/// keys and the results (about 2 k instructions an action). It inserts
+/// keys and the results (3 k instructions an action). It inserts
 /// nothing unless every game exists, as `INSERT_APPENDS` does.
 const INSERT_EVENTS: &str = "
     INSERT INTO events (game_id, seq, event_type, payload, actor, action, rules_version,
