@@ -150,6 +150,12 @@ pub trait DynMatch: Send + Sync {
     fn apply_json(&mut self, event: &Value) -> Result<(), GameError>;
     /// Same as `apply_json`, straight from stored text (faster for bulk work).
     fn apply_str(&mut self, event: &str) -> Result<(), GameError>;
+    /// Same as `apply_json`, with the event in its game's type taken from
+    /// `decoded`, or decoded into it for the redactions that follow (as
+    /// [`DynMatch::show_event`] does): a live stream folds and redacts the
+    /// same latest events, and the instance that appended them holds them
+    /// decoded already. `decoded` must only ever be given this one event.
+    fn apply_decoded(&mut self, event: &Value, decoded: &DecodedEvent) -> Result<(), GameError>;
     fn decide(&self, actor: &Actor<String>, action: &Value) -> Result<Vec<Value>, GameError>;
     /// `decide`, and for an accepted action also the state after its events:
     /// what applying each event with `apply_json` gives, without reading the
@@ -516,6 +522,15 @@ impl<G: Game> DynMatch for Match<G> {
         }
         let event: G::Event = from_json::<G, _>(event, Malformed::Event)?;
         self.apply_typed(&event);
+        Ok(())
+    }
+    fn apply_decoded(&mut self, event: &Value, decoded: &DecodedEvent) -> Result<(), GameError> {
+        if clock::is_clock_event(event) || seat_tokens::is_seat_token_event(event) {
+            self.version += 1;
+            return Ok(());
+        }
+        let event = decoded.get_or_decode::<G>(event)?;
+        self.apply_typed(event);
         Ok(())
     }
     fn apply_str(&mut self, event: &str) -> Result<(), GameError> {

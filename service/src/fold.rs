@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use umpire_domain::clock::{self, Clock};
+use umpire_domain::erased::DecodedEvent;
 use umpire_domain::{DynMatch, GameError, RecordedEvent, Registry, StatusJson, Viewer};
 use umpire_storage::{GameRecord, Head};
 use uuid::Uuid;
@@ -218,6 +219,21 @@ pub(crate) fn fold_event(
 ) -> Result<(), ServiceError> {
     state
         .apply_json(&event.payload)
+        .map_err(|e| corrupt(game_id, e))?;
+    clock::fold(clock, event, state.as_ref()).map_err(|e| corrupt(game_id, e))
+}
+
+/// [`fold_event`], with the event in its game's type from `decoded` (or
+/// decoded into it): see `DynMatch::apply_decoded`.
+pub(crate) fn fold_decoded(
+    state: &mut Box<dyn DynMatch>,
+    clock: &mut Option<Clock>,
+    event: &RecordedEvent,
+    decoded: &DecodedEvent,
+    game_id: Uuid,
+) -> Result<(), ServiceError> {
+    state
+        .apply_decoded(&event.payload, decoded)
         .map_err(|e| corrupt(game_id, e))?;
     clock::fold(clock, event, state.as_ref()).map_err(|e| corrupt(game_id, e))
 }

@@ -32,6 +32,7 @@ pub struct Metrics {
     /// game share a viewer (spectators) and so share the rendering.
     pub stream_renders: IntCounter,
     pub stream_catch_ups: IntCounter,
+    pub stream_replays: IntCounter,
     pub stream_closes: IntCounterVec,
     /// Streams refused, by why: the instance's limit, the client's, or the
     /// memory budget.
@@ -130,6 +131,12 @@ impl Metrics {
                 "umpire_stream_catch_ups_total",
                 "Reads of a stream from the log while it was more than a page behind \
                  (a slow or resuming reader)",
+            )
+            .expect("valid metric"),
+            stream_replays: IntCounter::new(
+                "umpire_stream_replays_total",
+                "Games folded from their start for a stream: no state near its position was \
+                 kept (a stream resumed or started where no other stream of its game has read)",
             )
             .expect("valid metric"),
             stream_closes: IntCounterVec::new(
@@ -271,6 +278,7 @@ impl Metrics {
             Box::new(self.stream_events.clone()),
             Box::new(self.stream_renders.clone()),
             Box::new(self.stream_catch_ups.clone()),
+            Box::new(self.stream_replays.clone()),
             Box::new(self.stream_closes.clone()),
             Box::new(self.streams_refused.clone()),
             Box::new(self.listener_reconnects.clone()),

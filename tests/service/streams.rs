@@ -4,8 +4,10 @@ use std::sync::Arc;
 
 use umpire_domain::Viewer;
 use umpire_service::archives::import_archive;
+use umpire_service::model::{CreateGameRequest, CreatedGame, SubmitActionRequest};
 use umpire_service::{
-    Charge, GameService, LiveLimits, RenderedEvent, ServiceError, ServiceLimits, StreamClient,
+    Charge, Follower, GameService, LiveLimits, ReadAt, RenderedEvent, ServiceError, ServiceLimits,
+    StreamClient,
 };
 use umpire_storage::{connect, EventStore};
 
@@ -63,6 +65,191 @@ async fn the_streams_of_a_game_that_share_a_viewer_share_each_rendering() {
     let rendered = service.metrics.stream_renders.get();
     assert_eq!(rendered, 2 * first.len() as u64);
     assert_eq!(service.metrics.stream_events.get(), 3 * first.len() as u64);
+}
+
+/// Reads `follower` to the head, keeping every event it is given.
+async fn read_to_the_head(follower: &mut Follower, got: &mut Vec<RenderedEvent>) {
+    loop {
+        let batch = follower.read().await.expect("read");
+        got.extend(batch.events);
+        if batch.version == batch.head {
+            return;
+        }
+    }
+}
+
+/// Reads one page of `follower`, keeping its events.
+async fn read_a_page(follower: &mut Follower, got: &mut Vec<RenderedEvent>) {
+    got.extend(follower.read().await.expect("read").events);
+}
+
+/// Given a long finished game and spectators catching it up from different
+/// places, page by page, one after another: when a page's first statuses
+/// were kept by a stream ahead (and the rest were not), the stream takes
+/// those and folds the rest on from the state that stream kept at their
+/// end, or from its own state, or, with neither, from the game's start;
+/// then every stream receives exactly what one stream reading the game
+/// alone on another instance receives, and the game is folded from its
+/// start only where no state near the position was kept.
+#[tokio::test]
+async fn streams_catching_up_fold_on_from_what_the_streams_ahead_kept() {
+    let url = umpire_storage::testing::fresh_database_url().await;
+    let store = EventStore::new(connect(&url, 4).expect("pool"));
+    let archive = simulated("flower_fields", 1);
+    import_archive(&store, &registry(), archive.clone())
+        .await
+        .expect("imported");
+    let game_id = archive.game_id;
+    let follow = |service: &GameService, from: u64| {
+        let service = service.clone();
+        async move {
+            service
+                .follow(game_id, Viewer::Spectator, StreamClient::Unknown, from)
+                .await
+                .expect("followed")
+        }
+    };
+    let alone = GameService::new(store.clone(), Arc::new(registry()));
+    let mut reference = Vec::new();
+    read_to_the_head(&mut follow(&alone, 0).await, &mut reference).await;
+    let version = reference.len() as u64;
+    assert!(version > 80, "a long game: {version} events");
+
+    let service = GameService::new(store, Arc::new(registry()));
+    let mut got: Vec<Vec<RenderedEvent>> = vec![Vec::new(); 4];
+    let mut leader = follow(&service, 0).await;
+    read_a_page(&mut leader, &mut got[0]).await;
+    read_a_page(&mut leader, &mut got[0]).await; // at 32, its state kept there
+    let mut second = follow(&service, 5).await;
+    read_a_page(&mut second, &mut got[1]).await; // 6..=21: all kept by the leader
+    read_a_page(&mut second, &mut got[1]).await; // 22..=32 kept, 33..=37 from the leader's state
+    assert_eq!(service.metrics.stream_replays.get(), 0);
+    let mut near_the_end = follow(&service, version - 1).await;
+    read_a_page(&mut near_the_end, &mut got[2]).await; // the state kept is now the newest
+    read_a_page(&mut leader, &mut got[0]).await; // 33..=37 kept, 38..=48 folded on from its own
+    assert_eq!(service.metrics.stream_replays.get(), 0);
+    let mut third = follow(&service, 40).await;
+    read_a_page(&mut third, &mut got[3]).await; // 41..=48 kept, nothing kept at 48
+    assert_eq!(service.metrics.stream_replays.get(), 1);
+
+    let starts = [0, 5, version - 1, 40];
+    for (index, follower) in [leader, second, near_the_end, third].iter_mut().enumerate() {
+        read_to_the_head(follower, &mut got[index]).await;
+        let expected = &reference[starts[index] as usize..];
+        assert_eq!(got[index].len(), expected.len(), "stream {index}");
+        for (received, alone) in got[index].iter().zip(expected) {
+            assert_eq!(received.seq, alone.seq, "stream {index}");
+            assert_eq!(
+                received.json, alone.json,
+                "stream {index}, event {}",
+                alone.seq
+            );
+        }
+    }
+    assert_eq!(service.metrics.stream_replays.get(), 1);
+}
+
+/// Plays the first legal action of the first seat to act; false when the
+/// game is over.
+async fn play_first_legal(service: &GameService, created: &CreatedGame) -> bool {
+    let game_id = created.id;
+    let status = service
+        .state(game_id, &Viewer::Umpire, ReadAt::Newest)
+        .await
+        .expect("state")
+        .status;
+    let Some(seat) = status.to_act.first() else {
+        return false;
+    };
+    let credential = service
+        .credential(game_id, Some(&created.seat_tokens[seat]))
+        .await
+        .expect("the seat's credential");
+    let legal = service
+        .legal_actions(game_id, &credential.viewer, ReadAt::Newest)
+        .await
+        .expect("legal actions");
+    let request = SubmitActionRequest {
+        action: legal.actions[0].clone(),
+        expected_version: None,
+    };
+    service
+        .submit(game_id, &credential, request, None)
+        .await
+        .expect("accepted");
+    true
+}
+
+/// The `status` of a stream event.
+fn status_of(event: &RenderedEvent) -> serde_json::Value {
+    serde_json::from_str::<serde_json::Value>(&event.json).expect("JSON")["status"].clone()
+}
+
+/// Given two spectators following a game as it is played, one reading
+/// after every action and one only after every second: the one behind
+/// takes the statuses the other kept, the status at the head among them,
+/// and folds on from the state kept there, not from the game's start;
+/// and both receive each event with the status after it, as one stream
+/// reading the game alone on another instance does.
+#[tokio::test]
+async fn a_stream_an_action_behind_folds_on_from_what_the_stream_ahead_kept() {
+    let url = umpire_storage::testing::fresh_database_url().await;
+    let store = EventStore::new(connect(&url, 4).expect("pool"));
+    let service = GameService::new(store.clone(), Arc::new(registry()));
+    let created = service
+        .create(CreateGameRequest {
+            game: "arboretum".into(),
+            options: serde_json::Value::Null,
+            seed: Some(7),
+            clock: None,
+        })
+        .await
+        .expect("created");
+    let follow = || {
+        service.follow(
+            created.id,
+            Viewer::Spectator,
+            StreamClient::Unknown,
+            created.version,
+        )
+    };
+    let (mut ahead, mut behind) = (
+        follow().await.expect("followed"),
+        follow().await.expect("followed"),
+    );
+    let (mut got_ahead, mut got_behind) = (Vec::new(), Vec::new());
+    let mut action = 0;
+    while play_first_legal(&service, &created).await {
+        action += 1;
+        read_to_the_head(&mut ahead, &mut got_ahead).await;
+        if action % 2 == 0 {
+            read_to_the_head(&mut behind, &mut got_behind).await;
+        }
+    }
+    read_to_the_head(&mut behind, &mut got_behind).await;
+    // Only the first read, with nothing kept yet, folded the setup.
+    assert_eq!(service.metrics.stream_replays.get(), 1);
+
+    let alone = GameService::new(store, Arc::new(registry()));
+    let mut reference = Vec::new();
+    let mut follower = alone
+        .follow(
+            created.id,
+            Viewer::Spectator,
+            StreamClient::Unknown,
+            created.version,
+        )
+        .await
+        .expect("followed");
+    read_to_the_head(&mut follower, &mut reference).await;
+    assert!(reference.len() > 40, "{} events", reference.len());
+    for got in [&got_ahead, &got_behind] {
+        assert_eq!(got.len(), reference.len());
+        for (received, alone) in got.iter().zip(&reference) {
+            assert_eq!(received.seq, alone.seq);
+            assert_eq!(status_of(received), status_of(alone), "after {}", alone.seq);
+        }
+    }
 }
 
 async fn service_with(limits: ServiceLimits, game: &str) -> (GameService, uuid::Uuid) {

@@ -15,7 +15,7 @@ use super::renders::Audience;
 use super::{RenderedEvent, StreamBatch, Woken, STREAM_PAGE};
 use crate::budget::Reservation;
 use crate::error::ServiceError;
-use crate::fold::{fold_event, replay, Fold, Folded};
+use crate::fold::{fold_decoded, replay, Fold, Folded};
 use crate::folds::Reader;
 use crate::shown::shown_event_text;
 
@@ -103,48 +103,35 @@ impl Follower {
         let mut state = None;
         // The game's other streams may have folded these events already
         // (statuses never change: shared whether a stream is at the head
-        // or catching up, as its streams all do after a long action).
-        let shared = (folded > self.position)
-            .then(|| {
-                self.subscription
-                    .renders
-                    .lock()
-                    .statuses(self.position + 1, folded)
-            })
-            .flatten();
-        let mut shared_after_page = None;
-        if let Some(statuses) = shared {
-            shared_after_page = statuses.last().cloned();
-            let page = &latest.events[self.position as usize..folded as usize];
-            for (event, status) in page.iter().zip(statuses) {
-                events.push(self.rendered(&latest, event, || (*status).clone())?);
-            }
-        } else if folded > self.position {
-            let own = match self.base.take() {
-                Some(Base::Head(fold)) => fold
-                    .upgrade()
-                    .filter(|fold| fold.head.version() == self.position)
-                    .map(|fold| Folded {
-                        state: fold.state.clone(),
-                        clock: fold.clock.clone(),
-                    }),
-                Some(Base::Behind(own)) if own.state.version() == self.position => Some(own),
-                _ => None,
-            };
-            // The fold at the position is usually gone (the append that
-            // made the newer one replaced it in the cache): the state the
-            // game's streams keep is at the position, unless this stream
-            // fell behind; only then is the game folded from its start.
-            let shared = own
-                .is_none()
-                .then(|| self.subscription.renders.lock().base_at(self.position))
-                .flatten();
-            let mut own = match own.or(shared) {
-                Some(own) => own,
-                None => self.replay_to_position(&latest)?,
-            };
-            for event in &latest.events[self.position as usize..folded as usize] {
-                fold_event(&mut own.state, &mut own.clock, event, self.game_id)?;
+        // or catching up, as its streams all do after a long action): the
+        // run of them kept from the position on is taken, and only the
+        // events after it folded.
+        let shared = if folded > self.position {
+            self.subscription
+                .renders
+                .lock()
+                .statuses(self.position + 1, folded)
+        } else {
+            Vec::new()
+        };
+        let shared_to = self.position + shared.len() as u64;
+        let shared_after_page = shared.last().cloned();
+        let page = &latest.events[self.position as usize..shared_to as usize];
+        for (event, status) in page.iter().zip(shared) {
+            events.push(self.rendered(&latest, event, || (*status).clone())?);
+        }
+        if folded > shared_to {
+            let mut own = self.state_at(&latest, shared_to)?;
+            for event in &latest.events[shared_to as usize..folded as usize] {
+                // Decoded once for the fold and every viewer's redaction.
+                let decoded = self.subscription.renders.lock().decoded(event.seq);
+                fold_decoded(
+                    &mut own.state,
+                    &mut own.clock,
+                    event,
+                    &decoded,
+                    self.game_id,
+                )?;
                 let status = Arc::new(own.status());
                 self.subscription
                     .renders
@@ -160,10 +147,22 @@ impl Follower {
         }
         self.position = end;
         let (status, base) = match (state, shared_after_page) {
-            (Some(own), _) if end < version => (Arc::new(own.status()), Some(Base::Behind(own))),
+            (Some(own), _) if end < version => {
+                // The game's other streams catching up from here fold on
+                // from a copy, not from the game's start.
+                let copy = Folded {
+                    state: own.state.clone(),
+                    clock: own.clock.clone(),
+                };
+                self.subscription
+                    .renders
+                    .lock()
+                    .keep_base(end, copy, latest.state_bytes());
+                (Arc::new(own.status()), Some(Base::Behind(own)))
+            }
             // Behind, on statuses another stream folded: no state of its
-            // own at the position; a later page that finds none shared
-            // folds from the start.
+            // own at the position; a later page that finds them no longer
+            // shared folds on from the copy that stream kept.
             (None, Some(status)) if end < version => (status, None),
             _ => {
                 self.share_base(&latest);
@@ -241,6 +240,56 @@ impl Follower {
         Ok(RenderedEvent { seq, json })
     }
 
+    /// The state after version `at` (the position, or the end of the
+    /// statuses shared from it): this stream's own when it is at the
+    /// position, else the copy the game's streams keep when it is at `at`,
+    /// else this stream's own folded on to `at`; folded from the game's
+    /// start only when there is none of these.
+    fn state_at(&mut self, latest: &Fold, at: u64) -> Result<Folded, ServiceError> {
+        let own = match self.base.take() {
+            Some(Base::Head(fold)) => fold
+                .upgrade()
+                .filter(|fold| fold.head.version() == self.position)
+                .map(|fold| Folded {
+                    state: fold.state.clone(),
+                    clock: fold.clock.clone(),
+                }),
+            Some(Base::Behind(own)) if own.state.version() == self.position => Some(own),
+            _ => None,
+        };
+        // The fold at the position is usually gone (the append that made
+        // the newer one replaced it in the cache): the state the game's
+        // streams keep is at it, unless this stream fell behind.
+        let own = match own {
+            Some(own) if at == self.position => return Ok(own),
+            own => match self.subscription.renders.lock().base_at(at) {
+                Some(kept) => return Ok(kept),
+                None => own,
+            },
+        };
+        let Some(mut own) = own else {
+            if at > 0 {
+                self.reader.metrics.stream_replays.inc();
+            }
+            return replay(
+                &self.reader.registry,
+                &latest.record,
+                &latest.events[..at as usize],
+            );
+        };
+        for event in &latest.events[self.position as usize..at as usize] {
+            let decoded = self.subscription.renders.lock().decoded(event.seq);
+            fold_decoded(
+                &mut own.state,
+                &mut own.clock,
+                event,
+                &decoded,
+                self.game_id,
+            )?;
+        }
+        Ok(own)
+    }
+
     /// Keeps a copy of the state of `latest`, which this stream has read
     /// up to, for the game's streams to fold its next events from, unless
     /// another stream has kept it (or a newer one) already.
@@ -253,16 +302,9 @@ impl Follower {
             state: latest.state.clone(),
             clock: latest.clock.clone(),
         };
-        renders.lock().keep_base(latest, copy);
-    }
-
-    /// The state after the events up to the position, folded from the start.
-    fn replay_to_position(&self, latest: &Fold) -> Result<Folded, ServiceError> {
-        replay(
-            &self.reader.registry,
-            &latest.record,
-            &latest.events[..self.position as usize],
-        )
+        renders
+            .lock()
+            .keep_base(latest.head.version(), copy, latest.state_bytes());
     }
 
     /// Waits until the game may have moved past what was last read (an

@@ -11,7 +11,7 @@ use umpire_domain::{RecordedEvent, Viewer};
 
 use super::STREAM_PAGE;
 use crate::budget::{allocation, Charge, MemoryBudget};
-use crate::fold::{Fold, Folded};
+use crate::fold::Folded;
 use crate::shown::acted;
 
 /// Renderings a followed game keeps for its streams to share (see
@@ -134,13 +134,20 @@ impl Renders {
         self.charged = bytes;
     }
 
-    /// The statuses after each of the events `first..=last`, when all are kept.
-    pub(super) fn statuses(&self, first: u64, last: u64) -> Option<Vec<Arc<StatusJson>>> {
-        let start = self.statuses.iter().position(|(seq, _)| *seq == first)?;
-        let wanted = (last + 1).checked_sub(first)? as usize;
-        let run = self.statuses.get(start..start + wanted)?;
-        // Kept in order without gaps, so the run's last is `last`.
-        (run.last()?.0 == last).then(|| run.iter().map(|(_, status)| status.clone()).collect())
+    /// The statuses after each of the events from `first` on, up to
+    /// `last`, as far as they are kept without a break (none when the
+    /// status after `first` is not kept).
+    pub(super) fn statuses(&self, first: u64, last: u64) -> Vec<Arc<StatusJson>> {
+        let Some(start) = self.statuses.iter().position(|(seq, _)| *seq == first) else {
+            return Vec::new();
+        };
+        let wanted = (last + 1).saturating_sub(first) as usize;
+        // Kept in order without gaps: the run from `first` is consecutive.
+        self.statuses[start..]
+            .iter()
+            .take(wanted)
+            .map(|(_, status)| status.clone())
+            .collect()
     }
 
     /// Keeps the status after event `seq`, events being kept in order.
@@ -172,13 +179,13 @@ impl Renders {
             .is_none_or(|(kept, _, _)| *kept < version)
     }
 
-    /// Keeps a copy of the state of `fold`, the newest the game's streams
-    /// have read, unless a newer one is kept.
-    pub(super) fn keep_base(&mut self, fold: &Fold, copy: Folded) {
-        let version = fold.head.version();
+    /// Keeps `copy`, the state after version `version` (the newest the
+    /// game's streams have read, at the head or a page into a long action),
+    /// unless a newer one is kept; `state_bytes` is what it holds
+    /// ([`crate::fold::Fold::state_bytes`] of a fold near it).
+    pub(super) fn keep_base(&mut self, version: u64, copy: Folded, state_bytes: usize) {
         if self.wants_base(version) {
-            let bytes = fold.state_bytes() + 64;
-            self.base = Some((version, copy, bytes));
+            self.base = Some((version, copy, state_bytes + 64));
             self.recharge();
         }
     }
@@ -241,6 +248,17 @@ impl Renders {
                 let made = Arc::new(status());
                 // Small and one per game: counted as a status kept.
                 self.head_status = Some((version, made.clone()));
+                // It also ends the run of statuses the game's streams
+                // share when it follows on: a stream a version or more
+                // behind then folds on from the state kept at the head
+                // (`base_at`) rather than from the game's start.
+                if self
+                    .statuses
+                    .last()
+                    .is_none_or(|(newest, _)| newest + 1 == version)
+                {
+                    self.keep_status(version, &made);
+                }
                 made
             }
         }
@@ -425,40 +443,36 @@ mod tests {
         assert_eq!(budget.charged(Charge::Renders), 0);
     }
 
-    /// Given statuses kept after events 3..=5, a run inside them is shared;
-    /// a run reaching past them, or a gap, is not; and a gap starts over.
+    /// Given statuses kept after events 3..=5, a run from a kept event is
+    /// shared as far as it is kept (a run reaching past them stops at 5);
+    /// a run from an event not kept shares none; and a gap starts over.
     #[test]
-    fn the_statuses_after_the_latest_events_are_shared_only_as_a_whole_run() {
+    fn the_statuses_after_the_latest_events_are_shared_as_far_as_they_run() {
         let mut renders = Renders::default();
         for seq in 3..=5 {
             renders.keep_status(seq, &Arc::new(status(&format!("after {seq}"))));
         }
         renders.keep_status(4, &Arc::new(status("kept already")));
-        assert_eq!(
-            renders.statuses(4, 5),
-            Some(vec![
-                Arc::new(status("after 4")),
-                Arc::new(status("after 5"))
-            ])
-        );
-        assert_eq!(
-            renders.statuses(3, 3),
-            Some(vec![Arc::new(status("after 3"))])
-        );
-        assert_eq!(renders.statuses(2, 4), None);
-        assert_eq!(renders.statuses(4, 6), None);
+        let after = |seqs: &[u64]| -> Vec<Arc<StatusJson>> {
+            seqs.iter()
+                .map(|seq| Arc::new(status(&format!("after {seq}"))))
+                .collect()
+        };
+        assert_eq!(renders.statuses(4, 5), after(&[4, 5]));
+        assert_eq!(renders.statuses(3, 3), after(&[3]));
+        assert_eq!(renders.statuses(3, 4), after(&[3, 4]));
+        assert_eq!(renders.statuses(4, 6), after(&[4, 5]));
+        assert_eq!(renders.statuses(2, 4), after(&[]));
+        assert_eq!(renders.statuses(6, 7), after(&[]));
 
         renders.keep_status(9, &Arc::new(status("after 9")));
-        assert_eq!(renders.statuses(3, 3), None);
-        assert_eq!(
-            renders.statuses(9, 9),
-            Some(vec![Arc::new(status("after 9"))])
-        );
+        assert_eq!(renders.statuses(3, 3), after(&[]));
+        assert_eq!(renders.statuses(9, 12), after(&[9]));
 
         for seq in 10..10 + STATUSES_KEPT as u64 {
             renders.keep_status(seq, &Arc::new(status("later")));
         }
         assert_eq!(renders.statuses.len(), STATUSES_KEPT);
-        assert_eq!(renders.statuses(9, 9), None);
+        assert_eq!(renders.statuses(9, 9), after(&[]));
     }
 }
