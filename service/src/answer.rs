@@ -10,10 +10,11 @@ use umpire_domain::erased::{DecodedEvent, StatusJson};
 use umpire_domain::{DynMatch, RecordedEvent, Viewer};
 
 use crate::error::ServiceError;
+use crate::json_text::json_string;
 #[cfg(doc)]
 use crate::model::ActionAccepted;
 use crate::model::ActionAcceptedJson;
-use crate::shown::{json_string, shown_event_text, ShownEvent};
+use crate::shown::{shown_event_text, ShownEvent};
 
 /// The [`ActionAccepted`] of `game` at `version` after `events`, as
 /// `viewer` is shown them judged against the state `now`, with `status`.

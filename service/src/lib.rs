@@ -20,6 +20,7 @@ mod grants;
 pub mod import;
 pub mod invitation_codes;
 pub mod invitations;
+mod json_text;
 pub mod listing;
 pub mod live;
 pub mod log_every;

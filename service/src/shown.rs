@@ -10,7 +10,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
-use umpire_domain::chain::{needs_escaping, CanonicalJson};
+use umpire_domain::chain::CanonicalJson;
 #[cfg(test)]
 use umpire_domain::erased::StatusJson;
 use umpire_domain::erased::{
@@ -19,6 +19,7 @@ use umpire_domain::erased::{
 use umpire_domain::{actor_label, DynMatch, RecordedEvent, Viewer};
 
 use crate::error::ServiceError;
+use crate::json_text::json_string;
 use crate::model::{AnswerJson, EventEnvelope};
 
 /// An event as `viewer` may see it, judged against the latest state
@@ -281,19 +282,6 @@ impl ShownEvent<'_> {
     }
 }
 
-/// `text` as a JSON string, as serde_json writes it: quoted as it is when
-/// nothing in it needs escaping, as most of a stream event's strings do not.
-pub(crate) fn json_string(out: &mut String, text: &str) -> Result<(), serde_json::Error> {
-    if needs_escaping(text.as_bytes()) {
-        out.push_str(&serde_json::to_string(text)?);
-    } else {
-        out.push('"');
-        out.push_str(text);
-        out.push('"');
-    }
-    Ok(())
-}
-
 /// A [`StreamEvent`](crate::model::StreamEvent) as a live stream writes it: `game`, the envelope's
 /// fields, then `status`.
 #[cfg(test)]
@@ -423,8 +411,6 @@ mod tests {
     use super::*;
     use crate::model::StreamEvent;
 
-    /// Every byte that serde_json escapes is found wherever it stands in
-    /// a string, and nothing else is.
     /// Given an event as a viewer is shown it, borrowed from the stored
     /// event, a live stream writes exactly the stream event of its envelope.
     #[test]

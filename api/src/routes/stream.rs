@@ -233,10 +233,12 @@ impl Sse {
             return Bytes::from(format!("retry: {RETRY_MILLISECONDS}\n\n"));
         }
         loop {
-            if self.opened.elapsed() >= self.limits.lifetime {
+            // The clock read once for both limits.
+            let now = Instant::now();
+            if now.duration_since(self.opened) >= self.limits.lifetime {
                 return self.end("lifetime", None, None);
             }
-            if self.last_event.elapsed() >= self.limits.idle {
+            if now.duration_since(self.last_event) >= self.limits.idle {
                 return self.end("idle", None, None);
             }
             if self.at_head {

@@ -17,6 +17,7 @@ use crate::budget::Reservation;
 use crate::error::ServiceError;
 use crate::fold::{fold_decoded, replay, Fold, Folded};
 use crate::folds::Reader;
+use crate::json_text::status_json;
 use crate::shown::shown_event_text;
 
 /// The state at a stream's position: the fold it last read when the
@@ -118,7 +119,7 @@ impl Follower {
         let shared_after_page = shared.last().cloned();
         let page = &latest.events[self.position as usize..shared_to as usize];
         for (event, status) in page.iter().zip(shared) {
-            events.push(self.rendered(&latest, event, || (*status).clone())?);
+            events.push(self.rendered(&latest, event, || status.clone())?);
         }
         if folded > shared_to {
             let mut own = self.state_at(&latest, shared_to)?;
@@ -137,13 +138,13 @@ impl Follower {
                     .renders
                     .lock()
                     .keep_status(event.seq, &status);
-                events.push(self.rendered(&latest, event, || (*status).clone())?);
+                events.push(self.rendered(&latest, event, || status.clone())?);
             }
             state = Some(own);
         }
         if folded < end {
             let newest = &latest.events[folded as usize];
-            events.push(self.rendered(&latest, newest, || latest.status())?);
+            events.push(self.rendered(&latest, newest, || Arc::new(latest.status()))?);
         }
         self.position = end;
         let (status, base) = match (state, shared_after_page) {
@@ -194,7 +195,7 @@ impl Follower {
         &self,
         latest: &Fold,
         event: &RecordedEvent,
-        status_after: impl FnOnce() -> StatusJson,
+        status_after: impl FnOnce() -> Arc<StatusJson>,
     ) -> Result<RenderedEvent, ServiceError> {
         let judged_at = latest.head.version();
         let seq = event.seq;
@@ -211,22 +212,24 @@ impl Follower {
         let shown = latest
             .state
             .show_event_text(&event.payload, &decoded, &self.viewer)?;
+        // Hidden from this viewer: shown as it is to everyone it is hidden
+        // from, whose rendering may be made already.
         let audience = match shown {
-            ShownText::Hidden => Audience::Hidden,
+            ShownText::Hidden => {
+                if let Some(json) = renders.lock().get(judged_at, seq, &Audience::Hidden) {
+                    return Ok(RenderedEvent { seq, json });
+                }
+                Audience::Hidden
+            }
             _ => audience,
         };
-        if let Some(json) = renders.lock().get(judged_at, seq, &audience) {
-            return Ok(RenderedEvent { seq, json });
-        }
         let shown = shown_event_text(event, &shown, &self.viewer);
         let rendering = |e| ServiceError::Internal(format!("rendering a stream event: {e}"));
         let kept_status = renders.lock().status_text(seq);
         let status = match kept_status {
             Some(status) => status,
             None => {
-                let status: Arc<str> = serde_json::to_string(&status_after())
-                    .map_err(rendering)?
-                    .into();
+                let status: Arc<str> = status_json(&status_after()).map_err(rendering)?.into();
                 renders.lock().keep_status_text(seq, &status);
                 status
             }
