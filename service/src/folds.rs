@@ -58,6 +58,20 @@ impl Reader {
         self.folds.at_least(self.sources(), game_id, need).await
     }
 
+    /// The cached fold, if it holds at least version `need`: what
+    /// [`Reader::at_least`] answers first, without waiting. Counted as a
+    /// read from memory when `counted`.
+    pub fn cached_at_least(&self, game_id: Uuid, need: u64, counted: bool) -> Option<Arc<Fold>> {
+        let fold = self
+            .folds
+            .cached(game_id)
+            .filter(|fold| fold.head.version() >= need)?;
+        if counted {
+            self.replicas.served(&self.metrics, Target::Memory);
+        }
+        Some(fold)
+    }
+
     /// The newest fold, from the primary, the read counted.
     pub async fn newest(&self, game_id: Uuid) -> Result<Arc<Fold>, ServiceError> {
         let fold = self.latest(game_id).await?;

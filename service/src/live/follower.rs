@@ -70,7 +70,16 @@ impl Follower {
         let signal = *self.subscription.changes.borrow_and_update();
         self.subscription.seen = signal;
         let announced = signal.version;
-        let latest = {
+        // What is wanted is usually cached already (the append that
+        // announced it, or another stream of this game, put it there): with
+        // no store read to share, no turn at one is waited for.
+        let need = announced.max(self.position + 1);
+        let cached = self
+            .reader
+            .cached_at_least(self.game_id, need, announced > self.position);
+        let latest = if let Some(fold) = cached {
+            fold
+        } else {
             let _turn = self.subscription.refresh.lock().await;
             if announced > self.position {
                 // Version `announced` exists: any place holding it answers
