@@ -26,26 +26,21 @@ fn same_renderings(first: &[RenderedEvent], second: &[RenderedEvent]) -> usize {
 /// one rendering of each event, and the umpire (who sees more) has its own.
 #[tokio::test]
 async fn the_streams_of_a_game_that_share_a_viewer_share_each_rendering() {
-    let url = umpire_storage::testing::fresh_database_url().await;
-    let store = EventStore::new(connect(&url, 4).expect("pool"));
-    let archive = simulated("flower_fields", 1);
-    import_archive(&store, &registry(), archive.clone())
-        .await
-        .expect("imported");
+    let (store, game_id) = imported("flower_fields", 1).await;
     let service = GameService::new(store, Arc::new(registry()));
     let mut spectators = Vec::new();
     for _ in 0..2 {
         let follower = service
-            .follow(archive.game_id, Viewer::Spectator, StreamClient::Unknown, 0)
+            .follow(game_id, Viewer::Spectator, StreamClient::Unknown, 0)
             .await
             .expect("followed");
         spectators.push(follower);
     }
     let mut umpire = service
         .follow(
-            archive.game_id,
+            game_id,
             Viewer::Umpire,
-            StreamClient::of(archive.game_id, &Viewer::Umpire, None),
+            StreamClient::of(game_id, &Viewer::Umpire, None),
             0,
         )
         .await
@@ -93,13 +88,7 @@ async fn read_a_page(follower: &mut Follower, got: &mut Vec<RenderedEvent>) {
 /// start only where no state near the position was kept.
 #[tokio::test]
 async fn streams_catching_up_fold_on_from_what_the_streams_ahead_kept() {
-    let url = umpire_storage::testing::fresh_database_url().await;
-    let store = EventStore::new(connect(&url, 4).expect("pool"));
-    let archive = simulated("flower_fields", 1);
-    import_archive(&store, &registry(), archive.clone())
-        .await
-        .expect("imported");
-    let game_id = archive.game_id;
+    let (store, game_id) = imported("flower_fields", 1).await;
     let follow = |service: &GameService, from: u64| {
         let service = service.clone();
         async move {
@@ -253,16 +242,22 @@ async fn a_stream_an_action_behind_folds_on_from_what_the_stream_ahead_kept() {
 }
 
 async fn service_with(limits: ServiceLimits, game: &str) -> (GameService, uuid::Uuid) {
+    let (store, game_id) = imported(game, 3).await;
+    (
+        GameService::with_limits(store, Arc::new(registry()), limits),
+        game_id,
+    )
+}
+
+/// A fresh database holding one simulated finished game of `game`.
+async fn imported(game: &str, seed: u64) -> (EventStore, uuid::Uuid) {
     let url = umpire_storage::testing::fresh_database_url().await;
     let store = EventStore::new(connect(&url, 4).expect("pool"));
-    let archive = simulated(game, 3);
+    let archive = simulated(game, seed);
     import_archive(&store, &registry(), archive.clone())
         .await
         .expect("imported");
-    (
-        GameService::with_limits(store, Arc::new(registry()), limits),
-        archive.game_id,
-    )
+    (store, archive.game_id)
 }
 
 /// Given a stream at the head of a long game, when the fold cache lets the

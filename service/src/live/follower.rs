@@ -133,15 +133,7 @@ impl Follower {
         if folded > shared_to {
             let mut own = self.state_at(&latest, shared_to)?;
             for event in &latest.events[shared_to as usize..folded as usize] {
-                // Decoded once for the fold and every viewer's redaction.
-                let decoded = self.subscription.renders.lock().decoded(event.seq);
-                fold_decoded(
-                    &mut own.state,
-                    &mut own.clock,
-                    event,
-                    &decoded,
-                    self.game_id,
-                )?;
+                self.fold_on(&mut own, event)?;
                 let status = Arc::new(own.status());
                 self.subscription
                     .renders
@@ -290,16 +282,22 @@ impl Follower {
             );
         };
         for event in &latest.events[self.position as usize..at as usize] {
-            let decoded = self.subscription.renders.lock().decoded(event.seq);
-            fold_decoded(
-                &mut own.state,
-                &mut own.clock,
-                event,
-                &decoded,
-                self.game_id,
-            )?;
+            self.fold_on(&mut own, event)?;
         }
         Ok(own)
+    }
+
+    /// `event` folded into `own`, decoded once for the fold and every
+    /// viewer's redaction of it.
+    fn fold_on(&self, own: &mut Folded, event: &RecordedEvent) -> Result<(), ServiceError> {
+        let decoded = self.subscription.renders.lock().decoded(event.seq);
+        fold_decoded(
+            &mut own.state,
+            &mut own.clock,
+            event,
+            &decoded,
+            self.game_id,
+        )
     }
 
     /// Keeps a copy of the state of `latest`, which this stream has read
