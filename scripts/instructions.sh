@@ -7,6 +7,7 @@
 #   scripts/instructions.sh                      # the current release build
 #   UMPIRE_BIN=/tmp/umpire-before scripts/instructions.sh
 #   CALLGRIND_KEEP=/tmp/action.out scripts/instructions.sh   # and keep the dump
+#   STREAMS=1 SPECTATORS_ONLY=1 ACTIONS=400 scripts/instructions.sh   # streams, all spectators'
 #
 # CALLGRIND_KEEP=PATH keeps the action path's dump at PATH and the stack
 # ceiling's at PATH.ceiling; with STREAMS=1 also the streamed phase's at
@@ -86,10 +87,13 @@ if [[ -n "${STREAMS:-}" ]]; then
     log "building the stream readers (api/examples/stream_readers.rs)"
     (cd "$REPO_ROOT" && cargo build --release -p umpire-api --example stream_readers >&2)
     readers="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/release/examples/stream_readers"
-    # Two spectators and every seat of each game the next ACTIONS lines play.
-    python3 - "$WORK_DIR/plan-0.tsv" $((WARM_UP + ACTIONS)) "$ACTIONS" >"$WORK_DIR/follows" <<'PY'
+    # Two spectators and every seat of each game the next ACTIONS lines play
+    # (with SPECTATORS_ONLY=1, as many streams, all spectators': the work
+    # the ceiling does, with no seat's redaction).
+    python3 - "$WORK_DIR/plan-0.tsv" $((WARM_UP + ACTIONS)) "$ACTIONS" "${SPECTATORS_ONLY:-}" >"$WORK_DIR/follows" <<'PY'
 import sys
 plan, start, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+spectators_only = sys.argv[4] == "1"
 tokens: dict[str, list[str]] = {}
 with open(plan, encoding="utf-8") as lines:
     for line in lines.read().splitlines()[start:start + count]:
@@ -99,7 +103,7 @@ with open(plan, encoding="utf-8") as lines:
             seats.append(token)
 for game, seats in tokens.items():
     for token in ["-", "-", *seats]:
-        print(game, token, 0)
+        print(game, "-" if spectators_only else token, 0)
 PY
     streams=$(wc -l <"$WORK_DIR/follows")
     mkfifo "$WORK_DIR/readers-control"

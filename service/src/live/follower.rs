@@ -214,15 +214,19 @@ impl Follower {
             .state
             .show_event_text(&event.payload, &decoded, &self.viewer)?;
         // Hidden from this viewer: shown as it is to everyone it is hidden
-        // from, whose rendering may be made already.
-        let audience = match shown {
+        // from, whose rendering may be made already. Spectators, who often
+        // have many streams of a game, find it under their own audience
+        // too, so that only the first of them asks the game.
+        let (audience, hidden_from) = match shown {
             ShownText::Hidden => {
-                if let Some(json) = renders.lock().get(judged_at, seq, &Audience::Hidden) {
+                let kept = renders.lock().get(judged_at, seq, &Audience::Hidden);
+                if let Some(json) = kept {
+                    self.keep_for_spectators(judged_at, seq, &audience, &json);
                     return Ok(RenderedEvent { seq, json });
                 }
-                Audience::Hidden
+                (Audience::Hidden, Some(audience))
             }
-            _ => audience,
+            _ => (audience, None),
         };
         let shown = shown_event_text(event, &shown, &self.viewer);
         let rendering = |e| ServiceError::Internal(format!("rendering a stream event: {e}"));
@@ -241,7 +245,21 @@ impl Follower {
             .into();
         self.reader.metrics.stream_renders.inc();
         renders.lock().keep(judged_at, seq, &audience, &json);
+        if let Some(viewers) = hidden_from {
+            self.keep_for_spectators(judged_at, seq, &viewers, &json);
+        }
         Ok(RenderedEvent { seq, json })
+    }
+
+    /// Keeps the rendering of an event hidden from a spectator under the
+    /// spectators' own audience as well.
+    fn keep_for_spectators(&self, judged_at: u64, seq: u64, viewers: &Audience, json: &Arc<str>) {
+        if matches!(self.viewer, Viewer::Spectator) {
+            self.subscription
+                .renders
+                .lock()
+                .keep(judged_at, seq, viewers, json);
+        }
     }
 
     /// The state after version `at` (the position, or the end of the
