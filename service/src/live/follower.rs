@@ -10,8 +10,8 @@ use umpire_domain::erased::{ShownText, StatusJson};
 use umpire_domain::{RecordedEvent, Viewer};
 use uuid::Uuid;
 
+use super::audience::Audience;
 use super::hub::{ClientSlot, Subscription};
-use super::renders::Audience;
 use super::{RenderedEvent, StreamBatch, Woken, STREAM_PAGE};
 use crate::budget::Reservation;
 use crate::error::ServiceError;

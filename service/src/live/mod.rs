@@ -34,10 +34,12 @@
 //! announcements on, and hands out slots and the heartbeat; `listener.rs`
 //! holds the listening connection and connects it again when it drops;
 //! `renders.rs` keeps what a game's streams share (renderings, statuses,
-//! decoded events); `follower.rs` is one stream: its position and its read.
-//! A stream reads through a `folds::Reader`, never the
-//! whole service, so nothing here depends on `games.rs`.
+//! decoded events), each rendering under its audience (`audience.rs`);
+//! `follower.rs` is one stream: its position and its read. A stream reads
+//! through a `folds::Reader`, never the whole service, so nothing here
+//! depends on `games.rs`.
 
+mod audience;
 mod follower;
 mod hub;
 mod listener;

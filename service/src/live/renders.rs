@@ -7,12 +7,11 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use umpire_domain::erased::{DecodedEvent, StatusJson};
-use umpire_domain::{RecordedEvent, Viewer};
 
+use super::audience::Audience;
 use super::STREAM_PAGE;
 use crate::budget::{allocation, Charge, MemoryBudget};
 use crate::fold::Folded;
-use crate::shown::acted;
 
 /// Renderings a followed game keeps for its streams to share (see
 /// [`Renders`]): enough for a page for each of a few viewers.
@@ -67,9 +66,11 @@ pub(super) struct Renders {
     statuses: Vec<(u64, Arc<StatusJson>)>,
     /// The status after the newest version read, and that version.
     head_status: Option<(u64, Arc<StatusJson>)>,
-    /// (seq, whether the event is public), oldest first, at most
-    /// [`DECODED_KEPT`]: asked of the game once, not once a stream.
+    /// (seq, whether the event is public), in the order first asked, at
+    /// most [`DECODED_KEPT`]: asked of the game once, not once a stream.
     publics: VecDeque<(u64, bool)>,
+    /// The newest event `publics` has held: one newer is not there.
+    publics_newest: u64,
     /// The state after the newest version the streams have read, with
     /// that version and what it holds.
     base: Option<(u64, Folded, usize)>,
@@ -266,9 +267,15 @@ impl Renders {
 
     /// Whether event `seq` is public, as `public` says when not kept.
     pub(super) fn is_public(&mut self, seq: u64, public: impl FnOnce() -> bool) -> bool {
-        if let Some((_, kept)) = self.publics.iter().rev().find(|(kept, _)| *kept == seq) {
-            return *kept;
+        // An event newer than any kept is asked for first: it is not there,
+        // and scanning all that is kept to find so (as every new event's
+        // first stream did) cost more than the scans that find one.
+        if seq <= self.publics_newest {
+            if let Some((_, kept)) = self.publics.iter().rev().find(|(kept, _)| *kept == seq) {
+                return *kept;
+            }
         }
+        self.publics_newest = self.publics_newest.max(seq);
         let public = public();
         if self.publics.len() >= DECODED_KEPT {
             self.publics.pop_front();
@@ -324,37 +331,6 @@ impl Renders {
     }
 }
 
-/// Who is shown an event one way. A public event (`Game::PUBLIC_EVENTS`)
-/// is shown alike to every viewer but the umpire, who also sees its hash
-/// links, and its actor, who also sees the action: all others share one
-/// rendering of it, spectators and seats alike.
-///
-/// An event hidden from a viewer is shown to them as a placeholder that is
-/// the same for everyone it is hidden from (`shown::shown_event`): they
-/// share its rendering too.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Audience {
-    Public,
-    Hidden,
-    Viewer(Viewer<String>),
-}
-
-impl Audience {
-    /// `public` says whether the event is public (`DynMatch::is_public_event`),
-    /// asked only when it matters.
-    pub(super) fn of(
-        event: &RecordedEvent,
-        viewer: &Viewer<String>,
-        public: impl FnOnce() -> bool,
-    ) -> Audience {
-        if !viewer.is_umpire() && !acted(viewer, event) && public() {
-            Audience::Public
-        } else {
-            Audience::Viewer(viewer.clone())
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -394,6 +370,28 @@ mod tests {
         renders.keep_decided(9, &decided);
         assert!(!renders.decoded(9).is_decoded());
         assert_eq!(renders.decoded.len(), decided.len() + 2);
+    }
+
+    /// Given events asked whether they are public in and out of order,
+    /// each is asked of the game once while it is kept, the answer is the
+    /// game's, and one let go for newer ones is asked again.
+    #[test]
+    fn whether_an_event_is_public_is_asked_of_the_game_once_while_kept() {
+        let mut renders = Renders::default();
+        let mut asked = Vec::new();
+        for seq in [5, 6, 7, 3, 6, 5, 8, 3, 4, 7, 8] {
+            let public = renders.is_public(seq, || {
+                asked.push(seq);
+                seq % 2 == 0
+            });
+            assert_eq!(public, seq % 2 == 0, "event {seq}");
+        }
+        assert_eq!(asked, [5, 6, 7, 3, 8, 4]);
+        for seq in 100..100 + DECODED_KEPT as u64 {
+            renders.is_public(seq, || true);
+        }
+        assert!(!renders.is_public(5, || false), "let go, asked again");
+        assert!(renders.is_public(150, || unreachable!("kept")));
     }
 
     /// What the renders hold, summed from scratch: what is charged.
