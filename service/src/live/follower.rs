@@ -6,8 +6,9 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 
 use tokio::sync::OwnedSemaphorePermit;
+use umpire_domain::clock::Clock;
 use umpire_domain::erased::{ShownText, StatusJson};
-use umpire_domain::{RecordedEvent, Viewer};
+use umpire_domain::{DynMatch, RecordedEvent, Viewer};
 use uuid::Uuid;
 
 use super::audience::Audience;
@@ -152,14 +153,12 @@ impl Follower {
             (Some(own), _) if end < version => {
                 // The game's other streams catching up from here fold on
                 // from a copy, not from the game's start.
-                let copy = Folded {
-                    state: own.state.clone(),
-                    clock: own.clock.clone(),
-                };
-                self.subscription
-                    .renders
-                    .lock()
-                    .keep_base(end, copy, latest.state_bytes());
+                self.share_base(
+                    end,
+                    own.state.as_ref(),
+                    own.clock.as_ref(),
+                    latest.state_bytes(),
+                );
                 (Arc::new(own.status()), Some(Base::Behind(own)))
             }
             // Behind, on statuses another stream folded: no state of its
@@ -167,7 +166,12 @@ impl Follower {
             // shared folds on from the copy that stream kept.
             (None, Some(status)) if end < version => (status, None),
             _ => {
-                self.share_base(&latest);
+                self.share_base(
+                    version,
+                    latest.state.as_ref(),
+                    latest.clock.as_ref(),
+                    latest.state_bytes(),
+                );
                 let status = self
                     .subscription
                     .renders
@@ -318,21 +322,26 @@ impl Follower {
         )
     }
 
-    /// Keeps a copy of the state of `latest`, which this stream has read
-    /// up to, for the game's streams to fold its next events from, unless
-    /// another stream has kept it (or a newer one) already.
-    fn share_base(&self, latest: &Fold) {
+    /// Keeps a copy of `state` and `clock`, the game after version
+    /// `version` that this stream has read up to, for the game's streams to fold their next
+    /// events from, unless another stream has kept it (or a newer one)
+    /// already: copied only then. `state_bytes` is what it holds.
+    fn share_base(
+        &self,
+        version: u64,
+        state: &dyn DynMatch,
+        clock: Option<&Clock>,
+        state_bytes: usize,
+    ) {
         let renders = &self.subscription.renders;
-        if !renders.lock().wants_base(latest.head.version()) {
+        if !renders.lock().wants_base(version) {
             return;
         }
         let copy = Folded {
-            state: latest.state.clone(),
-            clock: latest.clock.clone(),
+            state: state.clone_box(),
+            clock: clock.cloned(),
         };
-        renders
-            .lock()
-            .keep_base(latest.head.version(), copy, latest.state_bytes());
+        renders.lock().keep_base(version, copy, state_bytes);
     }
 
     /// Waits until the game may have moved past what was last read (an
