@@ -10,6 +10,7 @@ pub mod body_deadline;
 pub mod cli;
 pub mod client_address;
 pub mod commands;
+pub mod connections;
 pub mod database;
 pub mod error;
 pub mod log_lines;

@@ -19,7 +19,7 @@ use actix_web::body::MessageBody;
 use actix_web::dev::{Service, ServiceRequest, ServiceResponse};
 use actix_web::http::{Method, StatusCode};
 use actix_web::{web, Error, HttpResponse};
-use prometheus::{Encoder, HistogramOpts, HistogramVec, IntCounterVec, Opts, Registry};
+use prometheus::{Encoder, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, Opts, Registry};
 use umpire_service::Metrics;
 
 /// The endpoint label of a request that matched no route's path.
@@ -52,6 +52,10 @@ pub struct RequestMetrics {
     registry: Registry,
     requests: IntCounterVec,
     durations: HistogramVec,
+    /// Connections open now (`connections.rs`).
+    pub connections_open: IntGauge,
+    /// Connections answered 503 and closed unread, by why.
+    pub connections_refused: IntCounterVec,
 }
 
 impl RequestMetrics {
@@ -79,6 +83,27 @@ impl RequestMetrics {
         registry
             .register(Box::new(durations.clone()))
             .expect("registered once");
+        let connections_open = IntGauge::new(
+            "umpire_connections_open",
+            "HTTP connections this instance holds open",
+        )
+        .expect("a valid gauge");
+        let connections_refused = IntCounterVec::new(
+            Opts::new(
+                "umpire_connections_refused_total",
+                "Connections answered 503 and closed before they were read, by why: the \
+                 instance had its limit open (instance), the client its own (client), or the \
+                 memory budget was spent (memory)",
+            ),
+            &["reason"],
+        )
+        .expect("a valid counter");
+        registry
+            .register(Box::new(connections_open.clone()))
+            .expect("registered once");
+        registry
+            .register(Box::new(connections_refused.clone()))
+            .expect("registered once");
         for collector in service_metrics.collectors() {
             // Registering twice (a second server in one process) is harmless.
             let _ = registry.register(collector);
@@ -87,6 +112,8 @@ impl RequestMetrics {
             registry,
             requests,
             durations,
+            connections_open,
+            connections_refused,
         })
     }
 

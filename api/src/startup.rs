@@ -8,9 +8,9 @@ use actix_web::http::header;
 use actix_web::{middleware, web, App, HttpRequest, HttpResponse, HttpServer};
 use tracing_actix_web::TracingLogger;
 use utoipa_actix_web::{scope, AppExt};
-use utoipa_swagger_ui::SwaggerUi;
 
 use crate::body_deadline;
+use crate::connections::{self, ConnectionGate, ConnectionLimits};
 use crate::error::{json_error, path_error, query_error, ApiError};
 use crate::metrics::RequestMetrics;
 use crate::openapi;
@@ -65,6 +65,8 @@ pub struct ServiceOptions {
     /// Proxies in front of the service (`--trusted-proxy`) whose
     /// `X-Forwarded-For` says which client a request is from.
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// Connections held open at once, in all and per client.
+    pub connections: ConnectionLimits,
 }
 
 /// How long an idle connection is kept for its client's next request.
@@ -90,6 +92,7 @@ impl Default for ServiceOptions {
             keep_time: true,
             replicas: None,
             trusted_proxies: Vec::new(),
+            connections: ConnectionLimits::default(),
         }
     }
 }
@@ -162,6 +165,13 @@ impl Application {
             service.keep_time();
         }
         let request_metrics = RequestMetrics::new(&service.metrics);
+        let gate = ConnectionGate::new(
+            options.connections,
+            service.clone(),
+            options.trusted_proxies.clone(),
+            request_metrics.connections_open.clone(),
+            request_metrics.connections_refused.clone(),
+        );
         let state = web::Data::new(AppState {
             service,
             admin_token: options.admin_token.filter(|token| !token.is_empty()),
@@ -173,6 +183,7 @@ impl Application {
         });
         let document = openapi::document();
         let known_paths = web::Data::new(KnownPaths::new(&document));
+        let documents = web::Data::new(crate::routes::documents::Documents::new(&document));
         let mut server = HttpServer::new(move || {
             let (app, _) = App::new()
                 .into_utoipa_app()
@@ -188,7 +199,18 @@ impl Application {
                 .app_data(web::Data::from(request_metrics.clone()))
                 .map(|app| {
                     let request_metrics = request_metrics.clone();
-                    app.wrap_fn(|mut request, service| {
+                    // Innermost, so that the answer is sliced while it is
+                    // still whole: the request span's wrapper around the
+                    // body (outside) cannot give its bytes back.
+                    app.wrap_fn(|request, service| {
+                        let answer = service.call(request);
+                        async move {
+                            Ok(answer
+                                .await?
+                                .map_body(|_, body| connections::in_slices(body)))
+                        }
+                    })
+                    .wrap_fn(|mut request, service| {
                         body_deadline::limit_body(&mut request);
                         service.call(request)
                     })
@@ -227,15 +249,26 @@ impl Application {
                 .service(crate::routes::rules::index_with_slash)
                 .service(crate::routes::rules::rule_page)
                 .service(web::redirect("/docs", "/docs/").permanent())
-                .service(
-                    SwaggerUi::new("/docs/{_:.*}")
-                        .external_url_unchecked("/openapi.json", document.clone()),
+                .route(
+                    "/openapi.json",
+                    web::get().to(crate::routes::documents::openapi_json),
                 )
+                .route(
+                    "/docs/{file:.*}",
+                    web::get().to(crate::routes::documents::swagger_ui),
+                )
+                .app_data(documents.clone())
                 .app_data(known_paths.clone())
                 .default_service(web::to(no_route))
         })
         .shutdown_timeout(30)
         .keep_alive(options.keep_alive)
+        // The gate counts every worker's connections against one limit and
+        // answers those past it; actix's own limit (per worker) is only a
+        // backstop above it, so that the gate sees, and answers, a few past
+        // its limit rather than leaving them unanswered in the backlog.
+        .max_connections(options.connections.max_open + options.connections.max_open / 8 + 64)
+        .on_connect(move |io, extensions| gate.on_connect(io, extensions))
         // Responses are small and latency is what clients wait on: send each
         // as soon as it is written instead of letting Nagle's algorithm hold
         // back a segment until the client's (delayed) ACK arrives.

@@ -46,16 +46,19 @@ pub enum Charge {
     Bodies,
     /// Audits and exports in flight: the game's log they hold.
     Audits,
+    /// Open HTTP connections, a fixed amount each (`api/src/connections.rs`).
+    Connections,
 }
 
 impl Charge {
-    pub const ALL: [Charge; 6] = [
+    pub const ALL: [Charge; 7] = [
         Charge::Process,
         Charge::Folds,
         Charge::Streams,
         Charge::Renders,
         Charge::Bodies,
         Charge::Audits,
+        Charge::Connections,
     ];
 
     pub fn label(self) -> &'static str {
@@ -66,6 +69,7 @@ impl Charge {
             Charge::Renders => "renders",
             Charge::Bodies => "bodies",
             Charge::Audits => "audits",
+            Charge::Connections => "connections",
         }
     }
 
@@ -85,7 +89,7 @@ struct Inner {
     /// Every charge together: what reservations are checked against.
     total: AtomicUsize,
     /// Each charge, as exported (a gauge is an atomic of its own).
-    charged: [IntGauge; 6],
+    charged: [IntGauge; 7],
     refused: IntCounterVec,
 }
 

@@ -15,6 +15,7 @@ mod clock;
 mod codes_statuses;
 mod commands;
 mod concurrency;
+mod connections;
 mod documents;
 mod game_names;
 mod games_list;

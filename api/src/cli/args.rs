@@ -172,6 +172,14 @@ pub enum Command {
         /// by address for spectators; beyond, 429 `too_many_streams`.
         #[arg(long, default_value_t = umpire_service::live::DEFAULT_MAX_STREAMS_PER_CLIENT, env = "UMPIRE_MAX_STREAMS_PER_CLIENT")]
         max_streams_per_client: usize,
+        /// HTTP connections this instance holds open at once; beyond, a new
+        /// one is answered 503 `busy` with Retry-After and closed unread.
+        #[arg(long, default_value_t = crate::connections::DEFAULT_MAX_CONNECTIONS, env = "UMPIRE_MAX_CONNECTIONS")]
+        max_connections: usize,
+        /// HTTP connections one client (an address; an IPv6 /64) holds open
+        /// at once; beyond, 503 `busy`. Trusted proxies are not limited.
+        #[arg(long, default_value_t = crate::connections::DEFAULT_MAX_CONNECTIONS_PER_CLIENT, env = "UMPIRE_MAX_CONNECTIONS_PER_CLIENT")]
+        max_connections_per_client: usize,
         /// Memory the process may use (e.g. 512MiB, 2GiB): what it holds at
         /// start, plus the fold cache, live streams, archive bodies and
         /// audits, each charged in bytes. Caches give way first; a request

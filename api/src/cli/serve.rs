@@ -24,6 +24,7 @@ pub struct ServeCommand {
     pub admin_token_in_arguments: bool,
     pub max_streams: usize,
     pub max_streams_per_client: usize,
+    pub connections: crate::connections::ConnectionLimits,
     pub memory_budget: u64,
     pub replicas: Vec<String>,
     pub replica_max_lag: f64,
@@ -75,7 +76,9 @@ pub async fn serve(command: ServeCommand) -> anyhow::Result<()> {
             command.pool_size,
         )?,
         trusted_proxies: command.trusted_proxies,
+        connections: command.connections,
     };
+    open_files_for(command.connections.max_open);
     let bind = command.bind;
     let application = Application::build_with(
         EventStore::with_group_commit(pool, group_commit),
@@ -101,6 +104,27 @@ pub async fn serve(command: ServeCommand) -> anyhow::Result<()> {
     // The cluster goes after the server (`database` is dropped here).
     drop(database);
     Ok(())
+}
+
+/// Raises the open-files limit as far as the system allows, so that the
+/// connection cap, not the descriptor table, is what turns clients away:
+/// at the limit, accepting fails with `Too many open files` for every
+/// client, the database's new connections and the log files among them.
+fn open_files_for(max_connections: usize) {
+    // Descriptors besides the connections': the pool, the listener, the
+    // cluster's pipes, the log.
+    const BESIDES_CONNECTIONS: u64 = 256;
+    let needed = max_connections as u64 + BESIDES_CONNECTIONS;
+    match rlimit::increase_nofile_limit(needed) {
+        Ok(limit) if limit < needed => tracing::warn!(
+            limit,
+            needed,
+            "the open-files limit is below what --max-connections needs: lower \
+             --max-connections or raise the hard limit (ulimit -Hn)"
+        ),
+        Ok(_) => {}
+        Err(error) => tracing::warn!(%error, "could not raise the open-files limit"),
+    }
 }
 
 /// The standbys `serve` was given, if any.

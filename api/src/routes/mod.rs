@@ -1,6 +1,7 @@
 //! HTTP handlers: thin adapters from requests to [`umpire_service`].
 
 pub mod archives;
+pub mod documents;
 pub mod error_answers;
 pub mod games;
 pub mod health;

@@ -1,0 +1,383 @@
+//! Connections admitted like requests.
+//!
+//! Each connection holds memory before any handler runs: actix's read
+//! buffer (at most 128 KiB), up to 16 pipelined requests, the answer being
+//! written, and the socket itself. So a connection is admitted only while
+//! the instance holds fewer than [`ConnectionLimits::max_open`], its client
+//! fewer than [`ConnectionLimits::max_per_client`], and the memory budget
+//! has room for [`CONNECTION_BYTES`]; otherwise it is answered 503 `busy`
+//! with `Retry-After` and closed before it is read. What a connection holds
+//! beyond that is bounded by answering in slices ([`in_slices`]): actix
+//! stops taking a connection's pipelined requests while the answer it is
+//! writing does not fit its 32 KiB write buffer, so a client that never
+//! reads holds at most one slice of answer above that buffer, however many
+//! requests it sends.
+//!
+//! A client is its address, and an IPv6 client its /64: one host is given
+//! a whole /64 and may pick any address in it. The trusted proxies are not
+//! limited per client (every client behind them shares their address);
+//! their clients are limited per request where that matters (streams).
+
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv6Addr};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use actix_web::body::{BodySize, MessageBody};
+use actix_web::dev::Extensions;
+use actix_web::web::Bytes;
+use parking_lot::Mutex;
+use prometheus::{IntCounterVec, IntGauge};
+use umpire_service::budget::{Charge, Reservation};
+use umpire_service::GameService;
+
+/// Connections one instance holds open at once unless configured otherwise.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
+
+/// Connections one client (an address; an IPv6 /64) holds open at once
+/// unless configured otherwise: a browser opens six per host, a game client
+/// one or two, and each live stream holds one.
+pub const DEFAULT_MAX_CONNECTIONS_PER_CLIENT: usize = 64;
+
+/// What an admitted connection is charged to the memory budget: an idle
+/// connection's socket, dispatcher and first buffers. What it may hold
+/// beyond is bounded by actix's constants and the slices below, not charged
+/// one by one (the budget keeps an eighth for such uncharged memory).
+pub const CONNECTION_BYTES: usize = 16 * 1024;
+
+/// The largest piece of an answer handed to actix at once. actix copies
+/// each piece into the connection's write buffer, and takes the next piece
+/// only while that buffer holds less than 32 KiB.
+pub const SLICE_BYTES: usize = 16 * 1024;
+
+/// How many connections may be open, in all and per client.
+#[derive(Debug, Clone, Copy)]
+pub struct ConnectionLimits {
+    pub max_open: usize,
+    pub max_per_client: usize,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        ConnectionLimits {
+            max_open: DEFAULT_MAX_CONNECTIONS,
+            max_per_client: DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+        }
+    }
+}
+
+/// The key connections are counted by: an IPv4 address, or an IPv6 /64.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ClientKey(IpAddr);
+
+impl ClientKey {
+    pub fn of(address: IpAddr) -> ClientKey {
+        match address {
+            IpAddr::V4(v4) => ClientKey(IpAddr::V4(v4)),
+            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => ClientKey(IpAddr::V4(v4)),
+                None => {
+                    let segments = v6.segments();
+                    ClientKey(IpAddr::V6(Ipv6Addr::new(
+                        segments[0],
+                        segments[1],
+                        segments[2],
+                        segments[3],
+                        0,
+                        0,
+                        0,
+                        0,
+                    )))
+                }
+            },
+        }
+    }
+}
+
+/// Why a connection was not admitted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(usize)]
+pub enum Refusal {
+    /// The instance holds `max_open` connections.
+    Full,
+    /// The client holds `max_per_client` connections.
+    ClientFull,
+    /// The memory budget has no room for another connection.
+    NoMemory,
+}
+
+impl Refusal {
+    fn message(self) -> &'static str {
+        match self {
+            Refusal::Full => "The service holds as many connections as it may; try again shortly.",
+            Refusal::ClientFull => {
+                "This client holds as many connections as one may; close one and try again."
+            }
+            Refusal::NoMemory => {
+                "The service has no memory for another connection; try again shortly."
+            }
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Refusal::Full => "instance",
+            Refusal::ClientFull => "client",
+            Refusal::NoMemory => "memory",
+        }
+    }
+}
+
+/// Counts open connections, in all and per client, and admits new ones.
+pub struct ConnectionGate {
+    limits: ConnectionLimits,
+    /// Whose memory budget connections are charged to (cached folds give
+    /// way to them as to any reservation).
+    service: GameService,
+    trusted_proxies: Vec<IpAddr>,
+    counts: Mutex<Counts>,
+    open_gauge: IntGauge,
+    refused: IntCounterVec,
+}
+
+#[derive(Default)]
+struct Counts {
+    open: usize,
+    per_client: HashMap<ClientKey, usize>,
+}
+
+impl std::fmt::Debug for ConnectionGate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnectionGate")
+            .field("limits", &self.limits)
+            .field("open", &self.open())
+            .finish()
+    }
+}
+
+/// An admitted connection: counted, and charged, until dropped (actix drops
+/// a connection's extensions with the connection).
+pub struct Admitted {
+    gate: Arc<ConnectionGate>,
+    client: Option<ClientKey>,
+    _charge: Reservation,
+}
+
+impl Drop for Admitted {
+    fn drop(&mut self) {
+        self.gate.leave(self.client);
+    }
+}
+
+impl ConnectionGate {
+    pub fn new(
+        limits: ConnectionLimits,
+        service: GameService,
+        trusted_proxies: Vec<IpAddr>,
+        open_gauge: IntGauge,
+        refused: IntCounterVec,
+    ) -> Arc<ConnectionGate> {
+        Arc::new(ConnectionGate {
+            limits,
+            service,
+            trusted_proxies,
+            counts: Mutex::new(Counts::default()),
+            open_gauge,
+            refused,
+        })
+    }
+
+    /// Connections open now.
+    pub fn open(&self) -> usize {
+        self.counts.lock().open
+    }
+
+    /// Admits a connection from `peer`, or says why not.
+    pub fn admit(self: &Arc<Self>, peer: Option<IpAddr>) -> Result<Admitted, Refusal> {
+        let client = peer
+            .filter(|peer| !self.trusted_proxies.contains(peer))
+            .map(ClientKey::of);
+        let charge = self
+            .service
+            .reserve_memory(Charge::Connections, CONNECTION_BYTES)
+            .map_err(|_| Refusal::NoMemory);
+        let admitted = charge.and_then(|charge| {
+            let mut counts = self.counts.lock();
+            if counts.open >= self.limits.max_open {
+                return Err(Refusal::Full);
+            }
+            if let Some(client) = client {
+                let held = counts.per_client.entry(client).or_insert(0);
+                if *held >= self.limits.max_per_client {
+                    return Err(Refusal::ClientFull);
+                }
+                *held += 1;
+            }
+            counts.open += 1;
+            self.open_gauge.inc();
+            Ok(Admitted {
+                gate: self.clone(),
+                client,
+                _charge: charge,
+            })
+        });
+        if let Err(refusal) = admitted {
+            self.refused.with_label_values(&[refusal.label()]).inc();
+        }
+        admitted
+    }
+
+    fn leave(&self, client: Option<ClientKey>) {
+        let mut counts = self.counts.lock();
+        counts.open -= 1;
+        self.open_gauge.dec();
+        if let Some(client) = client {
+            if let Some(held) = counts.per_client.get_mut(&client) {
+                *held -= 1;
+                if *held == 0 {
+                    counts.per_client.remove(&client);
+                }
+            }
+        }
+    }
+
+    /// actix's `on_connect` hook: admits the new connection, keeping its
+    /// [`Admitted`] among the connection's extensions, or answers it 503
+    /// and closes it before anything is read from it.
+    pub fn on_connect(self: &Arc<Self>, io: &dyn std::any::Any, extensions: &mut Extensions) {
+        let Some(stream) = io.downcast_ref::<actix_web::rt::net::TcpStream>() else {
+            return;
+        };
+        let peer = stream.peer_addr().ok().map(|address| address.ip());
+        match self.admit(peer) {
+            Ok(admitted) => {
+                extensions.insert(Arc::new(admitted));
+            }
+            Err(refusal) => {
+                tracing::debug!(?peer, ?refusal, "connection refused");
+                // A new socket's send buffer takes these few hundred bytes
+                // at once; if it did not, the client still sees the close.
+                // (Sent on the socket itself: tokio's own `try_write` waits
+                // for a readiness the reactor has not seen yet.)
+                let socket = socket2::SockRef::from(stream);
+                let _ = socket.send(busy_answer(refusal));
+                let _ = socket.shutdown(std::net::Shutdown::Both);
+            }
+        }
+    }
+}
+
+/// The whole answer to a connection that is not admitted: the service's
+/// `busy` error, as every 503 says it, written once.
+fn busy_answer(refusal: Refusal) -> &'static [u8] {
+    static ANSWERS: std::sync::LazyLock<[Vec<u8>; 3]> = std::sync::LazyLock::new(|| {
+        [Refusal::Full, Refusal::ClientFull, Refusal::NoMemory].map(|refusal| {
+            let body = serde_json::json!({ "code": "busy", "message": refusal.message() });
+            let body = body.to_string();
+            format!(
+                "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
+                 retry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+                body.len()
+            )
+            .into_bytes()
+        })
+    });
+    &ANSWERS[refusal as usize]
+}
+
+/// An answer given to actix a slice at a time.
+pub struct Slices {
+    rest: Bytes,
+}
+
+impl MessageBody for Slices {
+    type Error = std::convert::Infallible;
+
+    fn size(&self) -> BodySize {
+        BodySize::Sized(self.rest.len() as u64)
+    }
+
+    fn poll_next(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Bytes, Self::Error>>> {
+        if self.rest.is_empty() {
+            return Poll::Ready(None);
+        }
+        let length = self.rest.len().min(SLICE_BYTES);
+        Poll::Ready(Some(Ok(self.rest.split_to(length))))
+    }
+}
+
+/// `body`, or, when it is a whole answer longer than a slice, the same
+/// bytes handed out a slice at a time (without copying them).
+pub fn in_slices<B: MessageBody>(body: B) -> actix_web::body::EitherBody<B, Slices> {
+    use actix_web::body::EitherBody;
+    match body.size() {
+        BodySize::Sized(length) if length > SLICE_BYTES as u64 => match body.try_into_bytes() {
+            Ok(rest) => EitherBody::right(Slices { rest }),
+            Err(body) => EitherBody::left(body),
+        },
+        _ => EitherBody::left(body),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(text: &str) -> IpAddr {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn an_ipv6_client_is_its_64() {
+        assert_eq!(
+            ClientKey::of(ip("2001:db8:1:2:aaaa::1")),
+            ClientKey::of(ip("2001:db8:1:2:bbbb::9"))
+        );
+        assert_ne!(
+            ClientKey::of(ip("2001:db8:1:2::1")),
+            ClientKey::of(ip("2001:db8:1:3::1"))
+        );
+        assert_eq!(
+            ClientKey::of(ip("::ffff:10.0.0.7")),
+            ClientKey::of(ip("10.0.0.7"))
+        );
+        assert_ne!(ClientKey::of(ip("10.0.0.7")), ClientKey::of(ip("10.0.0.8")));
+    }
+
+    #[test]
+    fn every_busy_answer_says_its_length() {
+        for refusal in [Refusal::Full, Refusal::ClientFull, Refusal::NoMemory] {
+            let answer = std::str::from_utf8(busy_answer(refusal)).unwrap();
+            let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+            let length: usize = head
+                .lines()
+                .find_map(|line| line.strip_prefix("content-length: "))
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert_eq!(length, body.len(), "{refusal:?}");
+            let json: serde_json::Value = serde_json::from_str(body).unwrap();
+            assert_eq!(json["code"], "busy");
+            assert_eq!(json["message"], refusal.message());
+        }
+    }
+
+    #[test]
+    fn a_long_answer_is_handed_out_in_slices_of_the_same_bytes() {
+        let whole = Bytes::from(vec![7u8; SLICE_BYTES * 2 + 5]);
+        let body = in_slices(actix_web::body::BoxBody::new(whole.clone()));
+        let mut body = std::pin::pin!(body);
+        let waker = futures_util::task::noop_waker();
+        let mut context = Context::from_waker(&waker);
+        let mut lengths = Vec::new();
+        while let Poll::Ready(Some(Ok(slice))) = body.as_mut().poll_next(&mut context) {
+            assert!(whole.as_ptr_range().contains(&slice.as_ptr()), "not copied");
+            lengths.push(slice.len());
+        }
+        assert_eq!(lengths, vec![SLICE_BYTES, SLICE_BYTES, 5]);
+    }
+}
