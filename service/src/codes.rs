@@ -31,6 +31,7 @@ error_codes! {
     "invalid_archive" => "400: the body is not an archive.";
     "invalid_idempotency_key" => "400: Idempotency-Key is not 1 to 200 visible ASCII characters.";
     "unknown_seat" => "400: a seat named is not a seat of this game.";
+    "log_full" => "422: the game's log holds as many events as a log may (10,000): it takes no more actions, and an archive longer than that is not imported.";
     "version_out_of_range" => "400: the version asked for does not exist yet.";
     "missing_token" => "401: this needs a token (a seat's, the umpire's or the admin's) and none was sent.";
     "invalid_token" => "401: the token is malformed or not valid for this game.";

@@ -14,6 +14,18 @@ use uuid::Uuid;
 use crate::budget::{allocation, events_bytes, value_heap_bytes};
 use crate::error::ServiceError;
 
+/// How far apart the states a fold keeps are: a read at a past version
+/// replays at most this many events from the last state kept before it,
+/// never the whole log.
+pub(crate) const CHECKPOINT_EVERY: u64 = 256;
+
+/// A game's state and clock kept at a version ([`CHECKPOINT_EVERY`]).
+pub(crate) struct Checkpoint {
+    pub version: u64,
+    pub state: Box<dyn DynMatch>,
+    pub clock: Option<Clock>,
+}
+
 /// A game folded up to its latest known event. Shared, read-only, between
 /// the requests that use it: a new event makes a new fold.
 pub(crate) struct Fold {
@@ -28,6 +40,9 @@ pub(crate) struct Fold {
     /// Each reissue of a seat's token the events hold: the seat and the
     /// reissue's version (see [`Fold::reissued_after`]). Rarely any.
     reissues: Vec<(String, u64)>,
+    /// The states kept on the way, oldest first, shared with the folds
+    /// this one is followed by.
+    checkpoints: Vec<Arc<Checkpoint>>,
     /// What `events` hold in memory, measured ([`events_bytes`]).
     events_bytes: usize,
     /// What `state` holds, measured by its umpire's view when the game was
@@ -47,6 +62,7 @@ impl Fold {
             clock: None,
             head: Head::start(game_id),
             reissues: Vec::new(),
+            checkpoints: Vec::new(),
             events_bytes: 0,
             state_bytes: 0,
         }
@@ -59,6 +75,36 @@ impl Fold {
             + allocation(self.events.capacity() * std::mem::size_of::<Arc<RecordedEvent>>())
             + self.events_bytes
             + self.state_bytes
+            + self.checkpoints.len() * (self.state_bytes + std::mem::size_of::<Checkpoint>())
+    }
+
+    /// The state and clock at `version` (at most the fold's own), folded
+    /// from the last state kept at or before it.
+    pub(crate) fn at(&self, registry: &Registry, version: u64) -> Result<Folded, ServiceError> {
+        let game_id = self.record.game_id;
+        let kept = self
+            .checkpoints
+            .iter()
+            .rev()
+            .find(|checkpoint| checkpoint.version <= version);
+        let (mut state, mut clock, from) = match kept {
+            Some(checkpoint) => (
+                checkpoint.state.clone(),
+                checkpoint.clock.clone(),
+                checkpoint.version,
+            ),
+            None => (replay(registry, &self.record, &[])?.state, None, 0),
+        };
+        for event in &self.events[from as usize..version as usize] {
+            fold_event(&mut state, &mut clock, event, game_id)?;
+        }
+        Ok(Folded { state, clock })
+    }
+
+    fn last_checkpoint(&self) -> u64 {
+        self.checkpoints
+            .last()
+            .map_or(0, |checkpoint| checkpoint.version)
     }
 
     /// Who must act, with the clock.
@@ -89,12 +135,24 @@ impl Fold {
     ) -> Result<Fold, ServiceError> {
         let mut state = self.state.clone();
         let mut clock = self.clock.clone();
-        for event in &events {
+        let mut checkpoints = Vec::new();
+        let mut last_kept = self.last_checkpoint();
+        for (index, event) in events.iter().enumerate() {
             fold_event(&mut state, &mut clock, event, self.record.game_id)?;
+            let version = self.events.len() as u64 + index as u64 + 1;
+            if version - last_kept >= CHECKPOINT_EVERY {
+                checkpoints.push(Arc::new(Checkpoint {
+                    version,
+                    state: state.clone(),
+                    clock: clock.clone(),
+                }));
+                last_kept = version;
+            }
         }
         let measured =
             (self.events.is_empty() || self.state_bytes == 0).then(|| state_bytes(state.as_ref()));
         let mut fold = self.joined(events, state, clock, head);
+        fold.checkpoints.extend(checkpoints);
         if let Some(bytes) = measured {
             fold.state_bytes = bytes;
         }
@@ -123,7 +181,16 @@ impl Fold {
                 clock
             }
         };
-        Ok(self.joined(events, state, clock, head))
+        let mut fold = self.joined(events, state, clock, head);
+        let version = fold.events.len() as u64;
+        if version - self.last_checkpoint() >= CHECKPOINT_EVERY {
+            fold.checkpoints.push(Arc::new(Checkpoint {
+                version,
+                state: fold.state.clone(),
+                clock: fold.clock.clone(),
+            }));
+        }
+        Ok(fold)
     }
 
     fn joined(
@@ -146,6 +213,7 @@ impl Fold {
             clock,
             head,
             reissues,
+            checkpoints: self.checkpoints.clone(),
             events_bytes: self.events_bytes + added,
             state_bytes: self.state_bytes,
         }

@@ -16,7 +16,7 @@ use uuid::Uuid;
 use crate::access::{new_seed, new_token};
 use crate::budget::{Charge, MemoryBudget, Reservation, DEFAULT_MEMORY_BUDGET};
 use crate::error::ServiceError;
-use crate::fold::{corrupt, replay, Fold, LoadedGame};
+use crate::fold::{corrupt, Fold, LoadedGame};
 use crate::folds::{Folds, Reader, Sources};
 use crate::grants::{Credential, Grants};
 use crate::live::{Follower, Live, LiveLimits, StreamClient, STREAM_BYTES};
@@ -348,11 +348,7 @@ impl GameService {
         let latest = self.fold_for(game_id, read).await?;
         let version = latest.head.version();
         let past = match read {
-            ReadAt::At(at) if at < version => Some(replay(
-                &self.registry,
-                &latest.record,
-                &latest.events[..at as usize],
-            )?),
+            ReadAt::At(at) if at < version => Some(latest.at(&self.registry, at)?),
             ReadAt::At(at) | ReadAt::AtLeast(at) if at > version => {
                 return Err(ServiceError::invalid(
                     "version_out_of_range",

@@ -46,3 +46,4 @@ pub use import::{ImportLine, ImportPace, ImportTotals};
 pub use live::{Follower, LiveLimits, RenderedEvent, StreamBatch, StreamClient, Woken};
 pub use metrics::Metrics;
 pub use replicas::{ReadAt, ReplicaSettings};
+pub use submit::MAX_EVENTS_PER_GAME;

@@ -25,6 +25,7 @@ mod import_refusals;
 mod invitations;
 mod kept_alive;
 mod logging;
+mod long_logs;
 mod memory_budget;
 mod messages;
 mod metrics_bounds;

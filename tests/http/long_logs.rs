@@ -1,0 +1,148 @@
+//! Long logs: a read at any past version is answered from the states a
+//! fold keeps on the way (every `CHECKPOINT_EVERY` events) exactly as the
+//! game was at that version, and a log holds at most
+//! `MAX_EVENTS_PER_GAME` events: the action past it, and an archive longer
+//! than it, are refused `log_full` and the log is unchanged.
+
+use std::sync::Arc;
+
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use umpire_storage::NewEvent;
+
+use crate::support::{assert_error, TestApp};
+
+/// A clocked Treeblox game (the umpire may pause and resume its clock,
+/// actions outside the rules that lengthen its log).
+async fn clocked_game(app: &TestApp) -> crate::support::Created {
+    app.create_with(&json!({
+        "game": "treeblox",
+        "options": {},
+        "seed": 11,
+        "clock": {"per_move_ms": 600_000, "reserve_ms": 600_000}
+    }))
+    .await
+}
+
+async fn umpire_state(app: &TestApp, id: &str, token: &str, at: Option<u64>) -> Value {
+    let path = match at {
+        Some(at) => format!("/v1/games/{id}/state?at={at}"),
+        None => format!("/v1/games/{id}/state"),
+    };
+    let response = app.get(&path, Some(token)).await;
+    assert_eq!(response.status(), StatusCode::OK, "{path}");
+    response.json().await.unwrap()
+}
+
+/// Given a game whose log grew past two checkpoints by pauses and
+/// resumes, when each version it passed is read with `?at=` (from the
+/// instance that holds the game and from a cold one), then each is the
+/// state the game answered when it was at that version.
+#[tokio::test]
+async fn every_past_version_of_a_long_log_is_the_state_it_was() {
+    let app = TestApp::spawn().await;
+    let game = clocked_game(&app).await;
+    let umpire = game.umpire_token.as_str();
+    let mut seen = Vec::new();
+    let first = umpire_state(&app, &game.id, umpire, None).await;
+    seen.push(first);
+    // 2 × 260 events: past the second checkpoint (256, 512).
+    for step in 0..520 {
+        let action = if step % 2 == 0 {
+            json!({"type": "clock_pause"})
+        } else {
+            json!({"type": "clock_resume"})
+        };
+        let response = app.submit(&game.id, Some(umpire), action).await;
+        assert_eq!(response.status(), StatusCode::CREATED, "step {step}");
+        seen.push(umpire_state(&app, &game.id, umpire, None).await);
+    }
+    let cold = app.another_instance().await;
+    for state in &seen {
+        let version = state["version"].as_u64().unwrap();
+        for reader in [&app, &cold] {
+            let past = umpire_state(reader, &game.id, umpire, Some(version)).await;
+            assert_eq!(&past, state, "version {version}");
+        }
+    }
+}
+
+/// Given a game whose log holds `MAX_EVENTS_PER_GAME` events, when the
+/// umpire pauses its clock once more, then it is refused `log_full` and the
+/// log is unchanged.
+#[tokio::test]
+async fn an_action_past_the_longest_log_is_refused_log_full() {
+    let app = TestApp::spawn().await;
+    let game = clocked_game(&app).await;
+    let umpire = game.umpire_token.as_str();
+    for action in [
+        json!({"type": "clock_pause"}),
+        json!({"type": "clock_resume"}),
+    ] {
+        let response = app.submit(&game.id, Some(umpire), action).await;
+        assert_eq!(response.status(), StatusCode::CREATED);
+    }
+    // The pause and the resume just recorded, recorded again and again
+    // straight into the store until the log is full: what thousands of
+    // requests would do, in a few statements.
+    let id: uuid::Uuid = game.id.parse().unwrap();
+    let recorded = app
+        .store
+        .read_after(&umpire_storage::Head::start(id))
+        .await
+        .unwrap()
+        .0;
+    let pair: Vec<&umpire_domain::RecordedEvent> = recorded.iter().rev().take(2).rev().collect();
+    let max = umpire_service::MAX_EVENTS_PER_GAME;
+    loop {
+        let head = app.store.head(id).await.unwrap();
+        let room = max - head.version();
+        if room == 0 {
+            break;
+        }
+        let events: Vec<NewEvent> = (0..room.min(1000))
+            .map(|index| {
+                let event = pair[index as usize % 2];
+                NewEvent {
+                    event_type: event.event_type.clone(),
+                    payload: event.payload.clone(),
+                    actor: event.actor.clone(),
+                    action: Arc::new(Value::Null),
+                    rules_version: event.rules_version,
+                }
+            })
+            .collect();
+        app.store
+            .append_at_head(&head, events, None)
+            .await
+            .expect("appended");
+    }
+    let response = app
+        .submit(&game.id, Some(umpire), json!({"type": "clock_pause"}))
+        .await;
+    let body = assert_error(response, StatusCode::UNPROCESSABLE_ENTITY, "log_full").await;
+    assert!(
+        body["message"].as_str().unwrap().contains("10000"),
+        "{body}"
+    );
+    assert_eq!(app.stored_version(&game.id).await, max);
+}
+
+/// Given an archive of more events than a log may hold, when it is
+/// imported, then it is refused `log_full` before it is replayed.
+#[tokio::test]
+async fn an_archive_longer_than_the_longest_log_is_refused_log_full() {
+    let app = TestApp::spawn().await;
+    let mut archive =
+        serde_json::to_value(crate::archive_support::simulated("treeblox", 3)).unwrap();
+    let events = archive["events"].as_array().unwrap().clone();
+    let mut long = Vec::new();
+    while long.len() as u64 <= umpire_service::MAX_EVENTS_PER_GAME {
+        long.extend(events.iter().cloned());
+    }
+    archive["events"] = Value::Array(long);
+    let archive: umpire_archive::Archive = serde_json::from_value(archive).unwrap();
+    let (status, body) = app.import(&archive).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(body["code"], "log_full", "{body}");
+}
