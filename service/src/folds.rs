@@ -115,7 +115,19 @@ pub(crate) struct Sources<'a> {
 #[derive(Clone)]
 pub(crate) struct Folds {
     cache: Arc<Mutex<Cache<Arc<Fold>>>>,
+    /// Turns at folding a game not in memory: the read and the fold hold
+    /// a whole log before the cache charges it, so only so many at once.
+    cold: Arc<tokio::sync::Semaphore>,
 }
+
+/// Games read and folded from nothing at once ([`Folds::cold`]): a log
+/// holds at most `MAX_EVENTS_PER_GAME` events, so these bound what cold
+/// reads hold uncharged, however many clients ask for distinct games.
+const COLD_FOLDS_AT_ONCE: usize = 4;
+
+/// How long a request waits for a turn at a cold fold before it is
+/// answered `busy` (503, Retry-After) rather than held without end.
+const COLD_FOLD_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// The folds, least recently used first out, within [`CACHED_GAMES`] games
 /// and the room the memory budget leaves them.
@@ -195,6 +207,7 @@ impl Folds {
                 budget,
                 |fold: &Arc<Fold>| fold.bytes(),
             ))),
+            cold: Arc::new(tokio::sync::Semaphore::new(COLD_FOLDS_AT_ONCE)),
         }
     }
 
@@ -302,9 +315,14 @@ impl Folds {
     ) -> Result<Arc<Fold>, Attempt> {
         let cached = self.cached(game_id);
         let fresh_start;
+        let _turn;
         let base: &Fold = match &cached {
             Some(fold) => fold,
             None => {
+                _turn = tokio::time::timeout(COLD_FOLD_WAIT, self.cold.acquire())
+                    .await
+                    .map_err(|_| cold_folds_busy())?
+                    .expect("the semaphore is never closed");
                 let record = store.game(game_id).await?;
                 let state = replay(registry, &record, &[])?.state;
                 fresh_start = Fold::start(record, state);
@@ -320,6 +338,14 @@ impl Folds {
         let fold = Arc::new(base.extended(newer, head)?);
         self.remember(game_id, fold.clone());
         Ok(fold)
+    }
+}
+
+fn cold_folds_busy() -> ServiceError {
+    ServiceError::Busy {
+        message: "The service is reading as many games from storage as it may at once; \
+                  send it again shortly."
+            .into(),
     }
 }
 
