@@ -5,13 +5,14 @@
 //! written, and the socket itself. So a connection is admitted only while
 //! the instance holds fewer than [`ConnectionLimits::max_open`], its client
 //! fewer than [`ConnectionLimits::max_per_client`], and the memory budget
-//! has room for [`CONNECTION_BYTES`]; otherwise it is answered 503 `busy`
-//! with `Retry-After` and closed before it is read. What a connection holds
-//! beyond that is bounded by answering in slices ([`in_slices`]): actix
-//! stops taking a connection's pipelined requests while the answer it is
-//! writing does not fit its 32 KiB write buffer, so a client that never
-//! reads holds at most one slice of answer above that buffer, however many
-//! requests it sends.
+//! has room for [`CONNECTION_BYTES`]; otherwise its first request is
+//! answered 503 `busy` with `Retry-After` and the connection closed. What
+//! a connection holds beyond that is bounded by constants: actix (patched,
+//! `vendor/actix-http/PATCHED.md`) queues at most 16 pipelined requests,
+//! and answers are handed to it in slices ([`in_slices`]) that it takes
+//! only while its 32 KiB write buffer has room, so a client that never
+//! reads holds at most one slice of answer above that buffer, however
+//! many requests it sends.
 //!
 //! A client is its address, and an IPv6 client its /64: one host is given
 //! a whole /64 and may pick any address in it. The trusted proxies are not
@@ -108,7 +109,7 @@ pub enum Refusal {
 }
 
 impl Refusal {
-    fn message(self) -> &'static str {
+    pub fn message(self) -> &'static str {
         match self {
             Refusal::Full => "The service holds as many connections as it may; try again shortly.",
             Refusal::ClientFull => {
@@ -243,8 +244,10 @@ impl ConnectionGate {
     }
 
     /// actix's `on_connect` hook: admits the new connection, keeping its
-    /// [`Admitted`] among the connection's extensions, or answers it 503
-    /// and closes it before anything is read from it.
+    /// [`Admitted`] among the connection's extensions, or marks it
+    /// [`NotAdmitted`]: its first request is then answered 503 `busy` and
+    /// the connection closed after the answer (closing it unread instead
+    /// would reset it, and the client might never read why).
     pub fn on_connect(self: &Arc<Self>, io: &dyn std::any::Any, extensions: &mut Extensions) {
         let Some(stream) = io.downcast_ref::<actix_web::rt::net::TcpStream>() else {
             return;
@@ -255,35 +258,22 @@ impl ConnectionGate {
                 extensions.insert(Arc::new(admitted));
             }
             Err(refusal) => {
-                tracing::debug!(?peer, ?refusal, "connection refused");
-                // A new socket's send buffer takes these few hundred bytes
-                // at once; if it did not, the client still sees the close.
-                // (Sent on the socket itself: tokio's own `try_write` waits
-                // for a readiness the reactor has not seen yet.)
-                let socket = socket2::SockRef::from(stream);
-                let _ = socket.send(busy_answer(refusal));
-                let _ = socket.shutdown(std::net::Shutdown::Both);
+                tracing::debug!(?peer, ?refusal, "connection not admitted");
+                extensions.insert(NotAdmitted(refusal));
             }
         }
     }
 }
 
-/// The whole answer to a connection that is not admitted: the service's
-/// `busy` error, as every 503 says it, written once.
-fn busy_answer(refusal: Refusal) -> &'static [u8] {
-    static ANSWERS: std::sync::LazyLock<[Vec<u8>; 3]> = std::sync::LazyLock::new(|| {
-        [Refusal::Full, Refusal::ClientFull, Refusal::NoMemory].map(|refusal| {
-            let body = serde_json::json!({ "code": "busy", "message": refusal.message() });
-            let body = body.to_string();
-            format!(
-                "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
-                 retry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
-                body.len()
-            )
-            .into_bytes()
-        })
-    });
-    &ANSWERS[refusal as usize]
+/// A connection past a limit: each of its requests is refused.
+#[derive(Debug, Clone, Copy)]
+pub struct NotAdmitted(pub Refusal);
+
+impl NotAdmitted {
+    /// The error its requests are answered with.
+    pub fn error(self) -> crate::error::ApiError {
+        crate::error::ApiError::ConnectionNotAdmitted(self.0.message())
+    }
 }
 
 /// An answer given to actix a slice at a time.
@@ -346,24 +336,6 @@ mod tests {
             ClientKey::of(ip("10.0.0.7"))
         );
         assert_ne!(ClientKey::of(ip("10.0.0.7")), ClientKey::of(ip("10.0.0.8")));
-    }
-
-    #[test]
-    fn every_busy_answer_says_its_length() {
-        for refusal in [Refusal::Full, Refusal::ClientFull, Refusal::NoMemory] {
-            let answer = std::str::from_utf8(busy_answer(refusal)).unwrap();
-            let (head, body) = answer.split_once("\r\n\r\n").unwrap();
-            let length: usize = head
-                .lines()
-                .find_map(|line| line.strip_prefix("content-length: "))
-                .unwrap()
-                .parse()
-                .unwrap();
-            assert_eq!(length, body.len(), "{refusal:?}");
-            let json: serde_json::Value = serde_json::from_str(body).unwrap();
-            assert_eq!(json["code"], "busy");
-            assert_eq!(json["message"], refusal.message());
-        }
     }
 
     #[test]

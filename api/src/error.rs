@@ -30,6 +30,10 @@ pub enum ApiError {
         idle_seconds: u64,
         total_seconds: u64,
     },
+    /// 503 `busy`: the connection was not admitted (`connections.rs`); the
+    /// answer closes it.
+    #[error("{0}")]
+    ConnectionNotAdmitted(&'static str),
 }
 
 impl From<umpire_storage::StoreError> for ApiError {
@@ -67,6 +71,7 @@ impl ApiError {
             ApiError::BodyTimeout { .. } => self.http_only_body("body_timeout"),
             ApiError::UnsupportedMediaType => self.http_only_body("unsupported_content_type"),
             ApiError::MethodNotAllowed { .. } => self.http_only_body("method_not_allowed"),
+            ApiError::ConnectionNotAdmitted(_) => self.http_only_body("busy"),
         }
     }
 }
@@ -100,6 +105,7 @@ impl ResponseError for ApiError {
             ApiError::BodyTimeout { .. } => return StatusCode::REQUEST_TIMEOUT,
             ApiError::UnsupportedMediaType => return StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::MethodNotAllowed { .. } => return StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::ConnectionNotAdmitted(_) => return StatusCode::SERVICE_UNAVAILABLE,
         };
         match error {
             ServiceError::Invalid { .. } => StatusCode::BAD_REQUEST,
@@ -167,6 +173,10 @@ impl ResponseError for ApiError {
             }
             // The rest of the body may still trickle in: do not wait for it.
             ApiError::BodyTimeout { .. } => {
+                response.force_close();
+            }
+            ApiError::ConnectionNotAdmitted(_) => {
+                response.insert_header((header::RETRY_AFTER, "1"));
                 response.force_close();
             }
             _ => {}

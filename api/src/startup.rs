@@ -201,13 +201,20 @@ impl Application {
                     let request_metrics = request_metrics.clone();
                     // Innermost, so that the answer is sliced while it is
                     // still whole: the request span's wrapper around the
-                    // body (outside) cannot give its bytes back.
+                    // body (outside) cannot give its bytes back. A
+                    // connection past a limit is answered here, before
+                    // any handler.
                     app.wrap_fn(|request, service| {
-                        let answer = service.call(request);
+                        let not_admitted = request.conn_data::<connections::NotAdmitted>().copied();
+                        let answer = not_admitted.is_none().then(|| service.call(request));
                         async move {
-                            Ok(answer
-                                .await?
-                                .map_body(|_, body| connections::in_slices(body)))
+                            match (answer, not_admitted) {
+                                (Some(answer), _) => Ok(answer
+                                    .await?
+                                    .map_body(|_, body| connections::in_slices(body))),
+                                (None, Some(not_admitted)) => Err(not_admitted.error().into()),
+                                (None, None) => unreachable!("a request is answered or refused"),
+                            }
                         }
                     })
                     .wrap_fn(|mut request, service| {

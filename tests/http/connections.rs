@@ -1,6 +1,6 @@
 //! Connections admitted like requests (`api/src/connections.rs`): a client
 //! past its own limit, or any past the instance's, is answered 503 `busy`
-//! with Retry-After and closed unread; a client that sends pipelined
+//! with Retry-After and closed; a client that sends pipelined
 //! requests and never reads the answers holds a bounded amount of the
 //! process's memory, however many it sends.
 
@@ -115,10 +115,11 @@ async fn a_client_past_its_connection_limit_is_answered_busy_and_closed() {
     }
 
     let mut fourth = connect_from(server, "127.0.0.9").await;
-    let answer = read_answer(&mut fourth).await;
+    let answer = ask_health(&mut fourth).await;
     assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
     assert!(answer.contains("retry-after: 1"), "{answer}");
     assert!(answer.contains(r#""code":"busy""#), "{answer}");
+    assert!(answer.contains("connection: close"), "{answer}");
     until_closed(&mut fourth).await;
 
     let mut other = connect_from(server, "127.0.0.10").await;
@@ -166,7 +167,7 @@ async fn the_instance_limit_counts_every_clients_connections() {
         held.push(stream);
     }
     let mut fourth = connect_from(server, "127.0.0.24").await;
-    let answer = read_answer(&mut fourth).await;
+    let answer = ask_health(&mut fourth).await;
     assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
     assert!(answer.contains("as many connections as it may"), "{answer}");
 }
