@@ -261,7 +261,7 @@ impl Application {
                     web::get().to(crate::routes::documents::openapi_json),
                 )
                 .route(
-                    "/docs/{file:.*}",
+                    "/docs/{_:.*}",
                     web::get().to(crate::routes::documents::swagger_ui),
                 )
                 .app_data(documents.clone())
