@@ -617,7 +617,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_append_statement_is_prepared_once_per_connection_and_forgotten_with_it() {
-        let pool = crate::connect(&crate::testing::fresh_database_url().await, 2).unwrap();
+        let pool = crate::testing::patient_pool(&crate::testing::fresh_database_url().await, 2);
         let prepared = PreparedAppends::default();
         let first = pool.get().await.unwrap();
         let second = pool.get().await.unwrap();

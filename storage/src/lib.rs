@@ -27,7 +27,10 @@ pub use cluster::{ClusterError, Durability, PrivateCluster};
 pub use group_commit::{BatchObserver, GroupCommitLimits};
 pub use invitations::{NewInvitation, Redemption};
 pub use listing::{GameListFilter, GamePage, ListCursor, ListedGame, GAMES_EXAMINED_PER_PAGE};
-pub use pool::{connect, connect_waiting, logs_in_as_superuser, migrate, Pool, POOL_WAIT};
+pub use pool::{
+    connect, connect_waiting, connect_with, logs_in_as_superuser, migrate, Pool, PoolTimeouts,
+    POOL_WAIT,
+};
 pub use standby::Replay;
 pub use store::{
     hash_token, AppendOutcome, Archive, EventStore, GameRecord, NewGame, NewToken, RejectionCursor,

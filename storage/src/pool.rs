@@ -23,20 +23,57 @@ mod embedded {
 /// [`logs_in_as_superuser`]. Waiting for a connection is bounded too, so an
 /// exhausted pool answers 503 instead of hanging (after [`POOL_WAIT`]).
 pub fn connect(database_url: &str, max_size: usize) -> Result<Pool, StoreError> {
-    connect_waiting(database_url, max_size, POOL_WAIT)
+    connect_with(database_url, max_size, PoolTimeouts::SERVICE)
 }
 
 /// How long the service's pool waits for a free connection, to open one,
 /// or to check one it reuses, before the request is answered 503.
 pub const POOL_WAIT: Duration = Duration::from_secs(3);
 
-/// [`connect`], waiting up to `wait` instead of [`POOL_WAIT`]: for tests on
-/// a machine busy with other work, where opening a connection can take
-/// seconds and what is tested is not how soon an exhausted pool gives up.
+/// How long a pool waits for a connection and lets a statement run or wait
+/// for a lock before giving up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolTimeouts {
+    /// For a free connection, to open one, or to check one it reuses.
+    pub wait: Duration,
+    /// Each statement's `statement_timeout`.
+    pub statement: Duration,
+    /// Each statement's `lock_timeout`.
+    pub lock: Duration,
+}
+
+impl PoolTimeouts {
+    /// The service's: a request gives up in seconds, answered 503, rather
+    /// than queueing behind a database that cannot keep up.
+    pub const SERVICE: PoolTimeouts = PoolTimeouts {
+        wait: POOL_WAIT,
+        statement: Duration::from_secs(10),
+        lock: Duration::from_secs(5),
+    };
+
+    /// The service's, waiting up to `wait` for a connection.
+    pub const fn waiting(wait: Duration) -> PoolTimeouts {
+        PoolTimeouts {
+            wait,
+            ..PoolTimeouts::SERVICE
+        }
+    }
+}
+
+/// [`connect`], waiting up to `wait` instead of [`POOL_WAIT`].
 pub fn connect_waiting(
     database_url: &str,
     max_size: usize,
     wait: Duration,
+) -> Result<Pool, StoreError> {
+    connect_with(database_url, max_size, PoolTimeouts::waiting(wait))
+}
+
+/// [`connect`] with `timeouts` instead of [`PoolTimeouts::SERVICE`].
+pub fn connect_with(
+    database_url: &str,
+    max_size: usize,
+    timeouts: PoolTimeouts,
 ) -> Result<Pool, StoreError> {
     let config: tokio_postgres::Config =
         database_url.parse().map_err(|e: tokio_postgres::Error| {
@@ -49,27 +86,32 @@ pub fn connect_waiting(
             recycling_method: RecyclingMethod::Fast,
         },
     );
+    let session: std::sync::Arc<str> = format!(
+        "SET statement_timeout = '{}ms';
+         SET lock_timeout = '{}ms';
+         SET plan_cache_mode = force_generic_plan;
+         DO $$ BEGIN
+           IF pg_has_role(current_user, 'umpire_app', 'MEMBER') THEN
+             SET ROLE umpire_app;
+           END IF;
+         END $$;",
+        timeouts.statement.as_millis(),
+        timeouts.lock.as_millis(),
+    )
+    .into();
     Pool::builder(manager)
         .max_size(max_size)
         .runtime(Runtime::Tokio1)
         .timeouts(Timeouts {
-            wait: Some(wait),
-            create: Some(wait),
-            recycle: Some(wait),
+            wait: Some(timeouts.wait),
+            create: Some(timeouts.wait),
+            recycle: Some(timeouts.wait),
         })
-        .post_create(deadpool_postgres::Hook::async_fn(|client, _| {
+        .post_create(deadpool_postgres::Hook::async_fn(move |client, _| {
+            let session = session.clone();
             Box::pin(async move {
                 client
-                    .batch_execute(
-                        "SET statement_timeout = '10s';
-                         SET lock_timeout = '5s';
-                         SET plan_cache_mode = force_generic_plan;
-                         DO $$ BEGIN
-                           IF pg_has_role(current_user, 'umpire_app', 'MEMBER') THEN
-                             SET ROLE umpire_app;
-                           END IF;
-                         END $$;",
-                    )
+                    .batch_execute(&session)
                     .await
                     .map_err(deadpool_postgres::HookError::Backend)
             })

@@ -8,10 +8,29 @@
 
 use std::sync::OnceLock;
 
+use std::time::Duration;
+
 use crate::cluster::{ensure_database, with_database, Durability, PrivateCluster};
-use crate::StoreError;
+use crate::{Pool, PoolTimeouts, StoreError};
 
 const TEMPLATE: &str = "umpire_test_template";
+
+/// The tests' pools' timeouts. On a machine busy with other work (a fresh
+/// build beside other jobs) opening a connection took longer than the
+/// service's 3 s, and a statement can wait long behind others; a test checks
+/// what happens, not how soon, so these are ceilings against a hang, never
+/// a pace. A test of the service's own limits uses [`PoolTimeouts::SERVICE`].
+pub const PATIENT: PoolTimeouts = PoolTimeouts {
+    wait: Duration::from_secs(120),
+    statement: Duration::from_secs(300),
+    lock: Duration::from_secs(120),
+};
+
+/// A pool of `max_size` connections on `database_url`, with [`PATIENT`]
+/// timeouts: what a test's store uses.
+pub fn patient_pool(database_url: &str, max_size: usize) -> Pool {
+    crate::connect_with(database_url, max_size, PATIENT).expect("a pool")
+}
 
 struct TestServer {
     /// Connection strings to the `postgres` database as the owner and as

@@ -25,6 +25,11 @@ pub(crate) fn umpire_command(args: &[&str]) -> Command {
         .env_remove("UMPIRE_DATA_DIR")
         .env_remove("UMPIRE_ADMIN_TOKEN")
         .env_remove("UMPIRE_ADMIN_TOKEN_FILE")
+        // `serve`'s pool as patient as the tests' own (a busy machine).
+        .env(
+            "UMPIRE_POOL_WAIT",
+            umpire_storage::testing::PATIENT.wait.as_secs().to_string(),
+        )
         .env("UMPIRE_LOG", "info")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

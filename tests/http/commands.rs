@@ -5,7 +5,8 @@ use umpire_api::commands::ScoreCommand;
 use umpire_archive::score::parse_csv_rows;
 use umpire_archive::{Archive, OutputFormat, ScoreRow};
 use umpire_service::archives::import_archive;
-use umpire_storage::{connect, EventStore};
+use umpire_storage::testing::patient_pool;
+use umpire_storage::EventStore;
 
 use crate::archive_support::{registry, simulated, GAMES};
 
@@ -20,7 +21,7 @@ fn without_source(mut rows: Vec<ScoreRow>) -> Vec<ScoreRow> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scoring_the_database_matches_scoring_the_exported_files() {
     let url = umpire_storage::testing::fresh_database_url().await;
-    let store = EventStore::new(connect(&url, 4).expect("pool"));
+    let store = EventStore::new(patient_pool(&url, 4));
     let registry = registry();
     for (index, game) in GAMES.iter().cycle().take(24).enumerate() {
         import_archive(&store, &registry, simulated(game, 100 + index as u64))
@@ -260,7 +261,7 @@ async fn import_stores_every_valid_game_as_recorded_and_refuses_the_rest_one_lin
     assert!(err.contains("319 imported, 2 refused"), "{err}");
 
     // Each stored game exports as the very archive it was imported from.
-    let store = EventStore::new(connect(&url, 2).unwrap());
+    let store = EventStore::new(patient_pool(&url, 2));
     for line in [&lines[0], &lines[150], &lines[319]] {
         let archive: Archive = serde_json::from_str(line).unwrap();
         let exported = umpire_service::archives::export_game(&store, archive.game_id)

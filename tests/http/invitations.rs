@@ -442,7 +442,7 @@ async fn a_seats_open_stream_ends_when_its_token_is_reissued() {
         .unwrap()["version"]
         .as_u64()
         .unwrap();
-    let within = std::time::Duration::from_secs(30);
+    let within = std::time::Duration::from_secs(120);
     let mut darks = Sse::open(&app, id, Some(dark), Some(version)).await;
     let mut lights = Sse::open(&app, id, Some(light), Some(version)).await;
     let answer: Value = reissue(&app, id, "dark", Some(umpire))

@@ -241,7 +241,12 @@ async fn a_refused_request_logs_one_short_debug_line() {
         .unwrap();
     assert!(answer.status().is_client_error());
 
-    let log = served.log_so_far().await;
+    let refused_lines = |log: &[String]| {
+        log.iter()
+            .filter(|line| line.contains("request refused"))
+            .count()
+    };
+    let log = served.log_once(|log| refused_lines(log) >= 2).await;
     let refused: Vec<&String> = log
         .iter()
         .filter(|line| line.contains("request refused"))

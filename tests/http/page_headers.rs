@@ -76,7 +76,7 @@ async fn head_of_the_home_page_is_answered_without_a_body() {
         .await
         .unwrap();
     let mut answer = Vec::new();
-    tokio::time::timeout(Duration::from_secs(10), connection.read_to_end(&mut answer))
+    tokio::time::timeout(Duration::from_secs(60), connection.read_to_end(&mut answer))
         .await
         .expect("an answer")
         .unwrap();

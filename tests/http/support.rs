@@ -6,11 +6,9 @@ use rand::SeedableRng;
 use reqwest::{Response, StatusCode};
 use serde_json::{json, Value};
 use umpire_api::{Application, ServiceOptions};
-use umpire_storage::{connect_waiting, EventStore};
+use umpire_storage::testing::PATIENT;
+use umpire_storage::{connect_with, EventStore, PoolTimeouts};
 use uuid::Uuid;
-
-/// How long the tests' pools wait for a database connection.
-const POOL_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// How long a test server may take to serve its first request.
 const STARTING: std::time::Duration = std::time::Duration::from_secs(60);
@@ -58,26 +56,26 @@ impl TestApp {
     }
 
     /// A server on a fresh database, listening for appends on it (as
-    /// `umpire serve` does) unless `options` say where. Its pool waits up
-    /// to [`POOL_WAIT`] for a connection: on a machine busy with other
-    /// work, opening one took longer than the service's 3 s, and what the
-    /// tests check is not how soon an exhausted pool gives up.
+    /// `umpire serve` does) unless `options` say where. Its pool has the
+    /// tests' [`PATIENT`] timeouts: on a machine busy with other work,
+    /// opening a connection took longer than the service's 3 s, and what
+    /// the tests check is not how soon an exhausted pool gives up.
     pub async fn spawn_with(options: ServiceOptions) -> TestApp {
-        Self::spawn_waiting(POOL_WAIT, options).await
+        Self::spawn_with_pool(PATIENT, options).await
     }
 
-    /// [`spawn_with`](Self::spawn_with), its pool waiting up to `pool_wait`
-    /// (`umpire_storage::POOL_WAIT`: as the service's own does).
-    pub async fn spawn_waiting(pool_wait: std::time::Duration, options: ServiceOptions) -> TestApp {
+    /// [`spawn_with`](Self::spawn_with), its pool with `timeouts`
+    /// (`PoolTimeouts::SERVICE`: as the service's own).
+    pub async fn spawn_with_pool(timeouts: PoolTimeouts, options: ServiceOptions) -> TestApp {
         let url = umpire_storage::testing::fresh_database_url().await;
-        let store = EventStore::new(connect_waiting(&url, 8, pool_wait).expect("pool"));
+        let store = EventStore::new(connect_with(&url, 8, timeouts).expect("pool"));
         Self::serve(store, url, options).await
     }
 
     /// A server on the database at `url` (a migrated one), listening for
     /// appends on it.
     pub async fn spawn_on(url: &str, options: ServiceOptions) -> TestApp {
-        let store = EventStore::new(connect_waiting(url, 8, POOL_WAIT).expect("pool"));
+        let store = EventStore::new(connect_with(url, 8, PATIENT).expect("pool"));
         Self::serve(store, url.to_string(), options).await
     }
 
@@ -242,7 +240,8 @@ impl TestApp {
     }
 
     /// Sends `head` and the start of a body it promises to be longer, then
-    /// waits (at most 30 s) for the whole answer and the connection's close.
+    /// waits (at most 120 s: a ceiling against a hang) for the whole answer
+    /// and the connection's close.
     pub async fn stalled_body(&self, head: &str, partial_body: &[u8]) -> String {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
         let address = self.address.trim_start_matches("http://").to_string();
@@ -251,7 +250,7 @@ impl TestApp {
         stream.write_all(partial_body).await.unwrap();
         let mut answer = Vec::new();
         tokio::time::timeout(
-            std::time::Duration::from_secs(30),
+            std::time::Duration::from_secs(120),
             stream.read_to_end(&mut answer),
         )
         .await
@@ -385,6 +384,7 @@ impl Served {
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_umpire"))
             .args(["serve", "--bind", "127.0.0.1:0", "--workers", "1"])
             .env("DATABASE_URL", database_url)
+            .env("UMPIRE_POOL_WAIT", PATIENT.wait.as_secs().to_string())
             .env("UMPIRE_LOG", log_filter)
             .env_remove("UMPIRE_LOG_FORMAT")
             .stdout(std::process::Stdio::null())
@@ -429,6 +429,23 @@ impl Served {
     pub async fn log_so_far(&self) -> Vec<String> {
         tokio::time::sleep(std::time::Duration::from_millis(300)).await;
         self.log.lock().unwrap().clone()
+    }
+
+    /// What it logged, once `complete` holds for it (failing after a
+    /// minute): lines a test expects are waited for, not given a moment.
+    pub async fn log_once(&self, complete: impl Fn(&[String]) -> bool) -> Vec<String> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            let log = self.log.lock().unwrap().clone();
+            if complete(&log) {
+                return log;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the log never got there: {log:#?}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
     }
 
     /// Resident memory, KiB.

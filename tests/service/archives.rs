@@ -6,13 +6,14 @@ use umpire_domain::record::verify_chain;
 use umpire_domain::Actor;
 use umpire_service::archives::{export_game, import_archive};
 use umpire_service::ServiceError;
-use umpire_storage::{connect, EventStore, StoreError};
+use umpire_storage::testing::patient_pool;
+use umpire_storage::{EventStore, StoreError};
 
 use crate::archive_support::{first_action_seq, rechain, registry, simulated, GAMES};
 
 async fn fresh_store() -> (EventStore, String) {
     let url = umpire_storage::testing::fresh_database_url().await;
-    (EventStore::new(connect(&url, 4).expect("pool")), url)
+    (EventStore::new(patient_pool(&url, 4)), url)
 }
 
 #[tokio::test]

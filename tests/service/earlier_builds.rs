@@ -5,7 +5,8 @@
 use umpire_archive::Archive;
 use umpire_domain::record::verify_chain;
 use umpire_service::archives::{export_game, import_archive};
-use umpire_storage::{connect, EventStore};
+use umpire_storage::testing::patient_pool;
+use umpire_storage::EventStore;
 
 use crate::archive_support::registry;
 
@@ -20,7 +21,7 @@ const BEFORE_ISSUE_35: &str = include_str!("../data/archives/before-issue-35.jso
 #[tokio::test]
 async fn archives_exported_before_the_encoding_changed_import_and_audit_clean() {
     let url = umpire_storage::testing::fresh_database_url().await;
-    let store = EventStore::new(connect(&url, 4).expect("pool"));
+    let store = EventStore::new(patient_pool(&url, 4));
     let registry = registry();
     let archives: Vec<Archive> = BEFORE_ISSUE_35
         .lines()

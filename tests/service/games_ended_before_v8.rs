@@ -6,7 +6,8 @@
 use std::collections::BTreeSet;
 
 use umpire_archive::{replay, Archive};
-use umpire_storage::{connect, EventStore, GameListFilter};
+use umpire_storage::testing::patient_pool;
+use umpire_storage::{EventStore, GameListFilter};
 use uuid::Uuid;
 
 use crate::archive_support::{registry, simulated, GAMES};
@@ -102,7 +103,7 @@ async fn v8_lists_a_game_stored_before_it_finished_exactly_when_its_rules_say_so
 
     umpire_storage::migrate(&database.owner_url).await.unwrap();
 
-    let store = EventStore::new(connect(&database.service_url, 2).unwrap());
+    let store = EventStore::new(patient_pool(&database.service_url, 2));
     let listed = |finished: bool| {
         let store = store.clone();
         async move {

@@ -9,7 +9,8 @@ use umpire_service::{
     Charge, Follower, GameService, LiveLimits, ReadAt, RenderedEvent, ServiceError, ServiceLimits,
     StreamClient,
 };
-use umpire_storage::{connect, EventStore};
+use umpire_storage::testing::patient_pool;
+use umpire_storage::EventStore;
 
 use crate::archive_support::{registry, simulated};
 
@@ -183,7 +184,7 @@ fn status_of(event: &RenderedEvent) -> serde_json::Value {
 #[tokio::test]
 async fn a_stream_an_action_behind_folds_on_from_what_the_stream_ahead_kept() {
     let url = umpire_storage::testing::fresh_database_url().await;
-    let store = EventStore::new(connect(&url, 4).expect("pool"));
+    let store = EventStore::new(patient_pool(&url, 4));
     let service = GameService::new(store.clone(), Arc::new(registry()));
     let created = service
         .create(CreateGameRequest {
@@ -252,7 +253,7 @@ async fn service_with(limits: ServiceLimits, game: &str) -> (GameService, uuid::
 /// A fresh database holding one simulated finished game of `game`.
 async fn imported(game: &str, seed: u64) -> (EventStore, uuid::Uuid) {
     let url = umpire_storage::testing::fresh_database_url().await;
-    let store = EventStore::new(connect(&url, 4).expect("pool"));
+    let store = EventStore::new(patient_pool(&url, 4));
     let archive = simulated(game, seed);
     import_archive(&store, &registry(), archive.clone())
         .await

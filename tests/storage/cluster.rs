@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use umpire_storage::cluster::find_psql;
-use umpire_storage::{connect, Durability, PrivateCluster};
+use umpire_storage::testing::patient_pool;
+use umpire_storage::{Durability, PrivateCluster};
 
 fn running_as_root() -> bool {
     std::fs::metadata("/proc/self").unwrap().uid() == 0
@@ -119,7 +120,7 @@ async fn a_private_cluster_is_closed_to_other_accounts_and_asks_every_role_for_i
 async fn the_service_role_cannot_escape_its_grants() {
     let url = umpire_storage::testing::fresh_database_url().await;
     assert!(!session_is_superuser(&url).await, "the pool's login role");
-    let pool = connect(&url, 1).expect("pool");
+    let pool = patient_pool(&url, 1);
     let client = pool.get().await.unwrap();
     // SET ROLE is no boundary: every statement first drops back to the
     // role the pool logged in as.
@@ -177,8 +178,7 @@ async fn a_trusting_cluster_from_an_older_version_is_secured_in_place() {
     assert_closed_to_strangers(&upgraded).await;
     // The older migration made umpire_app NOLOGIN; it logs in now, with the
     // grants that migration gave it.
-    let store =
-        umpire_storage::EventStore::new(connect(&upgraded.service_url("umpire"), 1).expect("pool"));
+    let store = umpire_storage::EventStore::new(patient_pool(&upgraded.service_url("umpire"), 1));
     assert_eq!(store.version(uuid::Uuid::new_v4()).await.unwrap(), 0);
     assert!(!session_is_superuser(&upgraded.service_url("umpire")).await);
 

@@ -5,10 +5,9 @@ use std::sync::{Arc, Mutex};
 
 use futures_util::future::join_all;
 use umpire_domain::record::verify_chain;
-use umpire_storage::{
-    connect, EventStore, GroupCommitLimits, IdempotentRequest, NewEvent, StoreError,
-};
+use umpire_storage::testing::patient_pool;
 use umpire_storage::{AppendOutcome, Head, IdempotentAnswer};
+use umpire_storage::{EventStore, GroupCommitLimits, IdempotentRequest, NewEvent, StoreError};
 use uuid::Uuid;
 
 use super::{event, new_game};
@@ -18,7 +17,7 @@ use super::{event, new_game};
 /// wrote.
 async fn store_with_one_writer() -> (EventStore, Arc<Mutex<Vec<usize>>>) {
     let url = umpire_storage::testing::fresh_database_url().await;
-    let pool = connect(&url, 8).expect("pool");
+    let pool = patient_pool(&url, 8);
     let mut store = EventStore::with_group_commit(
         pool,
         GroupCommitLimits {
@@ -239,7 +238,7 @@ async fn two_appends_to_one_game_sent_together_are_written_apart() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn many_writers_on_many_games_lose_and_duplicate_nothing() {
     let url = umpire_storage::testing::fresh_database_url().await;
-    let store = EventStore::new(connect(&url, 8).expect("pool"));
+    let store = EventStore::new(patient_pool(&url, 8));
     let games = games(&store, 12).await;
     let mut tasks = Vec::new();
     for (n, game_id) in games.iter().copied().enumerate() {

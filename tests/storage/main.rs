@@ -5,9 +5,10 @@ use serde_json::json;
 use umpire_domain::record::verify_chain;
 use umpire_domain::record::RecordedRejection;
 use umpire_domain::{Actor, RecordedEvent};
+use umpire_storage::testing::patient_pool;
 use umpire_storage::{
-    connect, hash_token, AppendOutcome, EventStore, Head, IdempotentAnswer, IdempotentRequest,
-    NewEvent, NewGame, NewToken, StoreError,
+    hash_token, AppendOutcome, EventStore, Head, IdempotentAnswer, IdempotentRequest, NewEvent,
+    NewGame, NewToken, StoreError,
 };
 use uuid::Uuid;
 
@@ -17,13 +18,14 @@ mod group_commit;
 mod invitations;
 mod listing;
 mod migrations;
+mod pools;
 mod refusals;
 
 /// A store on a fresh database, its pool logged in as the service role; and
 /// the database's URL as the owner.
 async fn fresh_store() -> (EventStore, String) {
     let database = umpire_storage::testing::fresh_database().await;
-    let pool = connect(&database.service_url, 8).expect("pool");
+    let pool = patient_pool(&database.service_url, 8);
     (EventStore::new(pool), database.owner_url)
 }
 

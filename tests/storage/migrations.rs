@@ -1,6 +1,7 @@
 //! Migrations that bring rows of an older schema forward.
 
-use umpire_storage::{connect, EventStore};
+use umpire_storage::testing::patient_pool;
+use umpire_storage::EventStore;
 use uuid::Uuid;
 
 /// V6 scopes idempotency keys by actor: a key stored before it belongs to
@@ -33,7 +34,7 @@ async fn v6_gives_each_stored_idempotency_key_the_actor_of_its_events() {
 
     umpire_storage::migrate(&database.owner_url).await.unwrap();
 
-    let store = EventStore::new(connect(&database.service_url, 2).unwrap());
+    let store = EventStore::new(patient_pool(&database.service_url, 2));
     let found = |actor: &'static str, key: &'static str| {
         let store = store.clone();
         async move {

@@ -140,6 +140,10 @@ pub enum Command {
         /// Database connections in the pool.
         #[arg(long, default_value_t = 16, env = "UMPIRE_POOL_SIZE")]
         pool_size: usize,
+        /// Seconds a request waits for a database connection (a free one,
+        /// or a new one opened) before it is answered 503 with Retry-After.
+        #[arg(long, default_value_t = umpire_storage::POOL_WAIT.as_secs_f64(), env = "UMPIRE_POOL_WAIT", value_name = "SECONDS")]
+        pool_wait: f64,
         /// HTTP worker threads (default: one per core).
         #[arg(long, env = "UMPIRE_WORKERS")]
         workers: Option<usize>,

@@ -17,6 +17,8 @@ pub struct ServeCommand {
     pub bind: String,
     pub data_dir: std::path::PathBuf,
     pub pool_size: usize,
+    /// Seconds a request waits for a database connection.
+    pub pool_wait: f64,
     pub workers: Option<usize>,
     pub append_writers: usize,
     pub admin_token: Option<String>,
@@ -52,8 +54,16 @@ pub async fn serve(command: ServeCommand) -> anyhow::Result<()> {
         migrated = migrated => migrated.context("migrations failed")?,
         signal = stop.received() => return Err(StoppedBeforeServing(signal).into()),
     }
-    let pool = umpire_storage::connect(&database.service_url, command.pool_size)
-        .context("connecting to the database")?;
+    let pool_wait = std::time::Duration::try_from_secs_f64(command.pool_wait)
+        .ok()
+        .filter(|wait| !wait.is_zero())
+        .context("--pool-wait must be a number of seconds, more than 0")?;
+    let pool = umpire_storage::connect_with(
+        &database.service_url,
+        command.pool_size,
+        umpire_storage::PoolTimeouts::waiting(pool_wait),
+    )
+    .context("connecting to the database")?;
     let group_commit = GroupCommitLimits {
         writers: command.append_writers,
         ..GroupCommitLimits::default()

@@ -76,8 +76,17 @@ fn expand(inputs: &[String]) -> anyhow::Result<Vec<Input>> {
     Ok(expanded.files)
 }
 
+/// How long a command waits for a database connection: a batch job waits
+/// for a busy database where a request would rather be answered 503.
+const COMMAND_POOL_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// A store on `url` with a pool of `connections`.
 fn store(url: &str, connections: usize) -> anyhow::Result<umpire_storage::EventStore> {
-    let pool = umpire_storage::connect(url, connections).context("connecting to the database")?;
+    let pool = umpire_storage::connect_with(
+        url,
+        connections,
+        umpire_storage::PoolTimeouts::waiting(COMMAND_POOL_WAIT),
+    )
+    .context("connecting to the database")?;
     Ok(umpire_storage::EventStore::new(pool))
 }
