@@ -607,7 +607,7 @@ fn decide_on_clock(
                 .into())
         }
         ClockAction::ClockResume => ClockEvent::ClockResumed,
-        ClockAction::ClockAddTime { seat, .. } if game.timeout_action(&seat).is_err() => {
+        ClockAction::ClockAddTime { seat, .. } if !game.has_seat(&seat) => {
             return Err(UNKNOWN_SEAT
                 .with(format!("This game has no seat {seat:?} to give time to."))
                 .into())

@@ -213,6 +213,8 @@ pub trait DynMatch: Send + Sync {
     fn legal_actions(&self, actor: &Actor<String>) -> Result<Vec<Value>, GameError>;
     /// The umpire's `timeout` of `seat` in this game (what the clock sends
     /// when the seat's time runs out).
+    /// Whether `seat` is one of this game's seats under its options.
+    fn has_seat(&self, seat: &str) -> bool;
     fn timeout_action(&self, seat: &str) -> Result<Value, GameError>;
     fn score(&self, viewer: &Viewer<String>) -> Result<Value, GameError>;
     fn summary(&self) -> ScoreSummary;
@@ -375,6 +377,9 @@ struct Erased<G>(PhantomData<fn() -> G>);
 struct Match<G: Game> {
     state: G::State,
     version: u64,
+    /// The seats of this game's options, in table order: the one list every
+    /// check of a seat's name (reissue, import, audit, extra time) reads.
+    seats: Arc<[String]>,
 }
 
 fn malformed<G: Game>(what: Malformed, error: impl std::fmt::Display) -> GameError {
@@ -456,6 +461,7 @@ impl<G: Game> DynGame for Erased<G> {
         Ok(Box::new(Match::<G> {
             state: G::initial_state(&options),
             version: 0,
+            seats: G::seats(&options).iter().map(Seat::name).collect(),
         }))
     }
     fn setup(&self, options: &Value, seed: u64) -> Result<Vec<Value>, GameError> {
@@ -565,6 +571,7 @@ impl<G: Game> DynMatch for Match<G> {
         let mut after = Match::<G> {
             state: self.state.clone(),
             version: self.version,
+            seats: self.seats.clone(),
         };
         for event in &events {
             after.apply_typed(event);
@@ -625,6 +632,9 @@ impl<G: Game> DynMatch for Match<G> {
             .map(to_json)
             .collect())
     }
+    fn has_seat(&self, seat: &str) -> bool {
+        self.seats.iter().any(|name| name == seat)
+    }
     fn timeout_action(&self, seat: &str) -> Result<Value, GameError> {
         Ok(to_json(&G::timeout(parse_seat::<G>(seat)?)))
     }
@@ -638,6 +648,7 @@ impl<G: Game> DynMatch for Match<G> {
         Box::new(Match::<G> {
             state: self.state.clone(),
             version: self.version,
+            seats: self.seats.clone(),
         })
     }
 }

@@ -92,8 +92,7 @@ pub fn decide(
             "Only the umpire may reissue a seat's token, not seat {by}."
         ))));
     }
-    // Every game names a timeout for each of its seats, and only for them.
-    if game.timeout_action(&seat).is_err() {
+    if !game.has_seat(&seat) {
         return Err(refusal(UNKNOWN_SEAT.with(format!(
             "This game has no seat {seat:?} whose token could be reissued."
         ))));

@@ -484,3 +484,38 @@ async fn a_seats_open_stream_ends_when_its_token_is_reissued() {
         "light's stream goes on: {next}"
     );
 }
+
+#[tokio::test]
+async fn a_reissue_of_a_seat_outside_the_game_is_refused_in_every_game_and_records_nothing() {
+    let app = TestApp::spawn().await;
+    for game in ["arboretum", "draft_cider", "flower_fields", "treeblox"] {
+        let created = app.create(game, json!({}), 7).await;
+        let umpire = created.umpire_token.as_str();
+        let before = app
+            .get(&format!("/v1/games/{}/events", created.id), Some(umpire))
+            .await
+            .text()
+            .await
+            .unwrap();
+        let outside = ["7", "100", &created.seat_tokens.len().to_string()];
+        for seat in outside {
+            assert!(
+                !created.seat_tokens.iter().any(|(name, _)| name == seat),
+                "{game} {seat}"
+            );
+            assert_error(
+                reissue(&app, &created.id, seat, Some(umpire)).await,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "seats.unknown_seat",
+            )
+            .await;
+        }
+        let after = app
+            .get(&format!("/v1/games/{}/events", created.id), Some(umpire))
+            .await
+            .text()
+            .await
+            .unwrap();
+        assert_eq!(before, after, "{game}: the log is unchanged");
+    }
+}
