@@ -151,16 +151,7 @@ pub fn prepare_import(
             format!("The archive is refused: {e}."),
         )
     })?;
-    if archive.events.len() as u64 > crate::MAX_EVENTS_PER_GAME {
-        return Err(ServiceError::unprocessable(
-            "log_full",
-            format!(
-                "The archive holds {} events; a game's log may hold at most {}.",
-                archive.events.len(),
-                crate::MAX_EVENTS_PER_GAME
-            ),
-        ));
-    }
+    crate::log_length::check_archive(archive.events.len())?;
     let policy = umpire_archive::RejectionPolicy {
         kept_per_version: umpire_storage::REFUSALS_KEPT_PER_VERSION,
         kept_per_game: umpire_storage::REFUSALS_KEPT_PER_GAME,

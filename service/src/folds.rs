@@ -120,13 +120,11 @@ pub(crate) struct Folds {
     cold: Arc<tokio::sync::Semaphore>,
 }
 
-/// Games read and folded from nothing at once ([`Folds::cold`]): a log
-/// holds at most `MAX_EVENTS_PER_GAME` events, so these bound what cold
-/// reads hold uncharged, however many clients ask for distinct games.
+/// Games read and folded from nothing at once ([`Folds::cold`]): with a log's
+/// length capped, this bounds what cold reads hold uncharged.
 const COLD_FOLDS_AT_ONCE: usize = 4;
 
-/// How long a request waits for a turn at a cold fold before it is
-/// answered `busy` (503, Retry-After) rather than held without end.
+/// How long a request waits for a cold fold's turn before it is `busy`.
 const COLD_FOLD_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// The folds, least recently used first out, within [`CACHED_GAMES`] games

@@ -282,8 +282,8 @@ impl GameService {
             Err(error) => return Ok(Attempt::Refused(Refusal::Rule(error))),
         };
         let length = version + decision.events.len() as u64;
-        if length > MAX_EVENTS_PER_GAME {
-            return Err(log_full(version));
+        if length > crate::MAX_EVENTS_PER_GAME {
+            return Err(crate::log_length::log_full(version));
         }
         let new_events = NewEvent::all(
             decision.events,
@@ -477,24 +477,6 @@ impl GameService {
 
 /// A reissue sent as an ordinary action: refused, since only the reissue
 /// operation also revokes the seat's tokens (`umpire_domain::seat_tokens`).
-/// The most events one game's log holds. No game played by its rules
-/// comes near it (the longest seen are a few hundred events); what does is
-/// a log lengthened without end by actions outside the rules (pauses,
-/// resumes, reissues), whose every cold read would replay it.
-pub const MAX_EVENTS_PER_GAME: u64 = 10_000;
-
-/// The refusal of an action that would lengthen a log past
-/// [`MAX_EVENTS_PER_GAME`].
-pub(crate) fn log_full(version: u64) -> ServiceError {
-    ServiceError::unprocessable(
-        "log_full",
-        format!(
-            "The game's log holds {version} events and may hold at most {MAX_EVENTS_PER_GAME}; \
-             it takes no more actions."
-        ),
-    )
-}
-
 pub(crate) fn not_an_action() -> umpire_domain::Violation {
     umpire_domain::seat_tokens::NOT_AN_ACTION.with(
         "A seat's token is reissued by POST /v1/games/{id}/seats/{seat}/reissue, \
