@@ -205,16 +205,14 @@ impl Application {
                     // connection past a limit is answered here, before
                     // any handler.
                     app.wrap_fn(|request, service| {
-                        let not_admitted = request.conn_data::<connections::NotAdmitted>().copied();
-                        let answer = not_admitted.is_none().then(|| service.call(request));
+                        let answer = match request.conn_data::<connections::NotAdmitted>() {
+                            Some(not_admitted) => Err(not_admitted.error()),
+                            None => Ok(service.call(request)),
+                        };
                         async move {
-                            match (answer, not_admitted) {
-                                (Some(answer), _) => Ok(answer
-                                    .await?
-                                    .map_body(|_, body| connections::in_slices(body))),
-                                (None, Some(not_admitted)) => Err(not_admitted.error().into()),
-                                (None, None) => unreachable!("a request is answered or refused"),
-                            }
+                            Ok(answer?
+                                .await?
+                                .map_body(|_, body| connections::in_slices(body)))
                         }
                     })
                     .wrap_fn(|mut request, service| {
