@@ -65,6 +65,9 @@ pub struct ServiceOptions {
     /// Proxies in front of the service (`--trusted-proxy`) whose
     /// `X-Forwarded-For` says which client a request is from.
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// Without an admin token: games one client address may create or
+    /// import a minute.
+    pub creations_per_minute: u32,
 }
 
 /// How long an idle connection is kept for its client's next request.
@@ -90,6 +93,7 @@ impl Default for ServiceOptions {
             keep_time: true,
             replicas: None,
             trusted_proxies: Vec::new(),
+            creations_per_minute: umpire_service::throttle::DEFAULT_CREATIONS_PER_MINUTE,
         }
     }
 }
@@ -139,6 +143,7 @@ impl Application {
         let limits = umpire_service::ServiceLimits {
             memory_budget: options.memory_budget,
             live: options.streams.live(),
+            creations_per_minute: options.creations_per_minute,
         };
         let mut service = GameService::with_limits(store, registry, limits);
         if let Some(replicas) = &options.replicas {

@@ -24,6 +24,8 @@ pub struct ServeCommand {
     pub admin_token_in_arguments: bool,
     pub max_streams: usize,
     pub max_streams_per_client: usize,
+    pub max_streams_per_address: usize,
+    pub creations_per_minute: u32,
     pub memory_budget: u64,
     pub replicas: Vec<String>,
     pub replica_max_lag: f64,
@@ -63,6 +65,7 @@ pub async fn serve(command: ServeCommand) -> anyhow::Result<()> {
         streams: StreamLimits {
             max_open: command.max_streams,
             max_per_client: command.max_streams_per_client,
+            max_per_address: command.max_streams_per_address,
             ..Default::default()
         },
         memory_budget: usize::try_from(command.memory_budget).unwrap_or(usize::MAX),
@@ -75,6 +78,7 @@ pub async fn serve(command: ServeCommand) -> anyhow::Result<()> {
             command.pool_size,
         )?,
         trusted_proxies: command.trusted_proxies,
+        creations_per_minute: command.creations_per_minute,
     };
     let bind = command.bind;
     let application = Application::build_with(
