@@ -88,6 +88,19 @@ pub fn require_admin(configured: Option<&str>, request: &HttpRequest) -> Result<
     )?)
 }
 
+/// Admits a game's creation or import: the admin token when one is set;
+/// without one anyone may create games, each client address only so often
+/// (`umpire_service::throttle`).
+pub fn admit_creation(state: &crate::AppState, request: &HttpRequest) -> Result<(), ApiError> {
+    require_admin(state.admin_token.as_deref(), request)?;
+    if state.admin_token.is_none() {
+        state
+            .service
+            .admit_creation(state.trusted_proxies.client_of(request))?;
+    }
+    Ok(())
+}
+
 /// Checks the admin token for `doing` ("Listing games"), when one is set.
 pub fn require_admin_to(
     doing: &str,

@@ -1,5 +1,5 @@
-//! Who a request comes from, for what is limited per client (a spectator's
-//! live streams): the connection's peer, or, when the peer is a proxy the
+//! Who a request comes from, for what is limited per client address (live
+//! streams, games created on an open service, failed redemptions): the connection's peer, or, when the peer is a proxy the
 //! operator trusts (`--trusted-proxy`, e.g. the nginx of the reference
 //! deployment), the address that proxy says it forwarded for.
 //!
@@ -10,6 +10,7 @@
 use std::net::IpAddr;
 
 use actix_web::HttpRequest;
+use umpire_service::ClientAddress;
 
 /// The proxies whose `X-Forwarded-For` is believed; none by default.
 #[derive(Debug, Clone, Default)]
@@ -20,14 +21,15 @@ impl TrustedProxies {
         TrustedProxies(addresses)
     }
 
-    /// The address `request` comes from, as this service counts clients.
-    pub fn client_of(&self, request: &HttpRequest) -> Option<IpAddr> {
+    /// The address `request` comes from, as this service counts clients
+    /// (an IPv6 client by its /64: [`ClientAddress`]).
+    pub fn client_of(&self, request: &HttpRequest) -> Option<ClientAddress> {
         let peer = request.peer_addr().map(|address| address.ip());
         let forwarded = request
             .headers()
             .get_all("x-forwarded-for")
             .filter_map(|value| value.to_str().ok());
-        self.client_behind(peer, forwarded)
+        self.client_behind(peer, forwarded).map(ClientAddress::from)
     }
 
     /// The rightmost address in the `X-Forwarded-For` values that is not

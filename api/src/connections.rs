@@ -20,7 +20,7 @@
 //! their clients are limited per request where that matters (streams).
 
 use std::collections::HashMap;
-use std::net::{IpAddr, Ipv6Addr};
+use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -31,7 +31,7 @@ use actix_web::web::Bytes;
 use parking_lot::Mutex;
 use prometheus::{IntCounterVec, IntGauge};
 use umpire_service::budget::{Charge, Reservation};
-use umpire_service::GameService;
+use umpire_service::{ClientAddress, GameService};
 
 /// Connections one instance holds open at once unless configured otherwise.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
@@ -64,34 +64,6 @@ impl Default for ConnectionLimits {
         ConnectionLimits {
             max_open: DEFAULT_MAX_CONNECTIONS,
             max_per_client: DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
-        }
-    }
-}
-
-/// The key connections are counted by: an IPv4 address, or an IPv6 /64.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ClientKey(IpAddr);
-
-impl ClientKey {
-    pub fn of(address: IpAddr) -> ClientKey {
-        match address {
-            IpAddr::V4(v4) => ClientKey(IpAddr::V4(v4)),
-            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-                Some(v4) => ClientKey(IpAddr::V4(v4)),
-                None => {
-                    let segments = v6.segments();
-                    ClientKey(IpAddr::V6(Ipv6Addr::new(
-                        segments[0],
-                        segments[1],
-                        segments[2],
-                        segments[3],
-                        0,
-                        0,
-                        0,
-                        0,
-                    )))
-                }
-            },
         }
     }
 }
@@ -145,7 +117,7 @@ pub struct ConnectionGate {
 #[derive(Default)]
 struct Counts {
     open: usize,
-    per_client: HashMap<ClientKey, usize>,
+    per_client: HashMap<ClientAddress, usize>,
 }
 
 impl std::fmt::Debug for ConnectionGate {
@@ -161,7 +133,7 @@ impl std::fmt::Debug for ConnectionGate {
 /// a connection's extensions with the connection).
 pub struct Admitted {
     gate: Arc<ConnectionGate>,
-    client: Option<ClientKey>,
+    client: Option<ClientAddress>,
     _charge: Reservation,
 }
 
@@ -198,7 +170,7 @@ impl ConnectionGate {
     pub fn admit(self: &Arc<Self>, peer: Option<IpAddr>) -> Result<Admitted, Refusal> {
         let client = peer
             .filter(|peer| !self.trusted_proxies.contains(peer))
-            .map(ClientKey::of);
+            .map(ClientAddress::from);
         let charge = self
             .service
             .reserve_memory(Charge::Connections, CONNECTION_BYTES)
@@ -229,7 +201,7 @@ impl ConnectionGate {
         admitted
     }
 
-    fn leave(&self, client: Option<ClientKey>) {
+    fn leave(&self, client: Option<ClientAddress>) {
         let mut counts = self.counts.lock();
         counts.open -= 1;
         self.open_gauge.dec();
@@ -316,27 +288,6 @@ pub fn in_slices<B: MessageBody>(body: B) -> actix_web::body::EitherBody<B, Slic
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ip(text: &str) -> IpAddr {
-        text.parse().unwrap()
-    }
-
-    #[test]
-    fn an_ipv6_client_is_its_64() {
-        assert_eq!(
-            ClientKey::of(ip("2001:db8:1:2:aaaa::1")),
-            ClientKey::of(ip("2001:db8:1:2:bbbb::9"))
-        );
-        assert_ne!(
-            ClientKey::of(ip("2001:db8:1:2::1")),
-            ClientKey::of(ip("2001:db8:1:3::1"))
-        );
-        assert_eq!(
-            ClientKey::of(ip("::ffff:10.0.0.7")),
-            ClientKey::of(ip("10.0.0.7"))
-        );
-        assert_ne!(ClientKey::of(ip("10.0.0.7")), ClientKey::of(ip("10.0.0.8")));
-    }
 
     #[test]
     fn a_long_answer_is_handed_out_in_slices_of_the_same_bytes() {

@@ -120,9 +120,9 @@ impl ResponseError for ApiError {
             ServiceError::Violation(_) | ServiceError::Unprocessable { .. } => {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
-            ServiceError::TooManyRefusals { .. } | ServiceError::TooManyStreams { .. } => {
-                StatusCode::TOO_MANY_REQUESTS
-            }
+            ServiceError::TooManyRefusals { .. }
+            | ServiceError::TooManyStreams { .. }
+            | ServiceError::Throttled { .. } => StatusCode::TOO_MANY_REQUESTS,
             ServiceError::Unavailable(_) | ServiceError::Busy { .. } => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
@@ -153,9 +153,15 @@ impl ResponseError for ApiError {
             ) => {
                 response.insert_header((header::RETRY_AFTER, "1"));
             }
-            ApiError::Service(ServiceError::TooManyRefusals {
-                retry_after_seconds,
-            }) => {
+            ApiError::Service(
+                ServiceError::TooManyRefusals {
+                    retry_after_seconds,
+                }
+                | ServiceError::Throttled {
+                    retry_after_seconds,
+                    ..
+                },
+            ) => {
                 response.insert_header((header::RETRY_AFTER, retry_after_seconds.to_string()));
             }
             ApiError::MethodNotAllowed { allowed } => {

@@ -294,7 +294,10 @@ fn publish_error_codes(mut document: Document) -> Document {
     for item in document.paths.paths.values_mut() {
         for operation in operations(item) {
             for (status, response) in operation.responses.responses.iter_mut() {
-                let (Some(example), RefOr::T(response)) = (error_example(status), response) else {
+                let RefOr::T(response) = response else {
+                    continue;
+                };
+                let Some(example) = error_example(status, &response.description) else {
                     continue;
                 };
                 if let Some(RefOr::T(content)) = response.content.get_mut("application/json") {
@@ -306,9 +309,20 @@ fn publish_error_codes(mut document: Document) -> Document {
     document
 }
 
-/// A typical error body for a status.
-fn error_example(status: &str) -> Option<Value> {
+/// A typical error body for a status, or the body of the code a
+/// response's description names when there are several for that status.
+fn error_example(status: &str, description: &str) -> Option<Value> {
+    let names = |code: &str| description.contains(&format!("`{code}`"));
     Some(match status {
+        "429" if names("too_many_games") => {
+            json!({"code": "too_many_games", "message": "This address has created as many games as it may for now (a service without an admin token allows 10 a minute). Retry in 6 s.", "details": {"retry_after_seconds": 6}})
+        }
+        "429" if names("too_many_streams") => {
+            json!({"code": "too_many_streams", "message": "This client already holds its limit of 64 live streams on this instance; close one, or read /events meanwhile.", "details": {"limit": 64}})
+        }
+        "429" if names("too_many_failed_redemptions") => {
+            json!({"code": "too_many_failed_redemptions", "message": "This address redeemed too many unknown, used or expired invitations; check the link. Retry in 2 s.", "details": {"retry_after_seconds": 2}})
+        }
         "400" => {
             json!({"code": "malformed_json", "message": "The body is not valid for this request: missing field `action` at line 1 column 2."})
         }

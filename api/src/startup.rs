@@ -67,6 +67,9 @@ pub struct ServiceOptions {
     pub trusted_proxies: Vec<std::net::IpAddr>,
     /// Connections held open at once, in all and per client.
     pub connections: ConnectionLimits,
+    /// Without an admin token: games one client address may create or
+    /// import a minute.
+    pub creations_per_minute: u32,
 }
 
 /// How long an idle connection is kept for its client's next request.
@@ -93,6 +96,7 @@ impl Default for ServiceOptions {
             replicas: None,
             trusted_proxies: Vec::new(),
             connections: ConnectionLimits::default(),
+            creations_per_minute: umpire_service::throttle::DEFAULT_CREATIONS_PER_MINUTE,
         }
     }
 }
@@ -142,6 +146,7 @@ impl Application {
         let limits = umpire_service::ServiceLimits {
             memory_budget: options.memory_budget,
             live: options.streams.live(),
+            creations_per_minute: options.creations_per_minute,
         };
         let mut service = GameService::with_limits(store, registry, limits);
         if let Some(replicas) = &options.replicas {

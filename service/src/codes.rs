@@ -81,7 +81,9 @@ error_codes! {
     "archive_rejection_over_game_cap" => "422: more rejections in one game than the store keeps (10,000).";
     "archive_rejection_time_in_future" => "422: a rejection's recorded_at is more than 5 minutes past this server's clock.";
     "too_many_refusals" => "429: this token's refused actions in this game came too fast; retry after `Retry-After` seconds.";
-    "too_many_streams" => "429: this client (its token, or its address for a spectator) holds its limit of live streams open (`details.limit`); close one.";
+    "too_many_streams" => "429: this client (its token, or its address for a spectator), or the address it comes from whatever the token, holds its limit of live streams open (`details.limit`); close one.";
+    "too_many_games" => "429: this address created or imported games faster than a service without an admin token allows; retry after `Retry-After` seconds.";
+    "too_many_failed_redemptions" => "429: this address redeemed too many unknown, used or expired invitations; retry after `Retry-After` seconds.";
     "internal" => "500: a fault of the service; the cause is in its log.";
     "unavailable" => "503: the database is unavailable; retry after `Retry-After`.";
     "busy" => "503: the instance is handling as many archive bodies or live streams as it may, or its memory budget is spent; retry after `Retry-After`.";

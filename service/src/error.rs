@@ -95,6 +95,15 @@ pub enum ServiceError {
         "Too many refused actions from this token in this game; retry in {retry_after_seconds} s."
     )]
     TooManyRefusals { retry_after_seconds: u64 },
+    /// This client address did this faster than it may (`throttle.rs`):
+    /// games created on an open service, failed invitation redemptions.
+    /// Nothing was done.
+    #[error("{message} Retry in {retry_after_seconds} s.")]
+    Throttled {
+        code: &'static str,
+        message: String,
+        retry_after_seconds: u64,
+    },
     /// This client already holds as many live streams as one client may
     /// (by token, or by address for spectators); it may open another once
     /// one of its own ends.
@@ -158,6 +167,15 @@ impl ServiceError {
                 retry_after_seconds,
             } => (
                 "too_many_refusals".to_string(),
+                None,
+                Some(serde_json::json!({"retry_after_seconds": retry_after_seconds})),
+            ),
+            ServiceError::Throttled {
+                code,
+                retry_after_seconds,
+                ..
+            } => (
+                code.to_string(),
                 None,
                 Some(serde_json::json!({"retry_after_seconds": retry_after_seconds})),
             ),

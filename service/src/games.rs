@@ -15,6 +15,7 @@ use uuid::Uuid;
 
 use crate::access::{new_seed, new_token};
 use crate::budget::{Charge, MemoryBudget, Reservation, DEFAULT_MEMORY_BUDGET};
+use crate::client_address::ClientAddress;
 use crate::error::ServiceError;
 use crate::fold::{corrupt, Fold, LoadedGame};
 use crate::folds::{Folds, Reader, Sources};
@@ -24,7 +25,10 @@ use crate::log_every::LogEvery;
 use crate::metrics::Metrics;
 use crate::model::{CreateGameRequest, CreatedGame, GameSummary};
 use crate::replicas::{ReadAt, ReplicaSettings, Replicas, Skip, Target};
-use crate::throttle::RefusalThrottle;
+use crate::throttle::{
+    Rate, RefusalThrottle, Throttle, DEFAULT_CREATIONS_PER_MINUTE, REDEMPTION_FAILURES,
+    TRACKED_ADDRESSES,
+};
 use crate::turns::Turns;
 
 #[derive(Clone)]
@@ -37,6 +41,11 @@ pub struct GameService {
     pub(crate) turns: Turns,
     /// Refused actions per (game, actor): a flood of them is answered 429.
     pub(crate) refusals: Arc<RefusalThrottle>,
+    /// Games created or imported per client address, when the caller asks
+    /// ([`GameService::admit_creation`]: on a service without an admin token).
+    pub(crate) creations: Arc<Throttle<Option<ClientAddress>>>,
+    /// Failed invitation redemptions per client address.
+    pub(crate) redemption_failures: Arc<Throttle<Option<ClientAddress>>>,
     /// Live streams and what wakes them.
     pub(crate) live: Live,
     /// The process's memory budget, which the fold cache, the streams and
@@ -53,6 +62,9 @@ pub struct ServiceLimits {
     /// Bytes the process may hold in what grows with clients or stored data.
     pub memory_budget: usize,
     pub live: LiveLimits,
+    /// Games one client address may create or import a minute where
+    /// [`GameService::admit_creation`] is asked.
+    pub creations_per_minute: u32,
 }
 
 impl Default for ServiceLimits {
@@ -60,6 +72,7 @@ impl Default for ServiceLimits {
         ServiceLimits {
             memory_budget: DEFAULT_MEMORY_BUDGET,
             live: LiveLimits::default(),
+            creations_per_minute: DEFAULT_CREATIONS_PER_MINUTE,
         }
     }
 }
@@ -91,6 +104,11 @@ impl GameService {
             grants: Arc::default(),
             turns: Turns::default(),
             refusals: Arc::default(),
+            creations: Arc::new(Throttle::new(
+                Rate::per_minute(limits.creations_per_minute),
+                TRACKED_ADDRESSES,
+            )),
+            redemption_failures: Arc::new(Throttle::new(REDEMPTION_FAILURES, TRACKED_ADDRESSES)),
             live: Live::new(limits.live, budget.clone(), metrics.clone()),
             budget,
             metrics,
@@ -278,6 +296,24 @@ impl GameService {
         self.folds
             .latest(&self.store, &self.registry, &self.metrics, game_id)
             .await
+    }
+
+    /// Takes one of `client`'s game creations (or imports): for a service
+    /// anyone may create games on, where each game mints a token per seat
+    /// and takes room in the store. `Throttled` when the address has
+    /// created its share for now.
+    pub fn admit_creation(&self, client: Option<ClientAddress>) -> Result<(), ServiceError> {
+        self.creations
+            .take(client, std::time::Instant::now())
+            .map_err(|retry_after_seconds| ServiceError::Throttled {
+                code: "too_many_games",
+                message: format!(
+                    "This address has created as many games as it may for now (a service \
+                     without an admin token allows {} a minute).",
+                    self.creations.rate().burst
+                ),
+                retry_after_seconds,
+            })
     }
 
     pub async fn create(&self, request: CreateGameRequest) -> Result<CreatedGame, ServiceError> {

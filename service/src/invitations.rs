@@ -30,6 +30,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::access::new_token;
+use crate::client_address::ClientAddress;
 use crate::error::ServiceError;
 use crate::games::GameService;
 use crate::invitation_codes::mint_invitation;
@@ -86,7 +87,39 @@ fn gone(code: &'static str, message: &str) -> ServiceError {
 
 impl GameService {
     /// Exchanges an invitation's code, once, for a new token of its seat.
-    pub async fn redeem_invitation(&self, code: &str) -> Result<RedeemedInvitation, ServiceError> {
+    /// A client address whose redemptions keep failing is slowed down
+    /// (`throttle.rs`): codes cannot be guessed at the database's speed.
+    pub async fn redeem_invitation(
+        &self,
+        code: &str,
+        client: Option<ClientAddress>,
+    ) -> Result<RedeemedInvitation, ServiceError> {
+        let throttled = |retry_after_seconds| ServiceError::Throttled {
+            code: "too_many_failed_redemptions",
+            message: "This address redeemed too many unknown, used or expired invitations; \
+                      check the link."
+                .into(),
+            retry_after_seconds,
+        };
+        // Only a failure is charged, but one is refused while failures are
+        // over budget, or a guesser would go on until it hit.
+        self.redemption_failures
+            .check(client, Instant::now())
+            .map_err(throttled)?;
+        let redeemed = self.redeem(code).await;
+        if matches!(
+            redeemed,
+            Err(ServiceError::NotFound { .. } | ServiceError::Gone { .. })
+        ) {
+            // The bucket was checked above; another failure from the same
+            // address meanwhile may have emptied it, which changes nothing
+            // for this answer.
+            let _ = self.redemption_failures.take(client, Instant::now());
+        }
+        redeemed
+    }
+
+    async fn redeem(&self, code: &str) -> Result<RedeemedInvitation, ServiceError> {
         let unknown = || ServiceError::NotFound {
             code: "invitation_unknown",
             message: "This invitation is not known: check that the whole link was copied.".into(),

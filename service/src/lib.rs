@@ -11,6 +11,7 @@ pub mod access;
 mod answer;
 pub mod archives;
 pub mod budget;
+pub mod client_address;
 pub mod codes;
 pub mod error;
 mod fold;
@@ -38,6 +39,7 @@ pub mod turns;
 
 pub use archives::PagedRejections;
 pub use budget::{Charge, MemoryBudget, Reservation};
+pub use client_address::ClientAddress;
 pub use error::{ErrorBody, ServiceError};
 pub use fold::LoadedGame;
 pub use folds::FoldProbe;

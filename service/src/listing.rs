@@ -95,6 +95,10 @@ fn encode_cursor(cursor: &ListCursor) -> String {
     hex::encode(bytes)
 }
 
+/// The earliest `timestamptz` PostgreSQL holds (4714-11-24 00:00 BC, UTC),
+/// in microseconds since the Unix epoch.
+const EARLIEST_POSTGRESQL_MICROS: i64 = -210_866_803_200_000_000;
+
 fn decode_cursor(text: &str) -> Result<ListCursor, ServiceError> {
     let invalid = || {
         ServiceError::invalid(
@@ -105,6 +109,11 @@ fn decode_cursor(text: &str) -> Result<ListCursor, ServiceError> {
     let bytes = hex::decode(text).map_err(|_| invalid())?;
     let (micros, id) = bytes.split_at_checked(8).ok_or_else(invalid)?;
     let micros = i64::from_be_bytes(micros.try_into().map_err(|_| invalid())?);
+    // What PostgreSQL cannot hold never reaches it: it would answer an
+    // error, not an empty page. (Its latest timestamp is past chrono's.)
+    if micros < EARLIEST_POSTGRESQL_MICROS {
+        return Err(invalid());
+    }
     Ok(ListCursor {
         created_at: chrono::DateTime::from_timestamp_micros(micros).ok_or_else(invalid)?,
         game_id: Uuid::from_slice(id).map_err(|_| invalid())?,

@@ -151,9 +151,10 @@ impl Metrics {
             streams_refused: IntCounterVec::new(
                 Opts::new(
                     "umpire_streams_refused_total",
-                    "Streams refused with 503, by why: the instance had its limit open \
-                     (instance), the client had its own limit open (client), or the memory \
-                     budget was spent (memory)",
+                    "Streams refused, by why: the instance had its limit open (instance, \
+                     503), the client had its own limit open (client, 429), so had the \
+                     address it comes from (address, 429), or the memory budget was spent \
+                     (memory, 503)",
                 ),
                 &["reason"],
             )

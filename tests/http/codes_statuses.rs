@@ -76,6 +76,7 @@ fn carries_its_code(error: &ServiceError) -> bool {
         | ServiceError::Gone { .. }
         | ServiceError::AlreadyExists { .. }
         | ServiceError::Unprocessable { .. }
+        | ServiceError::Throttled { .. }
         | ServiceError::Violation(_) => true,
         ServiceError::VersionConflict { .. }
         | ServiceError::Contended { .. }

@@ -378,3 +378,84 @@ async fn the_home_page_lists_recent_games_with_filters_a_next_page_and_everythin
     assert_eq!(bad_cursor.status(), StatusCode::BAD_REQUEST);
     assert!(!bad_cursor.text().await.unwrap().contains("<b>"));
 }
+
+/// Whatever cursor and limit a client makes up, the list (and the home
+/// page that shows it) answers a page or 400 with its code, never a 5xx:
+/// a cursor naming a time PostgreSQL cannot hold is refused before the
+/// query. Fuzzed against the real server and PostgreSQL.
+#[test]
+fn made_up_cursors_and_limits_are_a_page_or_a_400_never_a_5xx() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let app = runtime.block_on(async {
+        let app = TestApp::spawn().await;
+        app.create("arboretum", json!(null), 1).await;
+        app
+    });
+    let micros = prop_oneof![
+        any::<i64>(),
+        Just(i64::MIN),
+        Just(i64::MAX),
+        // Around the earliest time PostgreSQL holds (4714-11-24 BC).
+        -210_866_803_200_000_010i64..-210_866_803_199_999_990,
+        -300_000_000_000_000_000i64..300_000_000_000_000_000,
+    ];
+    let built_cursor = (micros, any::<[u8; 16]>()).prop_map(|(micros, id)| {
+        let mut bytes = micros.to_be_bytes().to_vec();
+        bytes.extend_from_slice(&id);
+        bytes
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect::<String>()
+    });
+    let cursor = prop_oneof![built_cursor, "[0-9a-fA-Fx_-]{0,60}"];
+    let limit = prop_oneof![Just(String::new()), "-?[0-9]{1,25}", "[a-z0-9]{0,4}"];
+    let mut runner = TestRunner::new(Config {
+        cases: 160,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&(cursor, limit), |(cursor, limit)| {
+            let query = if limit.is_empty() {
+                format!("after={cursor}")
+            } else {
+                format!("after={cursor}&limit={limit}")
+            };
+            let (status, code, home) = runtime.block_on(async {
+                let response = app.get(&format!("/v1/games?{query}"), None).await;
+                let status = response.status();
+                let body: Value = response.json().await.unwrap_or(Value::Null);
+                let home = app.get(&format!("/?after={cursor}"), None).await.status();
+                (
+                    status,
+                    body["code"].as_str().unwrap_or("").to_string(),
+                    home,
+                )
+            });
+            prop_assert!(
+                status == StatusCode::OK
+                    || (status == StatusCode::BAD_REQUEST
+                        && ["invalid_cursor", "invalid_limit", "invalid_query"]
+                            .contains(&code.as_str())),
+                "/v1/games?{} answered {} {}",
+                query,
+                status,
+                code
+            );
+            prop_assert!(
+                home == StatusCode::OK || home == StatusCode::BAD_REQUEST,
+                "/?after={} answered {}",
+                cursor,
+                home
+            );
+            Ok(())
+        })
+        .unwrap();
+}

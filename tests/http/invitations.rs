@@ -519,3 +519,87 @@ async fn a_reissue_of_a_seat_outside_the_game_is_refused_in_every_game_and_recor
         assert_eq!(before, after, "{game}: the log is unchanged");
     }
 }
+
+/// Guessing codes is slowed down: an address whose redemptions keep
+/// failing is answered 429 `too_many_failed_redemptions` with Retry-After,
+/// even for a code that would work, while another address still redeems.
+#[tokio::test]
+async fn failed_redemptions_from_one_address_are_throttled() {
+    let app = TestApp::spawn().await;
+    let created = create(&app, None).await;
+    let seat = created["invitations"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    let code = code_of(&created, &seat);
+    let burst = umpire_service::throttle::REDEMPTION_FAILURES.burst as usize;
+    for guess in 0..burst {
+        let wrong = format!("{}{:032x}", &code[..32], guess);
+        assert_error(
+            redeem(&app, &wrong).await,
+            StatusCode::NOT_FOUND,
+            "invitation_unknown",
+        )
+        .await;
+    }
+    let refused = redeem(&app, &code).await;
+    assert!(refused.headers().contains_key("retry-after"));
+    assert_error(
+        refused,
+        StatusCode::TOO_MANY_REQUESTS,
+        "too_many_failed_redemptions",
+    )
+    .await;
+    let elsewhere = reqwest::Client::builder()
+        .local_address("127.0.0.2".parse::<std::net::IpAddr>().unwrap())
+        .build()
+        .unwrap();
+    let redeemed = elsewhere
+        .post(app.url("/v1/invitations/redeem"))
+        .json(&json!({"code": code}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(redeemed.status(), StatusCode::OK, "another address");
+}
+
+/// On a service without an admin token anyone may create games, each
+/// address only so often: past its share, 429 `too_many_games` with
+/// Retry-After, for imports too; another address still creates.
+#[tokio::test]
+async fn an_open_service_limits_game_creation_per_address() {
+    let app = TestApp::spawn_with(ServiceOptions {
+        creations_per_minute: 2,
+        ..ServiceOptions::default()
+    })
+    .await;
+    let request = json!({"game": "treeblox", "options": {}});
+    for _ in 0..2 {
+        let created = app.post_json("/v1/games", None, &request).await;
+        assert_eq!(created.status(), StatusCode::CREATED);
+    }
+    let refused = app.post_json("/v1/games", None, &request).await;
+    let retry_after: u64 = refused.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=30).contains(&retry_after), "{retry_after}");
+    assert_error(refused, StatusCode::TOO_MANY_REQUESTS, "too_many_games").await;
+    let import = app.post_json("/v1/games/import", None, &json!({})).await;
+    assert_error(import, StatusCode::TOO_MANY_REQUESTS, "too_many_games").await;
+    let elsewhere = reqwest::Client::builder()
+        .local_address("127.0.0.2".parse::<std::net::IpAddr>().unwrap())
+        .build()
+        .unwrap();
+    let created = elsewhere
+        .post(app.url("/v1/games"))
+        .json(&request)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(created.status(), StatusCode::CREATED, "another address");
+}

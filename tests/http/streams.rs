@@ -776,3 +776,67 @@ async fn stalled_readers_do_not_grow_the_servers_memory() {
     assert_eq!(last, version);
     drop(stalled);
 }
+
+/// Anyone may mint tokens on an open service (a game created is a token
+/// per seat), so tokens alone cannot keep one address from taking every
+/// slot: an address holds at most its own limit of streams whatever the
+/// tokens they carry, and another address still gets one.
+#[tokio::test]
+async fn one_address_cannot_take_every_slot_by_minting_tokens() {
+    let app = TestApp::spawn_with(ServiceOptions {
+        streams: StreamLimits {
+            max_open: 20,
+            max_per_client: 2,
+            max_per_address: 3,
+            heartbeat: Duration::from_millis(100),
+            ..StreamLimits::default()
+        },
+        ..ServiceOptions::default()
+    })
+    .await;
+    let mut open = Vec::new();
+    for seed in 0..3 {
+        let created = app.create("treeblox", json!({}), seed).await;
+        open.push(Sse::open(&app, &created.id, Some(&created.umpire_token), None).await);
+    }
+    let minted = app.create("treeblox", json!({}), 9).await;
+    let refused = Sse::request(&app, &minted.id, Some(&minted.umpire_token), None).await;
+    assert_eq!(refused.headers()["retry-after"], "1");
+    let body = assert_error(refused, StatusCode::TOO_MANY_REQUESTS, "too_many_streams").await;
+    assert_eq!(body["details"]["limit"], 3);
+    let spectator = Sse::request(&app, &minted.id, None, None).await;
+    assert_error(spectator, StatusCode::TOO_MANY_REQUESTS, "too_many_streams").await;
+
+    let elsewhere = reqwest::Client::builder()
+        .local_address("127.0.0.2".parse::<std::net::IpAddr>().unwrap())
+        .build()
+        .unwrap();
+    let response = elsewhere
+        .get(app.url(&format!("/v1/games/{}/stream", minted.id)))
+        .bearer_auth(&minted.umpire_token)
+        .send()
+        .await
+        .expect("stream request from 127.0.0.2");
+    assert_eq!(response.status(), StatusCode::OK, "another address");
+    let metrics = app.get("/metrics", None).await.text().await.unwrap();
+    assert_eq!(
+        metric(&metrics, "umpire_streams_refused_total{reason=\"address\"}"),
+        2.0
+    );
+    drop(open.pop());
+    // The slot given back is the address's again: the server sees the
+    // stream's end when it next writes to the closed connection, at the
+    // next heartbeat at the latest.
+    let deadline = std::time::Instant::now() + SOON;
+    loop {
+        let response = Sse::request(&app, &minted.id, Some(&minted.umpire_token), None).await;
+        if response.status() == StatusCode::OK {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "a slot given back is the address's again"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

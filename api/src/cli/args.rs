@@ -184,6 +184,17 @@ pub enum Command {
         /// at once; beyond, 503 `busy`. Trusted proxies are not limited.
         #[arg(long, default_value_t = crate::connections::DEFAULT_MAX_CONNECTIONS_PER_CLIENT, env = "UMPIRE_MAX_CONNECTIONS_PER_CLIENT")]
         max_connections_per_client: usize,
+        /// Live streams one client address holds open at once, whatever
+        /// the tokens they carry (anyone may mint tokens on an open
+        /// service); an IPv6 client is its /64. Beyond, 429
+        /// `too_many_streams`.
+        #[arg(long, default_value_t = umpire_service::live::DEFAULT_MAX_STREAMS_PER_ADDRESS, env = "UMPIRE_MAX_STREAMS_PER_ADDRESS")]
+        max_streams_per_address: usize,
+        /// Without an admin token: games one client address may create or
+        /// import a minute (all at once, then one every 60/N s); beyond,
+        /// 429 `too_many_games` with Retry-After. An IPv6 client is its /64.
+        #[arg(long, default_value_t = umpire_service::throttle::DEFAULT_CREATIONS_PER_MINUTE, env = "UMPIRE_CREATIONS_PER_MINUTE", value_parser = clap::value_parser!(u32).range(1..))]
+        creations_per_minute: u32,
         /// Memory the process may use (e.g. 512MiB, 2GiB): what it holds at
         /// start, plus the fold cache, live streams, archive bodies and
         /// audits, each charged in bytes. Caches give way first; a request

@@ -27,6 +27,8 @@ pub struct ServeCommand {
     pub max_streams: usize,
     pub max_streams_per_client: usize,
     pub connections: crate::connections::ConnectionLimits,
+    pub max_streams_per_address: usize,
+    pub creations_per_minute: u32,
     pub memory_budget: u64,
     pub replicas: Vec<String>,
     pub replica_max_lag: f64,
@@ -74,6 +76,7 @@ pub async fn serve(command: ServeCommand) -> anyhow::Result<()> {
         streams: StreamLimits {
             max_open: command.max_streams,
             max_per_client: command.max_streams_per_client,
+            max_per_address: command.max_streams_per_address,
             ..Default::default()
         },
         memory_budget: usize::try_from(command.memory_budget).unwrap_or(usize::MAX),
@@ -87,6 +90,7 @@ pub async fn serve(command: ServeCommand) -> anyhow::Result<()> {
         )?,
         trusted_proxies: command.trusted_proxies,
         connections: command.connections,
+        creations_per_minute: command.creations_per_minute,
     };
     open_files_for(command.connections.max_open);
     let bind = command.bind;

@@ -33,6 +33,7 @@ use crate::AppState;
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "The body was sent without `Content-Type: application/json`", body = ErrorBody),
         (status = 422, description = "Unknown game or impossible options", body = ErrorBody),
+        (status = 429, description = "Without an admin token: this address created its share of games for now (`too_many_games`, `Retry-After`)", body = ErrorBody),
         (status = 503, description = "Database unavailable", body = ErrorBody),
     )
 )]
@@ -42,7 +43,7 @@ pub async fn create_game(
     request: HttpRequest,
     body: web::Json<CreateGameRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    crate::auth::require_admin(state.admin_token.as_deref(), &request)?;
+    crate::auth::admit_creation(&state, &request)?;
     let created = state.service.create(body.into_inner()).await?;
     Ok(HttpResponse::Created()
         .insert_header((header::LOCATION, format!("/v1/games/{}", created.id)))

@@ -24,15 +24,18 @@ use crate::AppState;
         (status = 410, description = "The invitation was used (`invitation_used`), has expired (`invitation_expired`) or was revoked by a reissue (`invitation_revoked`)", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "The body was sent without `Content-Type: application/json`", body = ErrorBody),
+        (status = 429, description = "This address failed too many redemptions for now (`too_many_failed_redemptions`, `Retry-After`)", body = ErrorBody),
         (status = 503, description = "Database unavailable", body = ErrorBody),
     )
 )]
 #[post("/invitations/redeem")]
 pub async fn redeem_invitation(
     state: web::Data<AppState>,
+    request: HttpRequest,
     body: web::Json<RedeemInvitationRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let redeemed = state.service.redeem_invitation(&body.code).await?;
+    let client = state.trusted_proxies.client_of(&request);
+    let redeemed = state.service.redeem_invitation(&body.code, client).await?;
     Ok(HttpResponse::Ok().json(redeemed))
 }
 

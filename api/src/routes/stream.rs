@@ -39,6 +39,9 @@ pub struct StreamLimits {
     /// Streams one client (a token, or a spectator's address) holds open
     /// at once; beyond, 429.
     pub max_per_client: usize,
+    /// Streams one client address holds open at once, whatever their
+    /// tokens; beyond, 429.
+    pub max_per_address: usize,
 }
 
 impl StreamLimits {
@@ -47,6 +50,7 @@ impl StreamLimits {
         umpire_service::LiveLimits {
             max_open: self.max_open,
             max_per_client: self.max_per_client,
+            max_per_address: self.max_per_address,
             heartbeat: self.heartbeat,
         }
     }
@@ -60,6 +64,7 @@ impl Default for StreamLimits {
             lifetime: Duration::from_secs(2 * 60 * 60),
             max_open: umpire_service::live::DEFAULT_MAX_STREAMS,
             max_per_client: umpire_service::live::DEFAULT_MAX_STREAMS_PER_CLIENT,
+            max_per_address: umpire_service::live::DEFAULT_MAX_STREAMS_PER_ADDRESS,
         }
     }
 }
@@ -92,7 +97,9 @@ pub struct StreamQuery {
 /// open (2048 unless configured): beyond it, 503 `busy` with `Retry-After`;
 /// so does one that the memory budget has no room for. One client holds at
 /// most 16 (unless configured) of them, counted by token, or by address for
-/// spectators: beyond, 429 `too_many_streams` with `Retry-After`.
+/// spectators, and one address at most 64 (unless configured), whatever
+/// their tokens (an IPv6 address counted by its /64): beyond, 429
+/// `too_many_streams` with `Retry-After`.
 #[utoipa::path(
     operation_id = "stream_game_events",
     tag = "games",

@@ -25,8 +25,9 @@
 //! reference to the fold it last read (which the fold cache may let go),
 //! never a game log or a state of its own, and its heartbeats come from one
 //! ticker per instance rather than a timer of its own. Slots are fair: an
-//! instance holds a limited number of streams, and one client (a token, or
-//! an address for spectators) a limited number of those; each stream is
+//! instance holds a limited number of streams, one client (a token, or
+//! an address for spectators) a limited number of those, and one address,
+//! whatever the tokens its streams carry, a limited number too; each stream is
 //! charged to the memory budget, and so are the renderings its game's
 //! streams share.
 //!
@@ -45,7 +46,6 @@ mod hub;
 mod listener;
 mod renders;
 
-use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -54,6 +54,8 @@ use umpire_domain::{Actor, Viewer};
 use uuid::Uuid;
 
 pub use follower::Follower;
+
+use crate::client_address::ClientAddress;
 pub(crate) use hub::Live;
 
 /// Events a stream reads at once: what it holds in memory beyond its
@@ -69,6 +71,12 @@ pub const DEFAULT_MAX_STREAMS: usize = 2048;
 /// browser opens one per game it shows (and at most six per host over
 /// HTTP/1.1), so this leaves room for a page per game of a whole table.
 pub const DEFAULT_MAX_STREAMS_PER_CLIENT: usize = 16;
+
+/// Streams one client address holds open at once, whatever their tokens,
+/// unless configured otherwise: room for a club's tables behind one NAT,
+/// while one address holding all of an instance's slots would take at
+/// least 32 of them.
+pub const DEFAULT_MAX_STREAMS_PER_ADDRESS: usize = 64;
 
 /// How often an idle stream sends a heartbeat unless configured otherwise.
 pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(15);
@@ -89,6 +97,9 @@ pub struct LiveLimits {
     pub max_open: usize,
     /// Streams one client holds open at once ([`StreamClient`]).
     pub max_per_client: usize,
+    /// Streams one client address holds open at once, whatever their
+    /// tokens ([`StreamClient::address`]).
+    pub max_per_address: usize,
     /// How often every stream is sent a heartbeat (one ticker for all).
     pub heartbeat: Duration,
 }
@@ -98,20 +109,24 @@ impl Default for LiveLimits {
         LiveLimits {
             max_open: DEFAULT_MAX_STREAMS,
             max_per_client: DEFAULT_MAX_STREAMS_PER_CLIENT,
+            max_per_address: DEFAULT_MAX_STREAMS_PER_ADDRESS,
             heartbeat: DEFAULT_HEARTBEAT,
         }
     }
 }
 
-/// Who a stream's slot is counted against: its token (a seat or the umpire
-/// of one game), or for a spectator the address it connects from.
+/// Who a stream's slots are counted against: its token (a seat or the
+/// umpire of one game), or for a spectator the address it connects from;
+/// and, whatever the token, that address too, since anyone may mint tokens
+/// on an open service (a game created is a token per seat).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum StreamClient {
     Token {
         game_id: Uuid,
         actor: Actor<String>,
+        address: Option<ClientAddress>,
     },
-    Address(IpAddr),
+    Address(ClientAddress),
     /// A spectator whose address is unknown (a unix socket): all such share
     /// one client's slots.
     Unknown,
@@ -120,14 +135,29 @@ pub enum StreamClient {
 impl StreamClient {
     /// The client of a stream of `game_id` opened by `viewer` from
     /// `address`.
-    pub fn of(game_id: Uuid, viewer: &Viewer<String>, address: Option<IpAddr>) -> StreamClient {
+    pub fn of(
+        game_id: Uuid,
+        viewer: &Viewer<String>,
+        address: Option<ClientAddress>,
+    ) -> StreamClient {
         match (viewer.actor(), address) {
-            (Some(actor), _) => StreamClient::Token {
+            (Some(actor), address) => StreamClient::Token {
                 game_id,
                 actor: actor.cloned(),
+                address,
             },
             (None, Some(address)) => StreamClient::Address(address),
             (None, None) => StreamClient::Unknown,
+        }
+    }
+
+    /// The address the stream comes from, when known: counted against
+    /// [`LiveLimits::max_per_address`] whatever the token.
+    pub fn address(&self) -> Option<ClientAddress> {
+        match self {
+            StreamClient::Token { address, .. } => *address,
+            StreamClient::Address(address) => Some(*address),
+            StreamClient::Unknown => None,
         }
     }
 }

@@ -51,6 +51,7 @@ const LINES_QUEUED: usize = 16;
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 409, description = "A game with this id is already stored", body = ErrorBody),
         (status = 422, description = "Refused: the first failing event (`details.seq`, `details.version`) and why", body = ErrorBody),
+        (status = 429, description = "Without an admin token: this address created its share of games for now (`too_many_games`, `Retry-After`)", body = ErrorBody),
         (status = 503, description = "Database unavailable", body = ErrorBody),
     )
 )]
@@ -61,7 +62,7 @@ pub async fn import_game(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     // Importing creates a game: the same admin token as create_game, if set.
-    crate::auth::require_admin(state.admin_token.as_deref(), &request)?;
+    crate::auth::admit_creation(&state, &request)?;
     let mut turn = archive_body_turn(&state).await?;
     let body = read_body(&state, &mut turn, &request, payload, IMPORT_HANDLING).await?;
     if is_json_lines(&request) {
