@@ -8,7 +8,10 @@
 //! `(game_id, token_hash)`: the secret itself is never compared byte by byte,
 //! so response timing says nothing about how much of a guess was right.
 
+use std::collections::BTreeMap;
+
 use umpire_domain::{Actor, Viewer};
+use umpire_storage::NewToken;
 
 use crate::error::ServiceError;
 
@@ -100,4 +103,35 @@ pub fn new_seed() -> Result<u64, ServiceError> {
     getrandom::fill(&mut bytes)
         .map_err(|e| ServiceError::Internal(format!("no randomness: {e}")))?;
     Ok(u64::from_le_bytes(bytes))
+}
+
+/// New tokens for a game's umpire and each of its seats.
+pub(crate) struct MintedTokens {
+    /// What to store: hashes only.
+    pub stored: Vec<NewToken>,
+    /// What to show once.
+    pub umpire: String,
+    pub seats: BTreeMap<String, String>,
+}
+
+pub(crate) fn mint_tokens(seats: Vec<String>) -> Result<MintedTokens, ServiceError> {
+    let umpire_token = new_token()?;
+    let mut tokens = vec![NewToken {
+        token_hash: umpire_storage::hash_token(&umpire_token),
+        grant: Actor::Umpire,
+    }];
+    let mut seat_tokens = BTreeMap::new();
+    for seat in seats {
+        let token = new_token()?;
+        tokens.push(NewToken {
+            token_hash: umpire_storage::hash_token(&token),
+            grant: Actor::Seat(seat.clone()),
+        });
+        seat_tokens.insert(seat, token);
+    }
+    Ok(MintedTokens {
+        stored: tokens,
+        umpire: umpire_token,
+        seats: seat_tokens,
+    })
 }

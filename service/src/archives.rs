@@ -15,8 +15,9 @@ use umpire_domain::{RecordedEvent, Registry};
 use umpire_storage::{EventStore, GameRecord, GameResult, ImportGame, ImportOutcome, StoreError};
 use uuid::Uuid;
 
+use crate::access::{mint_tokens, MintedTokens};
 use crate::error::ServiceError;
-use crate::games::{mint_tokens, GameService, MintedTokens};
+use crate::games::GameService;
 use crate::model::CreatedGame;
 use crate::replicas::{Skip, Target};
 

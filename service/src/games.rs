@@ -4,16 +4,15 @@
 //! in `reads.rs`, archives in `archives.rs`; live streams are `live/`,
 //! which reads through a `folds::Reader` and never reaches back here.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use umpire_domain::clock::ClockSettings;
 
 use serde_json::Value;
-use umpire_domain::{actor_label, Actor, DynMatch, RecordedEvent, Registry, Viewer};
-use umpire_storage::{EventStore, GameRecord, Head, NewEvent, NewGame, NewToken, StoreError};
+use umpire_domain::{actor_label, DynMatch, RecordedEvent, Registry, Viewer};
+use umpire_storage::{EventStore, GameRecord, Head, NewEvent, NewGame, StoreError};
 use uuid::Uuid;
 
-use crate::access::{new_seed, new_token};
+use crate::access::{mint_tokens, new_seed};
 use crate::budget::{Charge, MemoryBudget, Reservation, DEFAULT_MEMORY_BUDGET};
 use crate::client_address::ClientAddress;
 use crate::error::ServiceError;
@@ -448,37 +447,6 @@ impl GameService {
             ),
         })
     }
-}
-
-/// New tokens for a game's umpire and each of its seats.
-pub(crate) struct MintedTokens {
-    /// What to store: hashes only.
-    pub stored: Vec<NewToken>,
-    /// What to show once.
-    pub umpire: String,
-    pub seats: BTreeMap<String, String>,
-}
-
-pub(crate) fn mint_tokens(seats: Vec<String>) -> Result<MintedTokens, ServiceError> {
-    let umpire_token = new_token()?;
-    let mut tokens = vec![NewToken {
-        token_hash: umpire_storage::hash_token(&umpire_token),
-        grant: Actor::Umpire,
-    }];
-    let mut seat_tokens = BTreeMap::new();
-    for seat in seats {
-        let token = new_token()?;
-        tokens.push(NewToken {
-            token_hash: umpire_storage::hash_token(&token),
-            grant: Actor::Seat(seat.clone()),
-        });
-        seat_tokens.insert(seat, token);
-    }
-    Ok(MintedTokens {
-        stored: tokens,
-        umpire: umpire_token,
-        seats: seat_tokens,
-    })
 }
 
 impl GameService {

@@ -12,7 +12,8 @@ use umpire_domain::{DynMatch, RecordedEvent, Viewer};
 use uuid::Uuid;
 
 use super::audience::Audience;
-use super::hub::{ClientSlot, Subscription};
+use super::client_slots::ClientSlot;
+use super::hub::Subscription;
 use super::{RenderedEvent, StreamBatch, Woken, STREAM_PAGE};
 use crate::budget::Reservation;
 use crate::error::ServiceError;

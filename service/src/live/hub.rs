@@ -10,15 +10,15 @@ use std::sync::{Arc, Once};
 use parking_lot::{Mutex, MutexGuard};
 use tokio::sync::{watch, Semaphore};
 use umpire_domain::erased::DecodedEvent;
-use umpire_domain::{Actor, Viewer};
+use umpire_domain::Viewer;
 use umpire_storage::Appended;
 use uuid::Uuid;
 
+use super::client_slots::{AtLimit, ClientSlots};
 use super::follower::{Base, Follower};
 use super::renders::Renders;
 use super::{LiveLimits, StreamClient, REFUSAL_LOG_EVERY};
 use crate::budget::{MemoryBudget, Reservation};
-use crate::client_address::ClientAddress;
 use crate::error::ServiceError;
 use crate::folds::Reader;
 use crate::log_every::LogEvery;
@@ -84,7 +84,7 @@ pub(super) struct Hub {
     ticking: Once,
     slots: Arc<Semaphore>,
     /// Streams open by each client and each address that has one.
-    clients: Mutex<HashMap<Counted, usize>>,
+    clients: Arc<ClientSlots>,
     limits: LiveLimits,
     budget: MemoryBudget,
     metrics: Metrics,
@@ -123,30 +123,6 @@ impl Hub {
         }
     }
 
-    /// A slot for one more stream of `client`, if it has fewer than its
-    /// limit open, and so has the address it comes from; else which limit
-    /// it is at.
-    fn client_slot(self: &Arc<Self>, client: StreamClient) -> Result<ClientSlot, AtLimit> {
-        let counted = Counted::of(&client);
-        let mut clients = self.clients.lock();
-        for key in &counted {
-            let (limit, at_limit) = match key {
-                Counted::Address(_) => (self.limits.max_per_address, AtLimit::Address),
-                _ => (self.limits.max_per_client, AtLimit::Client),
-            };
-            if clients.get(key).copied().unwrap_or(0) >= limit {
-                return Err(at_limit);
-            }
-        }
-        for key in &counted {
-            *clients.entry(key.clone()).or_insert(0) += 1;
-        }
-        Ok(ClientSlot {
-            hub: self.clone(),
-            counted,
-        })
-    }
-
     /// Logs a refused stream at WARN, at most once every
     /// [`REFUSAL_LOG_EVERY`]: a client hammering at its limit must not
     /// flood the log (every refusal is counted in `/metrics`).
@@ -162,60 +138,6 @@ impl Hub {
                 "a live stream was refused (logged at most every {} s)",
                 REFUSAL_LOG_EVERY.as_secs()
             );
-        }
-    }
-}
-
-/// What a stream's slot is counted against: its client (a token, or a
-/// spectator's address), and the address it comes from whatever the token.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Counted {
-    Token { game_id: Uuid, actor: Actor<String> },
-    Spectator(ClientAddress),
-    UnknownSpectator,
-    Address(ClientAddress),
-}
-
-impl Counted {
-    fn of(client: &StreamClient) -> Vec<Counted> {
-        let holder = match client {
-            StreamClient::Token { game_id, actor, .. } => Counted::Token {
-                game_id: *game_id,
-                actor: actor.clone(),
-            },
-            StreamClient::Address(address) => Counted::Spectator(*address),
-            StreamClient::Unknown => Counted::UnknownSpectator,
-        };
-        let mut counted = vec![holder];
-        counted.extend(client.address().map(Counted::Address));
-        counted
-    }
-}
-
-/// Which of a client's limits refused a stream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum AtLimit {
-    Client,
-    Address,
-}
-
-/// One client's hold on one of its stream slots (and its address's), given
-/// back when dropped.
-pub(super) struct ClientSlot {
-    hub: Arc<Hub>,
-    counted: Vec<Counted>,
-}
-
-impl Drop for ClientSlot {
-    fn drop(&mut self) {
-        let mut clients = self.hub.clients.lock();
-        for key in &self.counted {
-            if let Some(open) = clients.get_mut(key) {
-                *open = open.saturating_sub(1);
-                if *open == 0 {
-                    clients.remove(key);
-                }
-            }
         }
     }
 }
@@ -282,7 +204,7 @@ impl Live {
                 followed: watch::Sender::new(false),
                 ticking: Once::new(),
                 slots: Arc::new(Semaphore::new(limits.max_open)),
-                clients: Mutex::default(),
+                clients: Arc::new(ClientSlots::new(&limits)),
                 limits,
                 budget,
                 metrics,
@@ -369,7 +291,7 @@ impl Live {
         reserve_memory: impl FnOnce() -> Result<Reservation, ServiceError>,
     ) -> Result<Follower, ServiceError> {
         let hub = &self.hub;
-        let client_slot = match hub.client_slot(client) {
+        let client_slot = match hub.clients.take(client) {
             Ok(slot) => slot,
             Err(AtLimit::Client) => {
                 hub.refused("client");

@@ -41,6 +41,7 @@
 //! depends on `games.rs`.
 
 mod audience;
+mod client_slots;
 mod follower;
 mod hub;
 mod listener;
