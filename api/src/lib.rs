@@ -13,6 +13,7 @@ pub mod commands;
 pub mod connections;
 pub mod database;
 pub mod error;
+pub mod json_body;
 pub mod log_lines;
 pub mod metrics;
 pub mod openapi;

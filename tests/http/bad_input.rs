@@ -60,6 +60,34 @@ async fn an_unknown_field_in_the_body_is_a_400() {
     assert_error(response, StatusCode::BAD_REQUEST, "malformed_json").await;
 }
 
+/// Every JSON body is an object: an array of the fields in order (which
+/// serde alone would take) is a 400 on every route that reads one, and
+/// does nothing.
+#[tokio::test]
+async fn a_body_that_is_an_array_not_an_object_is_a_400_everywhere() {
+    let app = TestApp::spawn().await;
+    let created = game(&app).await;
+    let id = &created.id;
+    let red = Some(created.token("red"));
+    let umpire = Some(created.umpire_token.as_str());
+    let routes: [(String, Option<&str>, serde_json::Value); 5] = [
+        ("/v1/games".into(), None, json!(["arboretum", {}, 7])),
+        (format!("/v1/games/{id}/actions"), red, json!([{"type": "pass"}, 1])),
+        (format!("/v1/games/{id}/actions/check"), red, json!([{"type": "pass"}])),
+        (format!("/v1/games/{id}/what-if"), umpire, json!([{}])),
+        ("/v1/invitations/redeem".into(), None, json!(["an invitation code"])),
+    ];
+    for (path, token, body) in routes {
+        let response = app.post_json(&path, token, &body).await;
+        let error = assert_error(response, StatusCode::BAD_REQUEST, "malformed_json").await;
+        assert!(
+            error["message"].as_str().unwrap().contains("a JSON object"),
+            "{path}: {error}"
+        );
+    }
+    assert_eq!(app.stored_version(id).await, 1);
+}
+
 #[tokio::test]
 async fn an_unknown_game_is_a_422() {
     let app = TestApp::spawn().await;

@@ -17,6 +17,7 @@ use umpire_service::schemas::AnyAction;
 use super::error_answers::{ActingInAGame, ReadingAGame};
 use crate::auth::{credential, viewer};
 use crate::error::{ApiError, ErrorBody};
+use crate::json_body::JsonObject;
 use crate::params::{AtQuery, EventsQuery, MinVersionQuery};
 use crate::AppState;
 
@@ -41,7 +42,7 @@ use crate::AppState;
 pub async fn create_game(
     state: web::Data<AppState>,
     request: HttpRequest,
-    body: web::Json<CreateGameRequest>,
+    body: JsonObject<CreateGameRequest>,
 ) -> Result<HttpResponse, ApiError> {
     crate::auth::admit_creation(&state, &request)?;
     let created = state.service.create(body.into_inner()).await?;
@@ -140,7 +141,7 @@ pub async fn submit_action(
     state: web::Data<AppState>,
     request: HttpRequest,
     id: web::Path<Uuid>,
-    body: web::Json<SubmitActionRequest>,
+    body: JsonObject<SubmitActionRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
     let credential = credential(&state.service, game_id, &request).await?;
@@ -193,7 +194,7 @@ pub async fn check_action(
     request: HttpRequest,
     id: web::Path<Uuid>,
     query: web::Query<AtQuery>,
-    body: web::Json<CheckActionRequest>,
+    body: JsonObject<CheckActionRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
     let viewer = viewer(&state.service, game_id, &request).await?;

@@ -9,6 +9,7 @@ use umpire_service::invitations::{RedeemInvitationRequest, RedeemedInvitation, R
 use super::error_answers::UmpireOnly;
 use crate::auth::{bearer_token, viewer};
 use crate::error::{ApiError, ErrorBody};
+use crate::json_body::JsonObject;
 use crate::AppState;
 
 /// Redeem an invitation: its one-time code, once, for a new token of its
@@ -32,7 +33,7 @@ use crate::AppState;
 pub async fn redeem_invitation(
     state: web::Data<AppState>,
     request: HttpRequest,
-    body: web::Json<RedeemInvitationRequest>,
+    body: JsonObject<RedeemInvitationRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let client = state.trusted_proxies.client_of(&request);
     let redeemed = state.service.redeem_invitation(&body.code, client).await?;

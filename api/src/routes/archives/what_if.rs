@@ -1,5 +1,6 @@
 //! `POST /v1/games/{id}/what-if`: a stored game re-run under other options.
 
+use crate::json_body::JsonObject;
 use crate::routes::error_answers::UmpireOnly;
 use actix_web::{post, web, HttpRequest, HttpResponse};
 use serde::Deserialize;
@@ -52,7 +53,7 @@ pub async fn run_game_what_if(
     state: web::Data<AppState>,
     request: HttpRequest,
     id: web::Path<Uuid>,
-    body: web::Json<WhatIfRequest>,
+    body: JsonObject<WhatIfRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
     require_umpire(&state.service, game_id, &request).await?;
