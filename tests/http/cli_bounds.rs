@@ -500,6 +500,7 @@ async fn the_admin_token_file_guards_creation_and_only_a_token_in_the_arguments_
     let dir = tempfile::tempdir().unwrap();
     let token_file = dir.path().join("admin-token");
     std::fs::write(&token_file, "from-the-file\n").unwrap();
+    owner_only(&token_file);
     let token_path = token_file.to_str().unwrap().to_string();
     let database = [("DATABASE_URL", url.as_str())];
 
@@ -538,6 +539,7 @@ fn an_empty_admin_token_file_or_both_ways_at_once_is_refused_before_anything_sta
     let data = data_dir.to_str().unwrap();
     let empty = dir.path().join("empty");
     std::fs::write(&empty, "\n").unwrap();
+    owner_only(&empty);
     // A database that is never reached: were the file accepted, startup
     // would fail there instead, with another message.
     let finished = run(
@@ -572,6 +574,48 @@ fn an_empty_admin_token_file_or_both_ways_at_once_is_refused_before_anything_sta
         finished.stderr
     );
     assert!(!data_dir.exists(), "nothing was created");
+}
+
+fn owner_only(path: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).unwrap();
+}
+
+/// A token file every local account may read is refused (as ssh refuses
+/// such a key), naming the mode and the fix, before anything starts; the
+/// same file made the owner's alone is read.
+#[test]
+fn an_admin_token_file_other_accounts_may_read_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("admin-token");
+    std::fs::write(&token, "secret\n").unwrap();
+    let never_reached = [("DATABASE_URL", "postgres://nobody@127.0.0.1:1/nothing")];
+    for mode in [0o644, 0o604, 0o602] {
+        std::fs::set_permissions(&token, std::fs::Permissions::from_mode(mode)).unwrap();
+        let finished = run(
+            &["serve", "--admin-token-file", token.to_str().unwrap()],
+            &never_reached,
+        );
+        assert_eq!(finished.status.code(), Some(1), "{}", finished.stderr);
+        assert!(
+            finished.stderr.contains(&format!(
+                "may be read or written by every local account (mode {mode:o}): `chmod 600` it"
+            )),
+            "{mode:o}: {}",
+            finished.stderr
+        );
+    }
+    owner_only(&token);
+    let finished = run(
+        &["serve", "--admin-token-file", token.to_str().unwrap()],
+        &never_reached,
+    );
+    assert!(
+        !finished.stderr.contains("every local account"),
+        "{}",
+        finished.stderr
+    );
 }
 
 #[test]

@@ -194,13 +194,27 @@ const MAX_ADMIN_TOKEN_FILE_BYTES: u64 = 64 * 1024;
 /// The token in `path`, without one trailing newline (`\n` or `\r\n`), as
 /// `echo token > file` writes it. An empty token, or one spread over
 /// several lines, could never be sent as a Bearer header: refused.
+///
+/// A file other local accounts may read or write is refused, as ssh
+/// refuses such a private key: the token creates games and reads every
+/// seat's secrets. (Kubernetes mounts secrets 0644 unless told
+/// `defaultMode: 0400`.)
 fn read_admin_token_file(path: &Path) -> anyhow::Result<String> {
     use std::io::Read;
+    use std::os::unix::fs::PermissionsExt;
     let named = || format!("reading the admin token file {}", path.display());
     let mut text = String::new();
-    std::fs::File::open(path)
-        .with_context(named)?
-        .take(MAX_ADMIN_TOKEN_FILE_BYTES + 1)
+    let file = std::fs::File::open(path).with_context(named)?;
+    let mode = file.metadata().with_context(named)?.permissions().mode();
+    if mode & 0o007 != 0 {
+        bail!(
+            "the admin token file {} may be read or written by every local account (mode {:o}): \
+             `chmod 600` it (or 400), so that only the service's account can",
+            path.display(),
+            mode & 0o777
+        );
+    }
+    file.take(MAX_ADMIN_TOKEN_FILE_BYTES + 1)
         .read_to_string(&mut text)
         .with_context(named)?;
     if text.len() as u64 > MAX_ADMIN_TOKEN_FILE_BYTES {
