@@ -72,10 +72,22 @@ async fn a_body_that_is_an_array_not_an_object_is_a_400_everywhere() {
     let umpire = Some(created.umpire_token.as_str());
     let routes: [(String, Option<&str>, serde_json::Value); 5] = [
         ("/v1/games".into(), None, json!(["arboretum", {}, 7])),
-        (format!("/v1/games/{id}/actions"), red, json!([{"type": "pass"}, 1])),
-        (format!("/v1/games/{id}/actions/check"), red, json!([{"type": "pass"}])),
+        (
+            format!("/v1/games/{id}/actions"),
+            red,
+            json!([{"type": "pass"}, 1]),
+        ),
+        (
+            format!("/v1/games/{id}/actions/check"),
+            red,
+            json!([{"type": "pass"}]),
+        ),
         (format!("/v1/games/{id}/what-if"), umpire, json!([{}])),
-        ("/v1/invitations/redeem".into(), None, json!(["an invitation code"])),
+        (
+            "/v1/invitations/redeem".into(),
+            None,
+            json!(["an invitation code"]),
+        ),
     ];
     for (path, token, body) in routes {
         let response = app.post_json(&path, token, &body).await;

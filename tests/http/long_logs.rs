@@ -34,6 +34,58 @@ async fn umpire_state(app: &TestApp, id: &str, token: &str, at: Option<u64>) -> 
     response.json().await.unwrap()
 }
 
+/// Records the game's last two events (a pause and a resume) again and
+/// again straight into the store until its log is full: what thousands of
+/// requests would do, in a few statements.
+async fn fill_the_log(app: &TestApp, game_id: &str) {
+    let id: uuid::Uuid = game_id.parse().unwrap();
+    let recorded = app
+        .store
+        .read_after(&umpire_storage::Head::start(id))
+        .await
+        .unwrap()
+        .0;
+    let pair: Vec<&umpire_domain::RecordedEvent> = recorded.iter().rev().take(2).rev().collect();
+    let max = umpire_service::MAX_EVENTS_PER_GAME;
+    loop {
+        let head = app.store.head(id).await.unwrap();
+        let room = max - head.version();
+        if room == 0 {
+            break;
+        }
+        let events: Vec<NewEvent> = (0..room.min(1000))
+            .map(|index| {
+                let event = pair[index as usize % 2];
+                NewEvent {
+                    event_type: event.event_type.clone(),
+                    payload: event.payload.clone(),
+                    actor: event.actor.clone(),
+                    action: Arc::new(Value::Null),
+                    rules_version: event.rules_version,
+                }
+            })
+            .collect();
+        app.store
+            .append_at_head(&head, events, None)
+            .await
+            .expect("appended");
+    }
+}
+
+/// A clocked game paused and resumed once, then filled to its longest log.
+async fn a_full_game(app: &TestApp) -> crate::support::Created {
+    let game = clocked_game(app).await;
+    for action in [
+        json!({"type": "clock_pause"}),
+        json!({"type": "clock_resume"}),
+    ] {
+        let response = app.submit(&game.id, Some(&game.umpire_token), action).await;
+        assert_eq!(response.status(), StatusCode::CREATED);
+    }
+    fill_the_log(app, &game.id).await;
+    game
+}
+
 /// Given a game whose log grew past two checkpoints by pauses and
 /// resumes, when each version it passed is read with `?at=` (from the
 /// instance that holds the game and from a cold one), then each is the
@@ -73,50 +125,9 @@ async fn every_past_version_of_a_long_log_is_the_state_it_was() {
 #[tokio::test]
 async fn an_action_past_the_longest_log_is_refused_log_full() {
     let app = TestApp::spawn().await;
-    let game = clocked_game(&app).await;
+    let game = a_full_game(&app).await;
     let umpire = game.umpire_token.as_str();
-    for action in [
-        json!({"type": "clock_pause"}),
-        json!({"type": "clock_resume"}),
-    ] {
-        let response = app.submit(&game.id, Some(umpire), action).await;
-        assert_eq!(response.status(), StatusCode::CREATED);
-    }
-    // The pause and the resume just recorded, recorded again and again
-    // straight into the store until the log is full: what thousands of
-    // requests would do, in a few statements.
-    let id: uuid::Uuid = game.id.parse().unwrap();
-    let recorded = app
-        .store
-        .read_after(&umpire_storage::Head::start(id))
-        .await
-        .unwrap()
-        .0;
-    let pair: Vec<&umpire_domain::RecordedEvent> = recorded.iter().rev().take(2).rev().collect();
     let max = umpire_service::MAX_EVENTS_PER_GAME;
-    loop {
-        let head = app.store.head(id).await.unwrap();
-        let room = max - head.version();
-        if room == 0 {
-            break;
-        }
-        let events: Vec<NewEvent> = (0..room.min(1000))
-            .map(|index| {
-                let event = pair[index as usize % 2];
-                NewEvent {
-                    event_type: event.event_type.clone(),
-                    payload: event.payload.clone(),
-                    actor: event.actor.clone(),
-                    action: Arc::new(Value::Null),
-                    rules_version: event.rules_version,
-                }
-            })
-            .collect();
-        app.store
-            .append_at_head(&head, events, None)
-            .await
-            .expect("appended");
-    }
     let response = app
         .submit(&game.id, Some(umpire), json!({"type": "clock_pause"}))
         .await;

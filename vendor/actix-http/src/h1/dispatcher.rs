@@ -730,7 +730,10 @@ where
 
                             Poll::Ready(Some(Err(err))) => {
                                 let err = err.into();
-                                tracing::error!("Response payload stream error: {err:?}");
+                                // Umpire's patch: the application logs why it ends a body early
+                                // (at ERROR for its own faults); a client that stopped reading is
+                                // not one, and must not fill the log at ERROR.
+                                tracing::debug!("Response payload stream error: {err:?}");
                                 this.flags.insert(Flags::FINISHED);
                                 return Err(DispatchError::Body(err));
                             }
@@ -787,7 +790,10 @@ where
                             }
 
                             Poll::Ready(Some(Err(err))) => {
-                                tracing::error!("Response payload stream error: {err:?}");
+                                // Umpire's patch: the application logs why it ends a body early
+                                // (at ERROR for its own faults); a client that stopped reading is
+                                // not one, and must not fill the log at ERROR.
+                                tracing::debug!("Response payload stream error: {err:?}");
                                 this.flags.insert(Flags::FINISHED);
                                 return Err(DispatchError::Body(
                                     Error::new_body().with_cause(err).into(),
