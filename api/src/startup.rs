@@ -2,6 +2,7 @@
 
 use std::net::TcpListener;
 use std::sync::Arc;
+use std::time::Duration;
 
 use actix_web::dev::{Server, Service};
 use actix_web::http::header;
@@ -18,6 +19,7 @@ use crate::request_span::RequestSpan;
 use crate::routes::health;
 use crate::routes::stream::StreamLimits;
 use crate::security_headers;
+use crate::stop_signal::StopSignals;
 use crate::wrong_method::KnownPaths;
 use umpire_service::GameService;
 
@@ -82,6 +84,9 @@ pub struct ServiceOptions {
 /// reset. Work that takes long therefore runs off the workers
 /// (`GameService::import`, audits, scoring).
 pub const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How long requests in flight are given to finish once a stop is asked.
+pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl Default for ServiceOptions {
     fn default() -> Self {
@@ -271,7 +276,9 @@ impl Application {
                 .app_data(known_paths.clone())
                 .default_service(web::to(no_route))
         })
-        .shutdown_timeout(30)
+        .shutdown_timeout(SHUTDOWN_TIMEOUT.as_secs())
+        // `umpire serve` handles the stop signals (`run_until_signalled`).
+        .disable_signals()
         .keep_alive(options.keep_alive)
         // The gate counts every worker's connections against one limit and
         // answers those past it; actix's own limit (per worker) is only a
@@ -297,8 +304,38 @@ impl Application {
         self.port
     }
 
-    /// Runs until SIGINT or SIGTERM; in-flight requests finish first.
+    /// Runs until the server is stopped (a test's, when its runtime ends).
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         self.server.await
+    }
+
+    /// Runs until SIGINT or SIGTERM, seen by `stop`, which has listened
+    /// since startup began; in-flight requests finish first (for at most
+    /// the shutdown timeout). The server never registers handlers of its
+    /// own: a signal that came between the end of startup and their
+    /// registration went to `stop` alone, and was lost.
+    pub async fn run_until_signalled(self, mut stop: StopSignals) -> std::io::Result<()> {
+        let handle = self.server.handle();
+        let mut server = self.server;
+        tokio::select! {
+            ended = &mut server => return ended,
+            signal = stop.received() => {
+                tracing::info!("{}: finishing the requests in flight, then stopping", signal.name());
+            }
+        }
+        // A stop asked while the workers still start was seen to wait for
+        // ever: past the time requests in flight are given, the process
+        // ends regardless.
+        let stopping = async {
+            handle.stop(true).await;
+            server.await
+        };
+        match tokio::time::timeout(SHUTDOWN_TIMEOUT + Duration::from_secs(5), stopping).await {
+            Ok(stopped) => stopped,
+            Err(_) => {
+                tracing::warn!("the HTTP server did not stop in time; stopping regardless");
+                Ok(())
+            }
+        }
     }
 }

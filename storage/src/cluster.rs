@@ -110,6 +110,11 @@ pub struct PrivateCluster {
     pub started_here: bool,
 }
 
+/// Under the data directory: the id of the process that started the
+/// running server and will stop it. A server whose owner is gone is taken
+/// over by the next command that finds it.
+const OWNER_FILE: &str = "owner.pid";
+
 /// The cluster's superuser: creates databases and runs migrations, nothing else.
 pub const OWNER_ROLE: &str = "umpire";
 /// The role the service's connections log in as: not a superuser, and
@@ -405,7 +410,20 @@ impl PrivateCluster {
             }
             self.run("initdb", &args)?;
         }
-        if !self.is_running() {
+        if self.is_running() {
+            // Left running by a command that is gone (killed with SIGKILL,
+            // or its machine's power cut): nobody would ever stop it, so
+            // this process takes it over as if it had started it.
+            if !self.owner_is_alive() {
+                tracing::warn!(
+                    "the private cluster under {} was left running by a process that has ended: \
+                     taking it over (it is stopped when this command ends)",
+                    self.data_dir.display()
+                );
+                self.started_here = true;
+                self.write_owner()?;
+            }
+        } else {
             // pg_ctl hands these options to the server through a shell:
             // the socket directory is quoted as one word.
             let mut server_options = format!(
@@ -433,8 +451,33 @@ impl PrivateCluster {
                 ],
             )?;
             self.started_here = true;
+            self.write_owner()?;
         }
         Ok(())
+    }
+
+    /// Where the process that started the running server (and will stop
+    /// it) writes its id.
+    fn owner_file(&self) -> PathBuf {
+        self.data_dir.join(OWNER_FILE)
+    }
+
+    fn write_owner(&self) -> Result<(), ClusterError> {
+        let path = self.owner_file();
+        std::fs::write(&path, format!("{}\n", std::process::id())).map_err(io_error(&path))
+    }
+
+    /// Whether the process named in the owner file still runs. A cluster
+    /// with no owner file was started by hand or by a version before it:
+    /// left as it is, as before.
+    fn owner_is_alive(&self) -> bool {
+        let Ok(text) = std::fs::read_to_string(self.owner_file()) else {
+            return true;
+        };
+        match text.trim().parse::<u32>() {
+            Ok(pid) => Path::new(&format!("/proc/{pid}")).exists(),
+            Err(_) => false,
+        }
     }
 
     /// Ends trust: unless `pg_hba.conf` is already ours, sets both roles'
@@ -691,6 +734,7 @@ impl PrivateCluster {
     /// Stops the server (fast shutdown: open transactions roll back, nothing
     /// half-written survives).
     pub fn stop(&self) -> Result<(), ClusterError> {
+        let _ = std::fs::remove_file(self.owner_file());
         self.run(
             "pg_ctl",
             &[

@@ -684,3 +684,34 @@ fn sigint_while_the_private_cluster_is_initialised_stops_startup_and_the_cluster
         "the cluster it started is stopped: {log}"
     );
 }
+
+/// Given `serve` killed with SIGKILL, its private cluster left running with
+/// nobody to stop it, when `serve` starts again on that data directory,
+/// then it takes the cluster over (and says so), and stops it when it ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cluster_left_running_by_a_killed_serve_is_taken_over_and_stopped_by_the_next() {
+    use std::os::unix::process::ExitStatusExt;
+    let data_dir = tempfile::Builder::new()
+        .prefix("umpire-orphan")
+        .tempdir()
+        .unwrap();
+    let postmaster = data_dir.path().join("pgdata/postmaster.pid");
+    let dir = data_dir.path().to_str().unwrap();
+    let mut killed = Serving::spawn(&["--data-dir", dir], &[]);
+    killed.wait_until_listening();
+    killed.signal("KILL");
+    let (status, _) = killed.wait_for_exit();
+    assert_eq!(status.signal(), Some(9));
+    assert!(postmaster.exists(), "SIGKILL leaves the cluster running");
+
+    let mut next = Serving::spawn(&["--data-dir", dir], &[]);
+    next.wait_for("taking it over");
+    let port = next.wait_until_listening();
+    assert_eq!(create_game(port, None).await, 201, "it serves");
+    let (status, log) = next.stop();
+    assert!(status.success() || status.code() == Some(143), "{log}");
+    assert!(
+        !postmaster.exists(),
+        "the cluster taken over is stopped with the command: {log}"
+    );
+}

@@ -112,7 +112,7 @@ pub async fn serve(command: ServeCommand) -> anyhow::Result<()> {
         application.port()
     );
     application
-        .run_until_stopped()
+        .run_until_signalled(stop)
         .await
         .context("the HTTP server failed")?;
     // The cluster goes after the server (`database` is dropped here).
