@@ -261,7 +261,7 @@ pub fn replay(
                 Some(found) => (Ok(Vec::new()), Some(found)),
                 None => {
                     let verdict = group_time(group).and_then(|now| {
-                        clock::decide(
+                        clock::decide_recorded(
                             state.as_ref(),
                             clock.as_ref(),
                             group.actor,

@@ -474,16 +474,20 @@ pub fn fold(
     }
 }
 
-/// Decides an action on a game and its clock, by the actor the log labels
-/// `actor` (`seat:<name>`, `umpire`, or `clock`), at `now`:
+/// Decides an action sent to a game and its clock, by the actor the log
+/// labels `actor` (`seat:<name>`, `umpire`, or `clock`), at `now`: the one
+/// entry for the service's actions, its dry runs and the clock's timeouts,
+/// and for the audit's re-decision of every refusal they recorded, so the
+/// audit refuses what the service refused, for the same reason.
 ///
+/// - `reissue_seat_token` is refused ([`crate::seat_tokens::NOT_AN_ACTION`]):
+///   only the reissue operation records it, since it also revokes the
+///   seat's tokens ([`decide_recorded`] re-decides what it recorded);
 /// - the clock's `timeout { seat, deadline }` is checked against the
 ///   clock (the seat due, the deadline the log gives, `now` not before
 ///   it), then decided as the umpire's `timeout { seat }` by the game;
 /// - the umpire's `clock_pause`, `clock_resume` and `clock_add_time` are
 ///   decided by the clock;
-/// - the umpire's `reissue_seat_token` by [`crate::seat_tokens::decide`]
-///   (the service records it only through its reissue operation);
 /// - every other action goes to the game as it is.
 pub fn decide(
     game: &dyn DynMatch,
@@ -492,6 +496,9 @@ pub fn decide(
     action: &Value,
     now: DateTime<Utc>,
 ) -> Result<Decision, GameError> {
+    if crate::seat_tokens::is_seat_token_action(action) {
+        return Err(crate::seat_tokens::not_an_action().into());
+    }
     if actor == actor_label::CLOCK {
         return decide_timeout(game, clock, action, now);
     }
@@ -503,15 +510,35 @@ pub fn decide(
     if event_type(action).starts_with(CLOCK_TYPE_PREFIX) {
         return decide_on_clock(game, clock, &actor, action);
     }
-    if crate::seat_tokens::is_seat_token_action(action) {
-        return crate::seat_tokens::decide(game, &actor, action);
-    }
     if action.get("deadline").is_some() && event_type(action) == "timeout" {
         return Err(NOT_THE_CLOCK
             .with("Only the clock names a deadline with a timeout; the umpire's timeout names only the seat.")
             .into());
     }
     game.decide_and_apply(&actor, action)
+}
+
+/// Decides again an action the log records, as it was decided when it was
+/// recorded (the replay of an archive, its import and its audit): a
+/// `reissue_seat_token`, which only the reissue operation records, as that
+/// operation decides it ([`crate::seat_tokens::decide`]); every other
+/// action by [`decide`].
+pub fn decide_recorded(
+    game: &dyn DynMatch,
+    clock: Option<&Clock>,
+    actor: &str,
+    action: &Value,
+    now: DateTime<Utc>,
+) -> Result<Decision, GameError> {
+    if !crate::seat_tokens::is_seat_token_action(action) {
+        return decide(game, clock, actor, action, now);
+    }
+    let actor = actor_label::read(actor).ok_or_else(|| GameError::Malformed {
+        game: game.game_id(),
+        what: crate::erased::Malformed::Action,
+        message: format!("`{actor}` is not an actor"),
+    })?;
+    crate::seat_tokens::decide(game, &actor, action)
 }
 
 fn decide_timeout(
