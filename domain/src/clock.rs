@@ -184,7 +184,8 @@ pub struct ClockStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(example = "2026-11-27T10:00:00.000000Z")]
     pub paused_since: Option<String>,
-    /// Every seat's clock, by seat name.
+    /// Every seat's clock, by seat name: every seat of the game, whether
+    /// or not it has been due yet.
     pub seats: BTreeMap<String, SeatClockStatus>,
 }
 
@@ -253,13 +254,18 @@ fn timeable(game: &dyn DynMatch, seat: &str) -> bool {
 }
 
 impl Clock {
-    /// The clock `settings` start at `at`, `game` being the state after setup.
+    /// The clock `settings` start at `at`, `game` being the state after
+    /// setup: every seat of the game with its whole reserve, whether or not
+    /// it is due yet.
     pub fn start(settings: ClockSettings, at: DateTime<Utc>, game: &dyn DynMatch) -> Clock {
         let mut clock = Clock {
             settings,
             paused_since: None,
             seats: BTreeMap::new(),
         };
+        for seat in game.seats() {
+            clock.seat(seat);
+        }
         clock.settle(at, game);
         clock
     }
@@ -389,7 +395,7 @@ impl Clock {
             .map(|deadline| deadline.at)
     }
 
-    /// The clock as everyone may see it.
+    /// The clock as everyone may see it: every seat of the game.
     pub fn status(&self) -> ClockStatus {
         let seats = self
             .seats

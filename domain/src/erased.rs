@@ -211,10 +211,15 @@ pub trait DynMatch: Send + Sync {
         })
     }
     fn legal_actions(&self, actor: &Actor<String>) -> Result<Vec<Value>, GameError>;
+    /// This game's seats under its options, in table order: the one list
+    /// every check of a seat's name reads, and every seat the clock shows.
+    fn seats(&self) -> &[String];
+    /// Whether `seat` is one of this game's seats under its options.
+    fn has_seat(&self, seat: &str) -> bool {
+        self.seats().iter().any(|name| name == seat)
+    }
     /// The umpire's `timeout` of `seat` in this game (what the clock sends
     /// when the seat's time runs out).
-    /// Whether `seat` is one of this game's seats under its options.
-    fn has_seat(&self, seat: &str) -> bool;
     fn timeout_action(&self, seat: &str) -> Result<Value, GameError>;
     fn score(&self, viewer: &Viewer<String>) -> Result<Value, GameError>;
     fn summary(&self) -> ScoreSummary;
@@ -632,8 +637,8 @@ impl<G: Game> DynMatch for Match<G> {
             .map(to_json)
             .collect())
     }
-    fn has_seat(&self, seat: &str) -> bool {
-        self.seats.iter().any(|name| name == seat)
+    fn seats(&self) -> &[String] {
+        &self.seats
     }
     fn timeout_action(&self, seat: &str) -> Result<Value, GameError> {
         Ok(to_json(&G::timeout(parse_seat::<G>(seat)?)))

@@ -408,3 +408,23 @@ fn a_reserve_grown_past_any_calendar_gives_the_end_of_time_not_a_panic() {
     assert_eq!(clock.status().seats["dark"].reserve_left_ms, u64::MAX);
     assert!(clock.status().seats["dark"].deadline.is_some());
 }
+
+#[test]
+fn every_seat_of_every_game_is_in_the_clocks_status_with_its_reserve_from_the_start() {
+    for (game, options) in [
+        ("arboretum", Value::Null),
+        ("treeblox", Value::Null),
+        ("draft_cider", json!({"players": 4})),
+        ("flower_fields", Value::Null),
+    ] {
+        let table = Table::new(game, options, settings(10, 7));
+        let status = table.clock.as_ref().unwrap().status();
+        let shown: Vec<&String> = status.seats.keys().collect();
+        let mut seats: Vec<&String> = table.game.seats().iter().collect();
+        seats.sort();
+        assert_eq!(shown, seats, "{game}: every seat, due or not");
+        for (seat, clock) in &status.seats {
+            assert_eq!(clock.reserve_left_ms, 7000, "{game} {seat}");
+        }
+    }
+}
