@@ -294,8 +294,11 @@ impl Clock {
             self.apply(&event.payload, at);
         } else if let Some(mover) = mover(event) {
             // The seat that acted (or was timed out) ended its move, even
-            // if the game waits for it again at once (a solo pick).
-            self.end_move(&mover, at);
+            // if the game waits for it again at once (a solo pick), unless
+            // the action only prepared the move the game still waits for.
+            if game.ends_move(&event.action) {
+                self.end_move(&mover, at);
+            }
         }
         self.settle(at, game);
         Ok(())

@@ -221,6 +221,9 @@ pub trait DynMatch: Send + Sync {
     /// The umpire's `timeout` of `seat` in this game (what the clock sends
     /// when the seat's time runs out).
     fn timeout_action(&self, seat: &str) -> Result<Value, GameError>;
+    /// Whether the recorded `action` of a seat ends its move on the clock
+    /// ([`Game::ends_move`]); an action the game cannot read does.
+    fn ends_move(&self, action: &Value) -> bool;
     fn score(&self, viewer: &Viewer<String>) -> Result<Value, GameError>;
     fn summary(&self) -> ScoreSummary;
     fn clone_box(&self) -> Box<dyn DynMatch>;
@@ -642,6 +645,9 @@ impl<G: Game> DynMatch for Match<G> {
     }
     fn timeout_action(&self, seat: &str) -> Result<Value, GameError> {
         Ok(to_json(&G::timeout(parse_seat::<G>(seat)?)))
+    }
+    fn ends_move(&self, action: &Value) -> bool {
+        from_json::<G, G::Action>(action, Malformed::Action).map_or(true, |action| G::ends_move(&action))
     }
     fn score(&self, viewer: &Viewer<String>) -> Result<Value, GameError> {
         Ok(to_json(&G::score(&self.state, parse_viewer::<G>(viewer)?)))

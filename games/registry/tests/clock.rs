@@ -428,3 +428,35 @@ fn every_seat_of_every_game_is_in_the_clocks_status_with_its_reserve_from_the_st
         }
     }
 }
+
+#[test]
+fn a_flower_fields_replacement_does_not_start_a_new_move() {
+    // Every seat submits at once, 30 s a move and 20 s of reserve; seat 2
+    // may replace a piece (3 garnets).
+    let options = json!({"piece_replacement": true, "starting_garnets": 9});
+    let mut table = Table::new("flower_fields", options, settings(30, 20));
+    let everyone: Vec<(String, f64)> = (0..5).map(|seat| (seat.to_string(), 50.0)).collect();
+    assert_eq!(table.deadlines(), everyone);
+    let replace = |table: &Table| {
+        table
+            .game
+            .legal_actions(&Actor::Seat("2".into()))
+            .unwrap()
+            .into_iter()
+            .find(|action| action["type"] == "replace_piece")
+            .expect("a replacement is legal")
+    };
+    // Seat 2 replaces a piece at 35 s, 5 s into its reserve, then again.
+    table.act(35.0, "seat:2", replace(&table)).unwrap();
+    table.act(45.0, "seat:2", replace(&table)).unwrap();
+    // Its move runs on: the same deadline, the reserve not yet charged.
+    assert_eq!(table.deadlines(), everyone);
+    let status = table.clock.as_ref().unwrap().status();
+    assert_eq!(status.seats["2"].reserve_left_ms, 20_000);
+    assert_eq!(status.seats["2"].due_since, Some(time(0.0)));
+    // Its submission ends the move: 18 s over its time per move.
+    let submit = table.game.legal_actions(&Actor::Seat("2".into())).unwrap();
+    table.act(48.0, "seat:2", submit[0].clone()).unwrap();
+    let status = table.clock.as_ref().unwrap().status();
+    assert_eq!(status.seats["2"].reserve_left_ms, 2_000);
+}
