@@ -56,7 +56,7 @@ crate::violation_kinds! {
     /// A time out of range.
     INVALID_TIME = ("clock.invalid_time", "clock §1", "a time per move, reserve or extra time is out of range");
     /// The clock timed out a seat it was not running for.
-    SEAT_NOT_DUE = ("clock.seat_not_due", "clock §4", "the clock times out a seat that is not due, or while it is paused");
+    SEAT_NOT_DUE = ("clock.seat_not_due", "clock §4", "the clock times out a seat that is not due, or, while it is paused, one whose deadline had not passed before the pause");
     /// The clock's deadline is not the one the log gives.
     WRONG_DEADLINE = ("clock.wrong_deadline", "clock §4", "the deadline a clock timeout names is not the seat's deadline as the log gives it");
     /// The clock timed a seat out before its deadline.
@@ -199,7 +199,9 @@ pub struct SeatClockStatus {
     #[schema(example = "2026-11-27T10:00:00.000000Z")]
     pub due_since: Option<String>,
     /// While the seat is due and the clock runs: when it is timed out,
-    /// its time per move and all its reserve spent.
+    /// its time per move and all its reserve spent. While the clock is
+    /// paused, only a deadline that had passed before the pause: its
+    /// timeout is owed all the same.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(example = "2026-11-27T10:06:00.000000Z")]
     pub deadline: Option<String>,
@@ -279,6 +281,20 @@ impl Clock {
         })
     }
 
+    /// The seat's deadline while it is due, paused or not.
+    fn deadline_while_due(&self, clock: &SeatClock) -> Option<DateTime<Utc>> {
+        clock.due_since.map(|since| {
+            deadline_after(since, self.settings.per_move_ms, clock.reserve_left_ms)
+        })
+    }
+
+    /// Whether a deadline at `at` is enforced now: always while the clock
+    /// runs; while it is paused only if it had passed before the pause
+    /// began (a pause stops only time still running, §R).
+    fn enforces(&self, at: DateTime<Utc>) -> bool {
+        self.paused_since.is_none_or(|paused| at <= paused)
+    }
+
     pub fn settings(&self) -> ClockSettings {
         self.settings
     }
@@ -316,10 +332,16 @@ impl Clock {
             ClockEvent::ClockResumed => {
                 if let Some(paused_since) = self.paused_since.take() {
                     // The time paused does not count: each due seat is
-                    // due from as much before now as it was at the pause.
+                    // due from as much before now as it was at the pause;
+                    // but a deadline that had passed before the pause
+                    // stays where it fell (§R), its timeout owed.
+                    let per_move_ms = self.settings.per_move_ms;
                     for seat in self.seats.values_mut() {
+                        let reserve_left_ms = seat.reserve_left_ms;
                         if let Some(since) = seat.due_since.as_mut() {
-                            *since = *since + (at - paused_since.max(*since));
+                            if deadline_after(*since, per_move_ms, reserve_left_ms) > paused_since {
+                                *since = *since + (at - paused_since.max(*since));
+                            }
                         }
                     }
                 }
@@ -371,18 +393,17 @@ impl Clock {
         }
     }
 
-    /// Every due seat's deadline, earliest first; none while paused.
+    /// Every due seat's deadline the clock enforces, earliest first: while
+    /// it is paused, only those that had passed before the pause.
     pub fn deadlines(&self) -> Vec<Deadline> {
-        if self.is_paused() {
-            return Vec::new();
-        }
         let mut deadlines: Vec<Deadline> = self
             .seats
             .iter()
             .filter_map(|(seat, clock)| {
-                clock.due_since.map(|since| Deadline {
+                let at = self.deadline_while_due(clock)?;
+                self.enforces(at).then(|| Deadline {
                     seat: seat.clone(),
-                    at: deadline_after(since, self.settings.per_move_ms, clock.reserve_left_ms),
+                    at,
                 })
             })
             .collect();
@@ -390,7 +411,7 @@ impl Clock {
         deadlines
     }
 
-    /// The seat's deadline, if it is due and the clock runs.
+    /// The seat's deadline, if it is due and the clock enforces it.
     pub fn deadline_of(&self, seat: &str) -> Option<DateTime<Utc>> {
         self.deadlines()
             .into_iter()
@@ -404,17 +425,16 @@ impl Clock {
             .seats
             .iter()
             .map(|(seat, clock)| {
-                let deadline = clock.due_since.map(|since| {
-                    deadline_after(since, self.settings.per_move_ms, clock.reserve_left_ms)
-                });
-                let (deadline, left_ms) = match (deadline, self.paused_since) {
-                    (Some(deadline), Some(paused)) => {
-                        let since = clock.due_since.unwrap_or(paused);
-                        (None, Some(ms(deadline - since.max(paused))))
+                let deadline = self.deadline_while_due(clock);
+                let left_ms = match (deadline, clock.due_since, self.paused_since) {
+                    (Some(deadline), Some(since), Some(paused)) => {
+                        Some(ms(deadline - since.max(paused)))
                     }
-                    (deadline, None) => (deadline.map(|at| format_recorded_at(&at)), None),
-                    (None, Some(_)) => (None, None),
+                    _ => None,
                 };
+                let deadline = deadline
+                    .filter(|at| self.enforces(*at))
+                    .map(|at| format_recorded_at(&at));
                 (
                     seat.clone(),
                     SeatClockStatus {
@@ -580,7 +600,7 @@ fn decide_timeout(
     let Some(deadline) = clock.deadline_of(seat) else {
         return Err(SEAT_NOT_DUE
             .with(if clock.is_paused() {
-                format!("The clock timed out seat {seat} while it was paused.")
+                format!("The clock timed out seat {seat} while it was paused, its deadline not passed before the pause.")
             } else {
                 format!("The clock timed out seat {seat}, which was not due.")
             })

@@ -460,3 +460,77 @@ fn a_flower_fields_replacement_does_not_start_a_new_move() {
     let status = table.clock.as_ref().unwrap().status();
     assert_eq!(status.seats["2"].reserve_left_ms, 2_000);
 }
+
+#[test]
+fn a_deadline_passed_before_a_pause_stands_and_the_seat_is_timed_out_while_paused() {
+    // Given 10 s a move and no reserve: dark's deadline is 10 s. The
+    // umpire pauses at 12 s, before the clock's timeout is recorded.
+    let mut table = Table::new("treeblox", Value::Null, settings(10, 0));
+    table
+        .act(12.0, "umpire", json!({"type": "clock_pause"}))
+        .unwrap();
+    // The pause stops no time that had already run out: dark's deadline
+    // stands, shown with nothing left.
+    assert_eq!(table.deadlines(), due(&[("dark", 10.0)]));
+    let status = table.clock.as_ref().unwrap().status();
+    assert_eq!(status.seats["dark"].deadline, Some(time(10.0)));
+    assert_eq!(status.seats["dark"].left_ms, Some(0));
+    // The clock times dark out while paused, naming that deadline; light,
+    // due from then, has its whole time per move at the resume.
+    table
+        .act(12.5, actor_label::CLOCK, clock_timeout("dark", 10.0))
+        .unwrap();
+    assert_eq!(table.deadlines(), due(&[]));
+    let status = table.clock.as_ref().unwrap().status();
+    assert_eq!(status.seats["light"].left_ms, Some(10_000));
+    assert_eq!(status.seats["dark"].reserve_left_ms, 0);
+    table
+        .act(30.0, "umpire", json!({"type": "clock_resume"}))
+        .unwrap();
+    assert_eq!(table.deadlines(), due(&[("light", 40.0)]));
+}
+
+#[test]
+fn a_deadline_passed_before_a_pause_is_not_moved_by_the_resume() {
+    let mut table = Table::new("treeblox", Value::Null, settings(10, 0));
+    table
+        .act(12.0, "umpire", json!({"type": "clock_pause"}))
+        .unwrap();
+    table
+        .act(30.0, "umpire", json!({"type": "clock_resume"}))
+        .unwrap();
+    // Not 10 s + the 18 s paused: the timeout is owed from 10 s.
+    assert_eq!(table.deadlines(), due(&[("dark", 10.0)]));
+    assert_eq!(
+        table.refusal(30.5, actor_label::CLOCK, clock_timeout("dark", 28.0)),
+        clock::WRONG_DEADLINE.code
+    );
+    table
+        .act(30.5, actor_label::CLOCK, clock_timeout("dark", 10.0))
+        .unwrap();
+}
+
+#[test]
+fn extra_time_given_during_the_pause_counts_from_the_passed_deadline() {
+    let mut table = Table::new("treeblox", Value::Null, settings(10, 0));
+    table
+        .act(12.0, "umpire", json!({"type": "clock_pause"}))
+        .unwrap();
+    // 5 s more: dark's deadline is 15 s, after the pause began, so it
+    // waits for the resume with the 3 s left at the pause.
+    table
+        .act(
+            20.0,
+            "umpire",
+            json!({"type": "clock_add_time", "seat": "dark", "ms": 5000}),
+        )
+        .unwrap();
+    assert_eq!(table.deadlines(), due(&[]));
+    let status = table.clock.as_ref().unwrap().status();
+    assert_eq!(status.seats["dark"].left_ms, Some(3000));
+    assert_eq!(status.seats["dark"].deadline, None);
+    table
+        .act(30.0, "umpire", json!({"type": "clock_resume"}))
+        .unwrap();
+    assert_eq!(table.deadlines(), due(&[("dark", 33.0)]));
+}
