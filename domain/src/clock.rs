@@ -283,9 +283,9 @@ impl Clock {
 
     /// The seat's deadline while it is due, paused or not.
     fn deadline_while_due(&self, clock: &SeatClock) -> Option<DateTime<Utc>> {
-        clock.due_since.map(|since| {
-            deadline_after(since, self.settings.per_move_ms, clock.reserve_left_ms)
-        })
+        clock
+            .due_since
+            .map(|since| deadline_after(since, self.settings.per_move_ms, clock.reserve_left_ms))
     }
 
     /// Whether a deadline at `at` is enforced now: always while the clock

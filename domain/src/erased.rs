@@ -647,7 +647,8 @@ impl<G: Game> DynMatch for Match<G> {
         Ok(to_json(&G::timeout(parse_seat::<G>(seat)?)))
     }
     fn ends_move(&self, action: &Value) -> bool {
-        from_json::<G, G::Action>(action, Malformed::Action).map_or(true, |action| G::ends_move(&action))
+        from_json::<G, G::Action>(action, Malformed::Action)
+            .map_or(true, |action| G::ends_move(&action))
     }
     fn score(&self, viewer: &Viewer<String>) -> Result<Value, GameError> {
         Ok(to_json(&G::score(&self.state, parse_viewer::<G>(viewer)?)))

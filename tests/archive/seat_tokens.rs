@@ -135,7 +135,11 @@ fn a_reissue_sent_as_an_action_is_refused_by_the_audit_as_the_service_refused_it
         for today in judged {
             assert!(today.agrees, "{game}: {today:?}");
             assert_eq!(
-                today.verdict.violation.as_ref().map(|ruling| &ruling.code[..]),
+                today
+                    .verdict
+                    .violation
+                    .as_ref()
+                    .map(|ruling| &ruling.code[..]),
                 Some(umpire_domain::seat_tokens::NOT_AN_ACTION.code),
                 "{game}"
             );
