@@ -85,19 +85,7 @@ pub struct ClockSettings {
 impl ClockSettings {
     /// Refuses times out of range.
     pub fn validate(self) -> Result<ClockSettings, Violation> {
-        if !(MIN_MOVE_MS..=MAX_CLOCK_MS).contains(&self.per_move_ms) {
-            return Err(INVALID_TIME.with(format!(
-                "A clock's time per move is {} ms, which is not between {MIN_MOVE_MS} ms and 30 days.",
-                self.per_move_ms
-            )));
-        }
-        if self.reserve_ms > MAX_CLOCK_MS {
-            return Err(INVALID_TIME.with(format!(
-                "A clock's reserve is {} ms, which is more than 30 days.",
-                self.reserve_ms
-            )));
-        }
-        Ok(self)
+        RequestedClock::from(self).validate()
     }
 
     /// The event a game created with this clock ends its setup with.
@@ -106,6 +94,50 @@ impl ClockSettings {
             per_move_ms: self.per_move_ms,
             reserve_ms: self.reserve_ms,
         })
+    }
+}
+
+/// A clock as `create_game` asks for it: [`ClockSettings`] with any
+/// integer for each time, so that one out of range — negative, or past 30
+/// days — is refused by [`RequestedClock::validate`] as the rules refuse it
+/// (`clock.invalid_time`), not as JSON of another shape. The document
+/// shows it as [`ClockSettings`], whose ranges it states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequestedClock {
+    pub per_move_ms: i128,
+    #[serde(default)]
+    pub reserve_ms: i128,
+}
+
+impl RequestedClock {
+    /// The settings asked for, if every time is in range (§1).
+    pub fn validate(self) -> Result<ClockSettings, Violation> {
+        Ok(ClockSettings {
+            per_move_ms: in_range("time per move", self.per_move_ms, MIN_MOVE_MS)?,
+            reserve_ms: in_range("reserve", self.reserve_ms, 0)?,
+        })
+    }
+}
+
+/// `ms` as a time of a clock, if it is between `min` and 30 days.
+fn in_range(what: &str, ms: i128, min: u64) -> Result<u64, Violation> {
+    u64::try_from(ms)
+        .ok()
+        .filter(|ms| (min..=MAX_CLOCK_MS).contains(ms))
+        .ok_or_else(|| {
+            INVALID_TIME.with(format!(
+                "A clock's {what} is {ms} ms, which is not between {min} ms and 30 days."
+            ))
+        })
+}
+
+impl From<ClockSettings> for RequestedClock {
+    fn from(settings: ClockSettings) -> RequestedClock {
+        RequestedClock {
+            per_move_ms: settings.per_move_ms.into(),
+            reserve_ms: settings.reserve_ms.into(),
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use umpire_domain::clock::ClockSettings;
+use umpire_domain::clock::{ClockSettings, RequestedClock};
 
 use serde_json::Value;
 use umpire_domain::{actor_label, Actor, DynMatch, RecordedEvent, Registry, Viewer};
@@ -298,7 +298,7 @@ impl GameService {
         };
         let clock = request
             .clock
-            .map(ClockSettings::validate)
+            .map(RequestedClock::validate)
             .transpose()
             .map_err(umpire_domain::GameError::from)?;
         let mut setup = game.setup(&options, seed)?;

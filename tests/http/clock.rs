@@ -512,3 +512,37 @@ async fn a_stream_carries_the_clock_in_every_status() {
     assert_eq!(clock["per_move_ms"], 60_000);
     assert!(clock["seats"]["dark"]["deadline"].is_string(), "{clock}");
 }
+
+#[tokio::test]
+async fn a_clock_time_out_of_range_at_creation_is_refused_by_the_clocks_rule() {
+    let app = TestApp::spawn().await;
+    // Written as text: past 64 bits is no `serde_json::Value`.
+    let out_of_range = [
+        r#"{"per_move_ms": 60000, "reserve_ms": -1}"#,
+        r#"{"per_move_ms": -1}"#,
+        r#"{"per_move_ms": 99}"#,
+        r#"{"per_move_ms": 60000, "reserve_ms": 2592000001}"#,
+        r#"{"per_move_ms": 60000, "reserve_ms": 18446744073709551616}"#,
+        r#"{"per_move_ms": -9223372036854775809}"#,
+    ];
+    for clock in out_of_range {
+        let body = format!(r#"{{"game": "treeblox", "clock": {clock}}}"#);
+        let refusal = assert_error(
+            app.post("/v1/games", None, body).await,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "clock.invalid_time",
+        )
+        .await;
+        assert_eq!(refusal["rule"], "clock §1", "{clock}");
+    }
+    // What is not a whole number of milliseconds is not a clock at all.
+    for clock in [r#"{"per_move_ms": 1.5}"#, r#"{"per_move_ms": "60000"}"#] {
+        let body = format!(r#"{{"game": "treeblox", "clock": {clock}}}"#);
+        assert_error(
+            app.post("/v1/games", None, body).await,
+            StatusCode::BAD_REQUEST,
+            "malformed_json",
+        )
+        .await;
+    }
+}

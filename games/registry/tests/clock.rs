@@ -388,6 +388,26 @@ fn clock_settings_out_of_range_are_refused() {
     }
     .validate()
     .is_ok());
+    // As a request asks: any integer, a negative one or one past 64 bits
+    // refused by the same rule.
+    for (per_move_ms, reserve_ms, named) in [
+        (-1, 0, -1),
+        (1000, -1, -1),
+        (i128::from(u64::MAX) + 1, 0, i128::from(u64::MAX) + 1),
+        (1000, i128::MIN, i128::MIN),
+    ] {
+        let refused = clock::RequestedClock {
+            per_move_ms,
+            reserve_ms,
+        }
+        .validate()
+        .unwrap_err();
+        assert_eq!(refused.code, clock::INVALID_TIME.code);
+        assert!(
+            refused.message.contains(&format!(" {named} ms")),
+            "{refused:?}"
+        );
+    }
 }
 
 #[test]
