@@ -514,6 +514,29 @@ async fn a_stream_carries_the_clock_in_every_status() {
 }
 
 #[tokio::test]
+async fn a_new_games_status_shows_every_seats_clock_with_its_reserve() {
+    let app = TestApp::spawn().await;
+    for game in ["arboretum", "treeblox", "draft_cider", "flower_fields"] {
+        let created = app
+            .create_with(&json!({"game": game, "seed": 5,
+                                 "clock": {"per_move_ms": 60000, "reserve_ms": 4000}}))
+            .await;
+        let clock = app.summary(&created.id).await["status"]["clock"].clone();
+        let mut shown: Vec<&String> = clock["seats"].as_object().unwrap().keys().collect();
+        let mut seats: Vec<&String> = created.seat_tokens.iter().map(|(seat, _)| seat).collect();
+        shown.sort();
+        seats.sort();
+        assert_eq!(shown, seats, "{game}: {clock}");
+        for seat in seats {
+            assert_eq!(
+                clock["seats"][seat]["reserve_left_ms"], 4000,
+                "{game} {seat}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
 async fn a_clock_time_out_of_range_at_creation_is_refused_by_the_clocks_rule() {
     let app = TestApp::spawn().await;
     // Written as text: past 64 bits is no `serde_json::Value`.
