@@ -61,7 +61,7 @@ error_codes! {
     "archive_unexplained_event" => "422: an event is not produced by today's rules from its action.";
     "archive_missing_event" => "422: today's rules produce an event the archive lacks.";
     "archive_event_differs" => "422: an event differs from what today's rules produce.";
-    "archive_action_refused" => "422: today's rules refuse a recorded action.";
+    "archive_action_refused" => "422: today's rules refuse a recorded action (`details.violation`: the code they refuse it with).";
     "archive_malformed_action" => "422: a recorded action is not an action of the game.";
     "archive_nul_character" => "422: a string holds U+0000, which cannot be stored.";
     "archive_nil_game_id" => "422: the archive's game id is the nil UUID.";
