@@ -569,3 +569,51 @@ async fn a_clock_time_out_of_range_at_creation_is_refused_by_the_clocks_rule() {
         .await;
     }
 }
+
+#[tokio::test]
+async fn a_pause_after_a_deadline_does_not_save_the_seat_its_timeout_is_recorded_while_paused() {
+    // Given an instance that keeps no time, dark's deadline passing, and
+    // then the umpire's pause.
+    let silent = TestApp::spawn_with(ServiceOptions {
+        keep_time: false,
+        ..ServiceOptions::default()
+    })
+    .await;
+    let game = create_clocked(&silent, "treeblox", json!({}), 200).await;
+    let status = silent.summary(&game.id).await["status"].clone();
+    let deadline = time(
+        status["clock"]["seats"]["dark"]["deadline"]
+            .as_str()
+            .unwrap(),
+    );
+    while Utc::now() < deadline + chrono::TimeDelta::milliseconds(300) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let pause = silent
+        .submit(
+            &game.id,
+            Some(&game.umpire_token),
+            json!({"type": "clock_pause"}),
+        )
+        .await;
+    assert_eq!(pause.status(), StatusCode::CREATED);
+    // The paused clock shows dark's deadline, with nothing left.
+    let paused = silent.summary(&game.id).await["status"]["clock"].clone();
+    assert_eq!(
+        time(paused["seats"]["dark"]["deadline"].as_str().unwrap()),
+        deadline
+    );
+    assert_eq!(paused["seats"]["dark"]["left_ms"], 0);
+    // When an instance that keeps time starts, dark is timed out while the
+    // clock stays paused, for the deadline that passed before the pause.
+    let keeper = silent.another_instance().await;
+    let after = wait_for(&keeper, &game, |status| status["to_act"] != json!(["dark"])).await;
+    assert!(after["clock"]["paused_since"].is_string(), "{after}");
+    let log = log_of(&keeper, &game).await;
+    let timeouts = clock_timeouts(&log);
+    assert_eq!(timeouts.len(), 1);
+    assert_eq!((timeouts[0].0.as_str(), timeouts[0].1), ("dark", deadline));
+    // Light, due during the pause, has its whole time per move.
+    assert_eq!(after["clock"]["seats"]["light"]["left_ms"], 200);
+    assert_timely_and_audited(&keeper, &game, &log).await;
+}
