@@ -57,10 +57,13 @@ async fn main() {
                     game: "treeblox".into(),
                     options: serde_json::Value::Null,
                     seed: Some(index),
-                    clock: Some(ClockSettings {
-                        per_move_ms,
-                        reserve_ms: 0,
-                    }),
+                    clock: Some(
+                        ClockSettings {
+                            per_move_ms,
+                            reserve_ms: 0,
+                        }
+                        .into(),
+                    ),
                 };
                 service.create(request).await.expect("a game is created");
                 index += AT_ONCE;

@@ -24,7 +24,12 @@ export function showClocks(clock, running) {
     const row = html('li', { class: state.due_since ? 'due' : null, 'data-seat': seat },
       html('strong', { text: /^\d+$/.test(seat) ? `seat ${seat}` : seat }), ' ', left,
       html('span', { class: 'reserve', text: ` reserve ${clockText(state.reserve_left_ms)}` }));
-    if (state.deadline) left.textContent = running ? '' : `until ${state.deadline.slice(11, 19)}`;
+    // Paused, a seat shows a deadline only if it passed before the pause:
+    // its timeout is owed all the same (docs/rules/clock.md §R).
+    if (state.deadline && clock.paused_since) {
+      left.textContent = 'time is up';
+      row.classList.add('overdue');
+    } else if (state.deadline) left.textContent = running ? '' : `until ${state.deadline.slice(11, 19)}`;
     else if (state.left_ms !== undefined) left.textContent = `${clockText(state.left_ms)} left (paused)`;
     else left.textContent = 'waiting';
     return row;

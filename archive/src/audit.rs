@@ -232,6 +232,9 @@ fn rejection_entry(
                 .map(|time| time.with_timezone(&chrono::Utc));
             let today = match (actor_label::read(&rejection.actor), refused_at) {
                 (Some(_), Ok(refused_at)) => {
+                    // Every refusal was of an action sent to the service,
+                    // decided by this same entry: re-decided by it, the
+                    // refusal is judged as the service judged it.
                     let decision = clock::decide(
                         state,
                         clock,

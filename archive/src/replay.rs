@@ -80,6 +80,12 @@ pub struct Divergence {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(schema_with = umpire_domain::schema_names::any_event)]
     pub recorded: Option<Box<Value>>,
+    /// Where today's rules refuse the recorded action: the code they
+    /// refuse it with, the one a request for it is answered with
+    /// (`seats.unknown_seat`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "seats.unknown_seat")]
+    pub violation: Option<String>,
 }
 
 impl Divergence {
@@ -91,6 +97,7 @@ impl Divergence {
             message: message.into(),
             expected: None,
             recorded: None,
+            violation: None,
         }
     }
 }
@@ -261,7 +268,7 @@ pub fn replay(
                 Some(found) => (Ok(Vec::new()), Some(found)),
                 None => {
                     let verdict = group_time(group).and_then(|now| {
-                        clock::decide(
+                        clock::decide_recorded(
                             state.as_ref(),
                             clock.as_ref(),
                             group.actor,
@@ -441,6 +448,7 @@ fn compare(
                 ),
             );
             found.recorded = Some(Box::new(group.action.clone()));
+            found.violation = Some(violation.code.to_string());
             Some(found)
         }
         Err(GameError::Violation(violation)) => {
@@ -454,6 +462,7 @@ fn compare(
                 ),
             );
             found.recorded = Some(Box::new(group.action.clone()));
+            found.violation = Some(violation.code.to_string());
             Some(found)
         }
         Err(other) => {

@@ -276,5 +276,6 @@ fn invalid(seq: u64, error: GameError) -> Divergence {
         message: error.to_string(),
         expected: None,
         recorded: None,
+        violation: None,
     }
 }

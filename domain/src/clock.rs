@@ -56,7 +56,7 @@ crate::violation_kinds! {
     /// A time out of range.
     INVALID_TIME = ("clock.invalid_time", "clock §1", "a time per move, reserve or extra time is out of range");
     /// The clock timed out a seat it was not running for.
-    SEAT_NOT_DUE = ("clock.seat_not_due", "clock §4", "the clock times out a seat that is not due, or while it is paused");
+    SEAT_NOT_DUE = ("clock.seat_not_due", "clock §4", "the clock times out a seat that is not due, or, while it is paused, one whose deadline had not passed before the pause");
     /// The clock's deadline is not the one the log gives.
     WRONG_DEADLINE = ("clock.wrong_deadline", "clock §4", "the deadline a clock timeout names is not the seat's deadline as the log gives it");
     /// The clock timed a seat out before its deadline.
@@ -85,19 +85,7 @@ pub struct ClockSettings {
 impl ClockSettings {
     /// Refuses times out of range.
     pub fn validate(self) -> Result<ClockSettings, Violation> {
-        if !(MIN_MOVE_MS..=MAX_CLOCK_MS).contains(&self.per_move_ms) {
-            return Err(INVALID_TIME.with(format!(
-                "A clock's time per move is {} ms, which is not between {MIN_MOVE_MS} ms and 30 days.",
-                self.per_move_ms
-            )));
-        }
-        if self.reserve_ms > MAX_CLOCK_MS {
-            return Err(INVALID_TIME.with(format!(
-                "A clock's reserve is {} ms, which is more than 30 days.",
-                self.reserve_ms
-            )));
-        }
-        Ok(self)
+        RequestedClock::from(self).validate()
     }
 
     /// The event a game created with this clock ends its setup with.
@@ -106,6 +94,50 @@ impl ClockSettings {
             per_move_ms: self.per_move_ms,
             reserve_ms: self.reserve_ms,
         })
+    }
+}
+
+/// A clock as `create_game` asks for it: [`ClockSettings`] with any
+/// integer for each time, so that one out of range — negative, or past 30
+/// days — is refused by [`RequestedClock::validate`] as the rules refuse it
+/// (`clock.invalid_time`), not as JSON of another shape. The document
+/// shows it as [`ClockSettings`], whose ranges it states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequestedClock {
+    pub per_move_ms: i128,
+    #[serde(default)]
+    pub reserve_ms: i128,
+}
+
+impl RequestedClock {
+    /// The settings asked for, if every time is in range (§1).
+    pub fn validate(self) -> Result<ClockSettings, Violation> {
+        Ok(ClockSettings {
+            per_move_ms: in_range("time per move", self.per_move_ms, MIN_MOVE_MS)?,
+            reserve_ms: in_range("reserve", self.reserve_ms, 0)?,
+        })
+    }
+}
+
+/// `ms` as a time of a clock, if it is between `min` and 30 days.
+fn in_range(what: &str, ms: i128, min: u64) -> Result<u64, Violation> {
+    u64::try_from(ms)
+        .ok()
+        .filter(|ms| (min..=MAX_CLOCK_MS).contains(ms))
+        .ok_or_else(|| {
+            INVALID_TIME.with(format!(
+                "A clock's {what} is {ms} ms, which is not between {min} ms and 30 days."
+            ))
+        })
+}
+
+impl From<ClockSettings> for RequestedClock {
+    fn from(settings: ClockSettings) -> RequestedClock {
+        RequestedClock {
+            per_move_ms: settings.per_move_ms.into(),
+            reserve_ms: settings.reserve_ms.into(),
+        }
     }
 }
 
@@ -184,7 +216,8 @@ pub struct ClockStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(example = "2026-11-27T10:00:00.000000Z")]
     pub paused_since: Option<String>,
-    /// Every seat's clock, by seat name.
+    /// Every seat's clock, by seat name: every seat of the game, whether
+    /// or not it has been due yet.
     pub seats: BTreeMap<String, SeatClockStatus>,
 }
 
@@ -198,7 +231,9 @@ pub struct SeatClockStatus {
     #[schema(example = "2026-11-27T10:00:00.000000Z")]
     pub due_since: Option<String>,
     /// While the seat is due and the clock runs: when it is timed out,
-    /// its time per move and all its reserve spent.
+    /// its time per move and all its reserve spent. While the clock is
+    /// paused, only a deadline that had passed before the pause: its
+    /// timeout is owed all the same.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(example = "2026-11-27T10:06:00.000000Z")]
     pub deadline: Option<String>,
@@ -253,13 +288,18 @@ fn timeable(game: &dyn DynMatch, seat: &str) -> bool {
 }
 
 impl Clock {
-    /// The clock `settings` start at `at`, `game` being the state after setup.
+    /// The clock `settings` start at `at`, `game` being the state after
+    /// setup: every seat of the game with its whole reserve, whether or not
+    /// it is due yet.
     pub fn start(settings: ClockSettings, at: DateTime<Utc>, game: &dyn DynMatch) -> Clock {
         let mut clock = Clock {
             settings,
             paused_since: None,
             seats: BTreeMap::new(),
         };
+        for seat in game.seats() {
+            clock.seat(seat);
+        }
         clock.settle(at, game);
         clock
     }
@@ -271,6 +311,20 @@ impl Clock {
             due_since: None,
             reserve_left_ms: reserve_ms,
         })
+    }
+
+    /// The seat's deadline while it is due, paused or not.
+    fn deadline_while_due(&self, clock: &SeatClock) -> Option<DateTime<Utc>> {
+        clock
+            .due_since
+            .map(|since| deadline_after(since, self.settings.per_move_ms, clock.reserve_left_ms))
+    }
+
+    /// Whether a deadline at `at` is enforced now: always while the clock
+    /// runs; while it is paused only if it had passed before the pause
+    /// began (a pause stops only time still running, §R).
+    fn enforces(&self, at: DateTime<Utc>) -> bool {
+        self.paused_since.is_none_or(|paused| at <= paused)
     }
 
     pub fn settings(&self) -> ClockSettings {
@@ -288,8 +342,11 @@ impl Clock {
             self.apply(&event.payload, at);
         } else if let Some(mover) = mover(event) {
             // The seat that acted (or was timed out) ended its move, even
-            // if the game waits for it again at once (a solo pick).
-            self.end_move(&mover, at);
+            // if the game waits for it again at once (a solo pick), unless
+            // the action only prepared the move the game still waits for.
+            if game.ends_move(&event.action) {
+                self.end_move(&mover, at);
+            }
         }
         self.settle(at, game);
         Ok(())
@@ -307,10 +364,16 @@ impl Clock {
             ClockEvent::ClockResumed => {
                 if let Some(paused_since) = self.paused_since.take() {
                     // The time paused does not count: each due seat is
-                    // due from as much before now as it was at the pause.
+                    // due from as much before now as it was at the pause;
+                    // but a deadline that had passed before the pause
+                    // stays where it fell (§R), its timeout owed.
+                    let per_move_ms = self.settings.per_move_ms;
                     for seat in self.seats.values_mut() {
+                        let reserve_left_ms = seat.reserve_left_ms;
                         if let Some(since) = seat.due_since.as_mut() {
-                            *since = *since + (at - paused_since.max(*since));
+                            if deadline_after(*since, per_move_ms, reserve_left_ms) > paused_since {
+                                *since = *since + (at - paused_since.max(*since));
+                            }
                         }
                     }
                 }
@@ -362,18 +425,17 @@ impl Clock {
         }
     }
 
-    /// Every due seat's deadline, earliest first; none while paused.
+    /// Every due seat's deadline the clock enforces, earliest first: while
+    /// it is paused, only those that had passed before the pause.
     pub fn deadlines(&self) -> Vec<Deadline> {
-        if self.is_paused() {
-            return Vec::new();
-        }
         let mut deadlines: Vec<Deadline> = self
             .seats
             .iter()
             .filter_map(|(seat, clock)| {
-                clock.due_since.map(|since| Deadline {
+                let at = self.deadline_while_due(clock)?;
+                self.enforces(at).then(|| Deadline {
                     seat: seat.clone(),
-                    at: deadline_after(since, self.settings.per_move_ms, clock.reserve_left_ms),
+                    at,
                 })
             })
             .collect();
@@ -381,7 +443,7 @@ impl Clock {
         deadlines
     }
 
-    /// The seat's deadline, if it is due and the clock runs.
+    /// The seat's deadline, if it is due and the clock enforces it.
     pub fn deadline_of(&self, seat: &str) -> Option<DateTime<Utc>> {
         self.deadlines()
             .into_iter()
@@ -389,23 +451,22 @@ impl Clock {
             .map(|deadline| deadline.at)
     }
 
-    /// The clock as everyone may see it.
+    /// The clock as everyone may see it: every seat of the game.
     pub fn status(&self) -> ClockStatus {
         let seats = self
             .seats
             .iter()
             .map(|(seat, clock)| {
-                let deadline = clock.due_since.map(|since| {
-                    deadline_after(since, self.settings.per_move_ms, clock.reserve_left_ms)
-                });
-                let (deadline, left_ms) = match (deadline, self.paused_since) {
-                    (Some(deadline), Some(paused)) => {
-                        let since = clock.due_since.unwrap_or(paused);
-                        (None, Some(ms(deadline - since.max(paused))))
+                let deadline = self.deadline_while_due(clock);
+                let left_ms = match (deadline, clock.due_since, self.paused_since) {
+                    (Some(deadline), Some(since), Some(paused)) => {
+                        Some(ms(deadline - since.max(paused)))
                     }
-                    (deadline, None) => (deadline.map(|at| format_recorded_at(&at)), None),
-                    (None, Some(_)) => (None, None),
+                    _ => None,
                 };
+                let deadline = deadline
+                    .filter(|at| self.enforces(*at))
+                    .map(|at| format_recorded_at(&at));
                 (
                     seat.clone(),
                     SeatClockStatus {
@@ -474,16 +535,20 @@ pub fn fold(
     }
 }
 
-/// Decides an action on a game and its clock, by the actor the log labels
-/// `actor` (`seat:<name>`, `umpire`, or `clock`), at `now`:
+/// Decides an action sent to a game and its clock, by the actor the log
+/// labels `actor` (`seat:<name>`, `umpire`, or `clock`), at `now`: the one
+/// entry for the service's actions, its dry runs and the clock's timeouts,
+/// and for the audit's re-decision of every refusal they recorded, so the
+/// audit refuses what the service refused, for the same reason.
 ///
+/// - `reissue_seat_token` is refused ([`crate::seat_tokens::NOT_AN_ACTION`]):
+///   only the reissue operation records it, since it also revokes the
+///   seat's tokens ([`decide_recorded`] re-decides what it recorded);
 /// - the clock's `timeout { seat, deadline }` is checked against the
 ///   clock (the seat due, the deadline the log gives, `now` not before
 ///   it), then decided as the umpire's `timeout { seat }` by the game;
 /// - the umpire's `clock_pause`, `clock_resume` and `clock_add_time` are
 ///   decided by the clock;
-/// - the umpire's `reissue_seat_token` by [`crate::seat_tokens::decide`]
-///   (the service records it only through its reissue operation);
 /// - every other action goes to the game as it is.
 pub fn decide(
     game: &dyn DynMatch,
@@ -492,6 +557,9 @@ pub fn decide(
     action: &Value,
     now: DateTime<Utc>,
 ) -> Result<Decision, GameError> {
+    if crate::seat_tokens::is_seat_token_action(action) {
+        return Err(crate::seat_tokens::not_an_action().into());
+    }
     if actor == actor_label::CLOCK {
         return decide_timeout(game, clock, action, now);
     }
@@ -503,15 +571,35 @@ pub fn decide(
     if event_type(action).starts_with(CLOCK_TYPE_PREFIX) {
         return decide_on_clock(game, clock, &actor, action);
     }
-    if crate::seat_tokens::is_seat_token_action(action) {
-        return crate::seat_tokens::decide(game, &actor, action);
-    }
     if action.get("deadline").is_some() && event_type(action) == "timeout" {
         return Err(NOT_THE_CLOCK
             .with("Only the clock names a deadline with a timeout; the umpire's timeout names only the seat.")
             .into());
     }
     game.decide_and_apply(&actor, action)
+}
+
+/// Decides again an action the log records, as it was decided when it was
+/// recorded (the replay of an archive, its import and its audit): a
+/// `reissue_seat_token`, which only the reissue operation records, as that
+/// operation decides it ([`crate::seat_tokens::decide`]); every other
+/// action by [`decide`].
+pub fn decide_recorded(
+    game: &dyn DynMatch,
+    clock: Option<&Clock>,
+    actor: &str,
+    action: &Value,
+    now: DateTime<Utc>,
+) -> Result<Decision, GameError> {
+    if !crate::seat_tokens::is_seat_token_action(action) {
+        return decide(game, clock, actor, action, now);
+    }
+    let actor = actor_label::read(actor).ok_or_else(|| GameError::Malformed {
+        game: game.game_id(),
+        what: crate::erased::Malformed::Action,
+        message: format!("`{actor}` is not an actor"),
+    })?;
+    crate::seat_tokens::decide(game, &actor, action)
 }
 
 fn decide_timeout(
@@ -544,7 +632,7 @@ fn decide_timeout(
     let Some(deadline) = clock.deadline_of(seat) else {
         return Err(SEAT_NOT_DUE
             .with(if clock.is_paused() {
-                format!("The clock timed out seat {seat} while it was paused.")
+                format!("The clock timed out seat {seat} while it was paused, its deadline not passed before the pause.")
             } else {
                 format!("The clock timed out seat {seat}, which was not due.")
             })

@@ -211,11 +211,19 @@ pub trait DynMatch: Send + Sync {
         })
     }
     fn legal_actions(&self, actor: &Actor<String>) -> Result<Vec<Value>, GameError>;
+    /// This game's seats under its options, in table order: the one list
+    /// every check of a seat's name reads, and every seat the clock shows.
+    fn seats(&self) -> &[String];
+    /// Whether `seat` is one of this game's seats under its options.
+    fn has_seat(&self, seat: &str) -> bool {
+        self.seats().iter().any(|name| name == seat)
+    }
     /// The umpire's `timeout` of `seat` in this game (what the clock sends
     /// when the seat's time runs out).
-    /// Whether `seat` is one of this game's seats under its options.
-    fn has_seat(&self, seat: &str) -> bool;
     fn timeout_action(&self, seat: &str) -> Result<Value, GameError>;
+    /// Whether the recorded `action` of a seat ends its move on the clock
+    /// ([`Game::ends_move`]); an action the game cannot read does.
+    fn ends_move(&self, action: &Value) -> bool;
     fn score(&self, viewer: &Viewer<String>) -> Result<Value, GameError>;
     fn summary(&self) -> ScoreSummary;
     fn clone_box(&self) -> Box<dyn DynMatch>;
@@ -632,11 +640,15 @@ impl<G: Game> DynMatch for Match<G> {
             .map(to_json)
             .collect())
     }
-    fn has_seat(&self, seat: &str) -> bool {
-        self.seats.iter().any(|name| name == seat)
+    fn seats(&self) -> &[String] {
+        &self.seats
     }
     fn timeout_action(&self, seat: &str) -> Result<Value, GameError> {
         Ok(to_json(&G::timeout(parse_seat::<G>(seat)?)))
+    }
+    fn ends_move(&self, action: &Value) -> bool {
+        from_json::<G, G::Action>(action, Malformed::Action)
+            .map_or(true, |action| G::ends_move(&action))
     }
     fn score(&self, viewer: &Viewer<String>) -> Result<Value, GameError> {
         Ok(to_json(&G::score(&self.state, parse_viewer::<G>(viewer)?)))

@@ -123,6 +123,16 @@ pub trait Game: Send + Sync + 'static {
     /// seat's time runs out, decided by `decide` like the umpire's own.
     fn timeout(seat: Self::Seat) -> Self::Action;
 
+    /// Whether a seat's accepted `action` ends its move on the clock
+    /// (`docs/rules/clock.md` §2): every action does, but one that only
+    /// prepares the move the game still waits for, after which the seat's
+    /// time runs on (a Flower Fields replacement before the round's
+    /// submission) rather than starting again.
+    fn ends_move(action: &Self::Action) -> bool {
+        let _ = action;
+        true
+    }
+
     /// The score sheet, final or provisional, as `viewer` may see it.
     fn score(state: &Self::State, viewer: Viewer<Self::Seat>) -> Self::Score;
 

@@ -11,7 +11,8 @@
 //!
 //! Only the service's reissue operation may record it, since it must
 //! revoke the tokens in the same transaction: the action is refused when
-//! sent as an ordinary action ([`is_seat_token_action`]).
+//! sent as an ordinary action ([`not_an_action`], by
+//! [`crate::clock::decide`], the one entry for actions sent).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -72,6 +73,15 @@ pub fn is_seat_token_type(event_type: &str) -> bool {
 /// reissue operation may record.
 pub fn is_seat_token_action(action: &Value) -> bool {
     event_type(action) == REISSUE_ACTION
+}
+
+/// The refusal of a reissue sent as an ordinary action: only the reissue
+/// operation also revokes the seat's tokens.
+pub fn not_an_action() -> Violation {
+    NOT_AN_ACTION.with(
+        "A seat's token is reissued by POST /v1/games/{id}/seats/{seat}/reissue, \
+         not sent as an action.",
+    )
 }
 
 /// Decides a reissue by `actor` on `game`: the umpire's only, for a seat

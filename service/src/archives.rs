@@ -96,10 +96,17 @@ pub fn refused(divergence: &Divergence) -> ServiceError {
     ServiceError::Unprocessable {
         code,
         message,
-        details: Some(serde_json::json!({
-            "seq": divergence.seq,
-            "version": divergence.version,
-        })),
+        details: Some(match &divergence.violation {
+            Some(violation) => serde_json::json!({
+                "seq": divergence.seq,
+                "version": divergence.version,
+                "violation": violation,
+            }),
+            None => serde_json::json!({
+                "seq": divergence.seq,
+                "version": divergence.version,
+            }),
+        }),
     }
 }
 

@@ -61,14 +61,14 @@ error_codes! {
     "archive_unexplained_event" => "422: an event is not produced by today's rules from its action.";
     "archive_missing_event" => "422: today's rules produce an event the archive lacks.";
     "archive_event_differs" => "422: an event differs from what today's rules produce.";
-    "archive_action_refused" => "422: today's rules refuse a recorded action.";
+    "archive_action_refused" => "422: today's rules refuse a recorded action (`details.violation`: the code they refuse it with).";
     "archive_malformed_action" => "422: a recorded action is not an action of the game.";
     "archive_nul_character" => "422: a string holds U+0000, which cannot be stored.";
     "archive_nil_game_id" => "422: the archive's game id is the nil UUID.";
     "archive_seed_out_of_range" => "422: the archive's seed is past 2^63 - 1, the largest a game is created with.";
     "archive_time_runs_backwards" => "422: an event's recorded_at is earlier than the event before it (`details.seq`).";
     "archive_time_in_future" => "422: an event's recorded_at is more than 5 minutes past this server's clock.";
-    "archive_untimely_timeout" => "422: a clock timeout is recorded before the seat's deadline as the log gives it, for a seat that was not due, or while the clock was paused.";
+    "archive_untimely_timeout" => "422: a clock timeout is recorded before the seat's deadline as the log gives it, for a seat that was not due, or while the clock was paused and the seat's deadline had not passed before the pause.";
     "archive_rejection_unknown_actor" => "422: a rejection's actor is not the umpire or a seat (`details.rejection`).";
     "archive_rejection_version_out_of_range" => "422: a rejection's version is outside the log.";
     "archive_rejection_nul_character" => "422: a rejection holds U+0000.";

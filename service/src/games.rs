@@ -5,7 +5,7 @@
 //! which reads through a `folds::Reader` and never reaches back here.
 
 use std::sync::Arc;
-use umpire_domain::clock::ClockSettings;
+use umpire_domain::clock::{ClockSettings, RequestedClock};
 
 use serde_json::Value;
 use umpire_domain::{actor_label, DynMatch, RecordedEvent, Registry, Viewer};
@@ -333,7 +333,7 @@ impl GameService {
         };
         let clock = request
             .clock
-            .map(ClockSettings::validate)
+            .map(RequestedClock::validate)
             .transpose()
             .map_err(umpire_domain::GameError::from)?;
         let mut setup = game.setup(&options, seed)?;

@@ -158,7 +158,9 @@ impl GameService {
     /// Reissues `seat`'s token for the umpire (or the admin, `viewer`
     /// `None`): every earlier token of the seat stops authorising, the log
     /// records `seat_token_reissued { seat }` by the umpire, and the new
-    /// invitation is answered. Refused for a seat the game lacks and once
+    /// invitation is answered. Refused by the rules of `docs/rules/seats.md`
+    /// §2 (`seat_tokens::decide`, the one place they are kept): for a
+    /// seat's token (`seats.umpire_only`), a seat the game lacks, and once
     /// the game is over (its log is closed).
     pub async fn reissue_seat(
         &self,
@@ -166,9 +168,7 @@ impl GameService {
         seat: &str,
         viewer: Option<&Viewer<String>>,
     ) -> Result<ReissuedSeat, ServiceError> {
-        if let Some(viewer) = viewer {
-            crate::access::require_umpire(viewer)?;
-        }
+        let actor = reissuer(viewer)?;
         let deadline = Instant::now() + crate::submit::SUBMIT_DEADLINE;
         let _turn = self
             .turns
@@ -178,7 +178,7 @@ impl GameService {
         let action = Arc::new(seat_tokens::reissue_action(seat));
         for _ in 0..REISSUE_ATTEMPTS {
             let fold = self.latest(game_id).await?;
-            let decision = seat_tokens::decide(fold.state.as_ref(), &Actor::Umpire, &action)?;
+            let decision = seat_tokens::decide(fold.state.as_ref(), &actor, &action)?;
             let events = NewEvent::all(
                 decision.events,
                 &actor_label::write(&Actor::<String>::Umpire),
@@ -209,5 +209,20 @@ impl GameService {
             }
         }
         Err(crate::submit::contended(game_id))
+    }
+}
+
+/// Who asks for a reissue: the admin (no viewer) as the umpire, a seat or
+/// the umpire as itself, for the rules to decide; without a token, no one.
+fn reissuer(viewer: Option<&Viewer<String>>) -> Result<Actor<String>, ServiceError> {
+    match viewer.map(Viewer::actor) {
+        None => Ok(Actor::Umpire),
+        Some(Some(actor)) => Ok(actor.cloned()),
+        Some(None) => Err(ServiceError::Unauthenticated {
+            code: "missing_token",
+            message: "Reissuing a seat's token needs the umpire token: \
+                      Authorization: Bearer <token>."
+                .into(),
+        }),
     }
 }

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use umpire_domain::clock::ClockSettings;
+use umpire_domain::clock::{ClockSettings, RequestedClock};
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -33,9 +33,11 @@ pub struct CreateGameRequest {
     #[schema(maximum = 9223372036854775807_i64)]
     pub seed: Option<u64>,
     /// A clock for every seat (any game): its time per move and reserve.
-    /// Without one, no time runs and only the umpire times seats out.
+    /// Without one, no time runs and only the umpire times seats out. A
+    /// time out of range (negative too) is refused 422 `clock.invalid_time`.
     #[serde(default)]
-    pub clock: Option<ClockSettings>,
+    #[schema(value_type = Option<ClockSettings>)]
+    pub clock: Option<RequestedClock>,
 }
 
 /// A registered game, by the name `create_game` takes: in the document, a

@@ -66,17 +66,13 @@ impl GameService {
         let actor = acting_for(viewer, "Checking an action")?;
         let loaded = self.load(game_id, read).await?;
         let at = loaded.state().version();
-        let decided = if umpire_domain::seat_tokens::is_seat_token_action(action) {
-            Err(crate::submit::not_an_action().into())
-        } else {
-            umpire_domain::clock::decide(
-                loaded.state(),
-                loaded.clock(),
-                &umpire_domain::actor_label::write(&actor),
-                action,
-                chrono::Utc::now(),
-            )
-        };
+        let decided = umpire_domain::clock::decide(
+            loaded.state(),
+            loaded.clock(),
+            &umpire_domain::actor_label::write(&actor),
+            action,
+            chrono::Utc::now(),
+        );
         let decision = match decided {
             Ok(decision) => Ok(decision.events),
             Err(GameError::Violation(violation)) => Err(violation),

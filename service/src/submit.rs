@@ -268,9 +268,6 @@ impl GameService {
                 }));
             }
         }
-        if umpire_domain::seat_tokens::is_seat_token_action(&submission.sent) {
-            return Ok(Attempt::Refused(Refusal::Rule(not_an_action().into())));
-        }
         let decision = match clock::decide(
             game.state.as_ref(),
             game.clock.as_ref(),
@@ -473,13 +470,4 @@ impl GameService {
             &loaded.status(),
         )
     }
-}
-
-/// A reissue sent as an ordinary action: refused, since only the reissue
-/// operation also revokes the seat's tokens (`umpire_domain::seat_tokens`).
-pub(crate) fn not_an_action() -> umpire_domain::Violation {
-    umpire_domain::seat_tokens::NOT_AN_ACTION.with(
-        "A seat's token is reissued by POST /v1/games/{id}/seats/{seat}/reissue, \
-         not sent as an action.",
-    )
 }

@@ -102,3 +102,49 @@ fn a_seats_reissue_an_unknown_seats_and_one_after_the_end_are_refused() {
         (plain.events.len() as u64 + 1, Cause::ActionRefused)
     );
 }
+
+#[test]
+fn a_reissue_sent_as_an_action_is_refused_by_the_audit_as_the_service_refused_it() {
+    for game in GAMES {
+        let mut archive = simulated(game, 0);
+        let seat = first_seat(&archive);
+        archive.rejections.clear();
+        for actor in ["umpire".to_string(), format!("seat:{seat}")] {
+            archive
+                .rejections
+                .push(umpire_domain::record::RecordedRejection {
+                    at_version: first_action_seq(&archive) as u64 - 1,
+                    actor,
+                    action: json!({"type": "reissue_seat_token", "seat": seat}),
+                    code: umpire_domain::seat_tokens::NOT_AN_ACTION.code.into(),
+                    message: umpire_domain::seat_tokens::not_an_action().message,
+                    rule: Some(umpire_domain::seat_tokens::NOT_AN_ACTION.rule.into()),
+                    rules_version: archive.rules_version,
+                    recorded_at: archive.created_at.clone(),
+                    repeats: 1,
+                });
+        }
+        let report = audit(&registry(), &archive).unwrap();
+        let judged: Vec<_> = report
+            .entries
+            .iter()
+            .filter(|entry| entry.kind == umpire_archive::EntryKind::Rejected)
+            .map(|entry| entry.today.as_ref().expect("judged"))
+            .collect();
+        assert_eq!(judged.len(), 2, "{game}");
+        for today in judged {
+            assert!(today.agrees, "{game}: {today:?}");
+            assert_eq!(
+                today
+                    .verdict
+                    .violation
+                    .as_ref()
+                    .map(|ruling| &ruling.code[..]),
+                Some(umpire_domain::seat_tokens::NOT_AN_ACTION.code),
+                "{game}"
+            );
+        }
+        assert_eq!(report.closing.disputed_rejections, 0, "{game}");
+        assert!(report.closing.valid, "{game}");
+    }
+}

@@ -512,3 +512,108 @@ async fn a_stream_carries_the_clock_in_every_status() {
     assert_eq!(clock["per_move_ms"], 60_000);
     assert!(clock["seats"]["dark"]["deadline"].is_string(), "{clock}");
 }
+
+#[tokio::test]
+async fn a_new_games_status_shows_every_seats_clock_with_its_reserve() {
+    let app = TestApp::spawn().await;
+    for game in ["arboretum", "treeblox", "draft_cider", "flower_fields"] {
+        let created = app
+            .create_with(&json!({"game": game, "seed": 5,
+                                 "clock": {"per_move_ms": 60000, "reserve_ms": 4000}}))
+            .await;
+        let clock = app.summary(&created.id).await["status"]["clock"].clone();
+        let mut shown: Vec<&String> = clock["seats"].as_object().unwrap().keys().collect();
+        let mut seats: Vec<&String> = created.seat_tokens.iter().map(|(seat, _)| seat).collect();
+        shown.sort();
+        seats.sort();
+        assert_eq!(shown, seats, "{game}: {clock}");
+        for seat in seats {
+            assert_eq!(
+                clock["seats"][seat]["reserve_left_ms"], 4000,
+                "{game} {seat}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_clock_time_out_of_range_at_creation_is_refused_by_the_clocks_rule() {
+    let app = TestApp::spawn().await;
+    // Written as text: past 64 bits is no `serde_json::Value`.
+    let out_of_range = [
+        r#"{"per_move_ms": 60000, "reserve_ms": -1}"#,
+        r#"{"per_move_ms": -1}"#,
+        r#"{"per_move_ms": 99}"#,
+        r#"{"per_move_ms": 60000, "reserve_ms": 2592000001}"#,
+        r#"{"per_move_ms": 60000, "reserve_ms": 18446744073709551616}"#,
+        r#"{"per_move_ms": -9223372036854775809}"#,
+    ];
+    for clock in out_of_range {
+        let body = format!(r#"{{"game": "treeblox", "clock": {clock}}}"#);
+        let refusal = assert_error(
+            app.post("/v1/games", None, body).await,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "clock.invalid_time",
+        )
+        .await;
+        assert_eq!(refusal["rule"], "clock §1", "{clock}");
+    }
+    // What is not a whole number of milliseconds is not a clock at all.
+    for clock in [r#"{"per_move_ms": 1.5}"#, r#"{"per_move_ms": "60000"}"#] {
+        let body = format!(r#"{{"game": "treeblox", "clock": {clock}}}"#);
+        assert_error(
+            app.post("/v1/games", None, body).await,
+            StatusCode::BAD_REQUEST,
+            "malformed_json",
+        )
+        .await;
+    }
+}
+
+#[tokio::test]
+async fn a_pause_after_a_deadline_does_not_save_the_seat_its_timeout_is_recorded_while_paused() {
+    // Given an instance that keeps no time, dark's deadline passing, and
+    // then the umpire's pause.
+    let silent = TestApp::spawn_with(ServiceOptions {
+        keep_time: false,
+        ..ServiceOptions::default()
+    })
+    .await;
+    let game = create_clocked(&silent, "treeblox", json!({}), 200).await;
+    let status = silent.summary(&game.id).await["status"].clone();
+    let deadline = time(
+        status["clock"]["seats"]["dark"]["deadline"]
+            .as_str()
+            .unwrap(),
+    );
+    while Utc::now() < deadline + chrono::TimeDelta::milliseconds(300) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let pause = silent
+        .submit(
+            &game.id,
+            Some(&game.umpire_token),
+            json!({"type": "clock_pause"}),
+        )
+        .await;
+    assert_eq!(pause.status(), StatusCode::CREATED);
+    // The paused clock shows dark's deadline, with nothing left.
+    let paused = silent.summary(&game.id).await["status"]["clock"].clone();
+    assert_eq!(
+        time(paused["seats"]["dark"]["deadline"].as_str().unwrap()),
+        deadline
+    );
+    assert_eq!(paused["seats"]["dark"]["left_ms"], 0);
+    // When an instance that keeps time starts, dark is timed out while the
+    // clock stays paused, for the deadline that passed before the pause.
+    let keeper = silent.another_instance().await;
+    let after = wait_for(&keeper, &game, |status| status["to_act"] != json!(["dark"])).await;
+    assert!(after["clock"]["paused_since"].is_string(), "{after}");
+    let log = log_of(&keeper, &game).await;
+    let timeouts = clock_timeouts(&log);
+    assert_eq!(timeouts.len(), 1);
+    assert_eq!((timeouts[0].0.as_str(), timeouts[0].1), ("dark", deadline));
+    // Light, due during the pause, has its whole time per move.
+    assert_eq!(after["clock"]["seats"]["light"]["left_ms"], 200);
+    assert_timely_and_audited(&keeper, &game, &log).await;
+}

@@ -202,6 +202,7 @@ fn every_refused_archive_is_answered_the_status_its_code_states() {
             message: "it does not replay".into(),
             expected: None,
             recorded: None,
+            violation: None,
         };
         let error = ApiError::from(umpire_service::archives::refused(&divergence));
         let code = error.body().code;

@@ -32,6 +32,7 @@ mod metrics_bounds;
 mod page_headers;
 mod playing;
 mod refusals;
+mod refusals_audited;
 mod replicas;
 mod retries;
 mod rules;

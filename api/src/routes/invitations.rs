@@ -6,7 +6,7 @@ use uuid::Uuid;
 
 use umpire_service::invitations::{RedeemInvitationRequest, RedeemedInvitation, ReissuedSeat};
 
-use super::error_answers::UmpireOnly;
+use super::error_answers::ActingInAGame;
 use crate::auth::{bearer_token, viewer};
 use crate::error::{ApiError, ErrorBody};
 use crate::json_body::JsonObject;
@@ -56,8 +56,8 @@ pub async fn redeem_invitation(
     responses(
         (status = 200, description = "Reissued: the seat's new invitation, shown once", body = ReissuedSeat),
         (status = 409, description = "The game was too busy (`contended`)", body = ErrorBody),
-        (status = 422, description = "No such seat (`seats.unknown_seat`) or the game is over (`seats.game_over`)", body = ErrorBody),
-        UmpireOnly,
+        (status = 422, description = "Not the umpire's token (`seats.umpire_only`), no such seat (`seats.unknown_seat`) or the game is over (`seats.game_over`)", body = ErrorBody),
+        ActingInAGame,
     )
 )]
 #[post("/games/{id}/seats/{seat}/reissue")]

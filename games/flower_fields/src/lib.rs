@@ -49,6 +49,10 @@
 //!   points: `messages::recorded_v1`), so `apply` holds no rule.
 //! - **Replacement window.** Only before the seat's submission in a round
 //!   (rounds 1–12; round 0 has no action phase: setup deals rounds 0 and 1).
+//! - **A replacement is not a move on the clock.** The seat's move in a
+//!   round is its submission; a `replace_piece` before it only prepares
+//!   it, so the seat's time runs on (`Game::ends_move`): the seed gives
+//!   each round one deadline, and garnets do not buy time.
 //! - **Missed submissions.** The umpire's `timeout { seat }` takes the
 //!   seat's oldest piece out of its hand at once and charges 10 points; at
 //!   resolution the piece is revealed to the other manager of the field it
@@ -183,6 +187,10 @@ impl Game for FlowerFields {
 
     fn timeout(seat: SeatIndex) -> FlowerFieldsAction {
         FlowerFieldsAction::Timeout { seat }
+    }
+
+    fn ends_move(action: &FlowerFieldsAction) -> bool {
+        !matches!(action, FlowerFieldsAction::ReplacePiece { .. })
     }
 
     fn legal_actions(

@@ -388,6 +388,26 @@ fn clock_settings_out_of_range_are_refused() {
     }
     .validate()
     .is_ok());
+    // As a request asks: any integer, a negative one or one past 64 bits
+    // refused by the same rule.
+    for (per_move_ms, reserve_ms, named) in [
+        (-1, 0, -1),
+        (1000, -1, -1),
+        (i128::from(u64::MAX) + 1, 0, i128::from(u64::MAX) + 1),
+        (1000, i128::MIN, i128::MIN),
+    ] {
+        let refused = clock::RequestedClock {
+            per_move_ms,
+            reserve_ms,
+        }
+        .validate()
+        .unwrap_err();
+        assert_eq!(refused.code, clock::INVALID_TIME.code);
+        assert!(
+            refused.message.contains(&format!(" {named} ms")),
+            "{refused:?}"
+        );
+    }
 }
 
 #[test]
@@ -407,4 +427,130 @@ fn a_reserve_grown_past_any_calendar_gives_the_end_of_time_not_a_panic() {
     assert_eq!(clock.deadlines()[0].at, DateTime::<Utc>::MAX_UTC);
     assert_eq!(clock.status().seats["dark"].reserve_left_ms, u64::MAX);
     assert!(clock.status().seats["dark"].deadline.is_some());
+}
+
+#[test]
+fn every_seat_of_every_game_is_in_the_clocks_status_with_its_reserve_from_the_start() {
+    for (game, options) in [
+        ("arboretum", Value::Null),
+        ("treeblox", Value::Null),
+        ("draft_cider", json!({"players": 4})),
+        ("flower_fields", Value::Null),
+    ] {
+        let table = Table::new(game, options, settings(10, 7));
+        let status = table.clock.as_ref().unwrap().status();
+        let shown: Vec<&String> = status.seats.keys().collect();
+        let mut seats: Vec<&String> = table.game.seats().iter().collect();
+        seats.sort();
+        assert_eq!(shown, seats, "{game}: every seat, due or not");
+        for (seat, clock) in &status.seats {
+            assert_eq!(clock.reserve_left_ms, 7000, "{game} {seat}");
+        }
+    }
+}
+
+#[test]
+fn a_flower_fields_replacement_does_not_start_a_new_move() {
+    // Every seat submits at once, 30 s a move and 20 s of reserve; seat 2
+    // may replace a piece (3 garnets).
+    let options = json!({"piece_replacement": true, "starting_garnets": 9});
+    let mut table = Table::new("flower_fields", options, settings(30, 20));
+    let everyone: Vec<(String, f64)> = (0..5).map(|seat| (seat.to_string(), 50.0)).collect();
+    assert_eq!(table.deadlines(), everyone);
+    let replace = |table: &Table| {
+        table
+            .game
+            .legal_actions(&Actor::Seat("2".into()))
+            .unwrap()
+            .into_iter()
+            .find(|action| action["type"] == "replace_piece")
+            .expect("a replacement is legal")
+    };
+    // Seat 2 replaces a piece at 35 s, 5 s into its reserve, then again.
+    table.act(35.0, "seat:2", replace(&table)).unwrap();
+    table.act(45.0, "seat:2", replace(&table)).unwrap();
+    // Its move runs on: the same deadline, the reserve not yet charged.
+    assert_eq!(table.deadlines(), everyone);
+    let status = table.clock.as_ref().unwrap().status();
+    assert_eq!(status.seats["2"].reserve_left_ms, 20_000);
+    assert_eq!(status.seats["2"].due_since, Some(time(0.0)));
+    // Its submission ends the move: 18 s over its time per move.
+    let submit = table.game.legal_actions(&Actor::Seat("2".into())).unwrap();
+    table.act(48.0, "seat:2", submit[0].clone()).unwrap();
+    let status = table.clock.as_ref().unwrap().status();
+    assert_eq!(status.seats["2"].reserve_left_ms, 2_000);
+}
+
+#[test]
+fn a_deadline_passed_before_a_pause_stands_and_the_seat_is_timed_out_while_paused() {
+    // Given 10 s a move and no reserve: dark's deadline is 10 s. The
+    // umpire pauses at 12 s, before the clock's timeout is recorded.
+    let mut table = Table::new("treeblox", Value::Null, settings(10, 0));
+    table
+        .act(12.0, "umpire", json!({"type": "clock_pause"}))
+        .unwrap();
+    // The pause stops no time that had already run out: dark's deadline
+    // stands, shown with nothing left.
+    assert_eq!(table.deadlines(), due(&[("dark", 10.0)]));
+    let status = table.clock.as_ref().unwrap().status();
+    assert_eq!(status.seats["dark"].deadline, Some(time(10.0)));
+    assert_eq!(status.seats["dark"].left_ms, Some(0));
+    // The clock times dark out while paused, naming that deadline; light,
+    // due from then, has its whole time per move at the resume.
+    table
+        .act(12.5, actor_label::CLOCK, clock_timeout("dark", 10.0))
+        .unwrap();
+    assert_eq!(table.deadlines(), due(&[]));
+    let status = table.clock.as_ref().unwrap().status();
+    assert_eq!(status.seats["light"].left_ms, Some(10_000));
+    assert_eq!(status.seats["dark"].reserve_left_ms, 0);
+    table
+        .act(30.0, "umpire", json!({"type": "clock_resume"}))
+        .unwrap();
+    assert_eq!(table.deadlines(), due(&[("light", 40.0)]));
+}
+
+#[test]
+fn a_deadline_passed_before_a_pause_is_not_moved_by_the_resume() {
+    let mut table = Table::new("treeblox", Value::Null, settings(10, 0));
+    table
+        .act(12.0, "umpire", json!({"type": "clock_pause"}))
+        .unwrap();
+    table
+        .act(30.0, "umpire", json!({"type": "clock_resume"}))
+        .unwrap();
+    // Not 10 s + the 18 s paused: the timeout is owed from 10 s.
+    assert_eq!(table.deadlines(), due(&[("dark", 10.0)]));
+    assert_eq!(
+        table.refusal(30.5, actor_label::CLOCK, clock_timeout("dark", 28.0)),
+        clock::WRONG_DEADLINE.code
+    );
+    table
+        .act(30.5, actor_label::CLOCK, clock_timeout("dark", 10.0))
+        .unwrap();
+}
+
+#[test]
+fn extra_time_given_during_the_pause_counts_from_the_passed_deadline() {
+    let mut table = Table::new("treeblox", Value::Null, settings(10, 0));
+    table
+        .act(12.0, "umpire", json!({"type": "clock_pause"}))
+        .unwrap();
+    // 5 s more: dark's deadline is 15 s, after the pause began, so it
+    // waits for the resume with the 3 s left at the pause.
+    table
+        .act(
+            20.0,
+            "umpire",
+            json!({"type": "clock_add_time", "seat": "dark", "ms": 5000}),
+        )
+        .unwrap();
+    assert_eq!(table.deadlines(), due(&[]));
+    let status = table.clock.as_ref().unwrap().status();
+    assert_eq!(status.seats["dark"].left_ms, Some(3000));
+    assert_eq!(status.seats["dark"].deadline, None);
+    table
+        .act(30.0, "umpire", json!({"type": "clock_resume"}))
+        .unwrap();
+    assert_eq!(table.deadlines(), due(&[("dark", 33.0)]));
 }
