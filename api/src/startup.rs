@@ -72,6 +72,9 @@ pub struct ServiceOptions {
     /// Without an admin token: games one client address may create or
     /// import a minute.
     pub creations_per_minute: u32,
+    /// The umpire's actions outside the rules (pause, resume, extra time,
+    /// reissue) one game takes.
+    pub umpire_extras: umpire_service::throttle::Rate,
 }
 
 /// How long an idle connection is kept for its client's next request.
@@ -102,6 +105,7 @@ impl Default for ServiceOptions {
             trusted_proxies: Vec::new(),
             connections: ConnectionLimits::default(),
             creations_per_minute: umpire_service::throttle::DEFAULT_CREATIONS_PER_MINUTE,
+            umpire_extras: umpire_service::throttle::UMPIRE_EXTRAS_PER_GAME,
         }
     }
 }
@@ -152,6 +156,7 @@ impl Application {
             memory_budget: options.memory_budget,
             live: options.streams.live(),
             creations_per_minute: options.creations_per_minute,
+            umpire_extras: options.umpire_extras,
         };
         let mut service = GameService::with_limits(store, registry, limits);
         if let Some(replicas) = &options.replicas {

@@ -82,6 +82,7 @@ error_codes! {
     "archive_rejection_time_in_future" => "422: a rejection's recorded_at is more than 5 minutes past this server's clock.";
     "too_many_refusals" => "429: this token's refused actions in this game came too fast; retry after `Retry-After` seconds.";
     "too_many_streams" => "429: this client (its token, or its address for a spectator), or the address it comes from whatever the token, holds its limit of live streams open (`details.limit`); close one.";
+    "too_many_umpire_actions" => "429: the umpire's actions outside the rules (pause, resume, extra time, reissue) came faster than a game takes them; retry after `Retry-After` seconds.";
     "too_many_games" => "429: this address created or imported games faster than a service without an admin token allows; retry after `Retry-After` seconds.";
     "too_many_failed_redemptions" => "429: this address redeemed too many unknown, used or expired invitations; retry after `Retry-After` seconds.";
     "internal" => "500: a fault of the service; the cause is in its log.";

@@ -26,7 +26,7 @@ use crate::model::{CreateGameRequest, CreatedGame, GameSummary};
 use crate::replicas::{ReadAt, ReplicaSettings, Replicas, Skip, Target};
 use crate::throttle::{
     Rate, RefusalThrottle, Throttle, DEFAULT_CREATIONS_PER_MINUTE, REDEMPTION_FAILURES,
-    TRACKED_ADDRESSES,
+    TRACKED_ADDRESSES, TRACKED_GAMES, UMPIRE_EXTRAS_PER_GAME,
 };
 use crate::turns::Turns;
 
@@ -45,6 +45,8 @@ pub struct GameService {
     pub(crate) creations: Arc<Throttle<Option<ClientAddress>>>,
     /// Failed invitation redemptions per client address.
     pub(crate) redemption_failures: Arc<Throttle<Option<ClientAddress>>>,
+    /// The umpire's actions outside the rules, per game.
+    pub(crate) umpire_extras: Arc<Throttle<Uuid>>,
     /// Live streams and what wakes them.
     pub(crate) live: Live,
     /// The process's memory budget, which the fold cache, the streams and
@@ -64,6 +66,8 @@ pub struct ServiceLimits {
     /// Games one client address may create or import a minute where
     /// [`GameService::admit_creation`] is asked.
     pub creations_per_minute: u32,
+    /// The umpire's actions outside the rules one game takes.
+    pub umpire_extras: Rate,
 }
 
 impl Default for ServiceLimits {
@@ -72,6 +76,7 @@ impl Default for ServiceLimits {
             memory_budget: DEFAULT_MEMORY_BUDGET,
             live: LiveLimits::default(),
             creations_per_minute: DEFAULT_CREATIONS_PER_MINUTE,
+            umpire_extras: UMPIRE_EXTRAS_PER_GAME,
         }
     }
 }
@@ -108,6 +113,7 @@ impl GameService {
                 TRACKED_ADDRESSES,
             )),
             redemption_failures: Arc::new(Throttle::new(REDEMPTION_FAILURES, TRACKED_ADDRESSES)),
+            umpire_extras: Arc::new(Throttle::new(limits.umpire_extras, TRACKED_GAMES)),
             live: Live::new(limits.live, budget.clone(), metrics.clone()),
             budget,
             metrics,

@@ -278,6 +278,9 @@ impl GameService {
             Ok(decision) => decision,
             Err(error) => return Ok(Attempt::Refused(Refusal::Rule(error))),
         };
+        if decision.events.iter().all(clock::is_clock_event) && !decision.events.is_empty() {
+            crate::throttle::admit_umpire_extra(&self.umpire_extras, submission.game_id)?;
+        }
         let length = version + decision.events.len() as u64;
         if length > crate::MAX_EVENTS_PER_GAME {
             return Err(crate::log_length::log_full(version));

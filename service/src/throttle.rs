@@ -45,6 +45,19 @@ pub const REDEMPTION_FAILURES: Rate = Rate {
     per_second: 0.2,
 };
 
+/// The umpire's actions outside the rules (pausing and resuming the clock,
+/// extra time, reissuing a seat's token) one game takes: a burst of 30,
+/// then one every 2 s. Each lengthens the log without moving the game on;
+/// an umpire at a table needs a handful, and the log's length is capped
+/// (`MAX_EVENTS_PER_GAME`) whatever the pace.
+pub const UMPIRE_EXTRAS_PER_GAME: Rate = Rate {
+    burst: 30.0,
+    per_second: 0.5,
+};
+
+/// How many games' buckets of umpire actions are remembered.
+pub const TRACKED_GAMES: usize = 65_536;
+
 /// How many client addresses' buckets each per-address throttle remembers.
 pub const TRACKED_ADDRESSES: usize = 65_536;
 
@@ -154,4 +167,26 @@ impl RefusalThrottle {
     pub fn take(&self, game_id: Uuid, actor: &str, now: Instant) -> Result<(), u64> {
         self.0.take((game_id, actor.to_string()), now)
     }
+}
+
+/// Takes one of `game_id`'s umpire actions outside the rules, or says how
+/// long until the game takes another.
+pub(crate) fn admit_umpire_extra(
+    throttle: &Throttle<Uuid>,
+    game_id: Uuid,
+) -> Result<(), crate::error::ServiceError> {
+    throttle
+        .take(game_id, Instant::now())
+        .map_err(
+            |retry_after_seconds| crate::error::ServiceError::Throttled {
+                code: "too_many_umpire_actions",
+                message: format!(
+                    "This game takes the umpire's actions outside the rules (pause, resume, extra \
+                 time, reissue) at most {} at once, then one every {} s.",
+                    throttle.rate().burst,
+                    1.0 / throttle.rate().per_second
+                ),
+                retry_after_seconds,
+            },
+        )
 }

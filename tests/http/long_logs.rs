@@ -157,3 +157,75 @@ async fn an_archive_longer_than_the_longest_log_is_refused_log_full() {
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
     assert_eq!(body["code"], "log_full", "{body}");
 }
+
+/// Given a game on a service that takes the umpire's actions outside the
+/// rules at a pace, when the umpire pauses and resumes past the
+/// burst, then the next is refused 429 `too_many_umpire_actions` with
+/// Retry-After and nothing is recorded, a reissue is refused alike, and the
+/// seats still play.
+#[tokio::test]
+async fn the_umpires_actions_outside_the_rules_are_taken_at_a_pace() {
+    // The default's pace with a burst of its own (the tests' servers lift
+    // the default).
+    let pace = umpire_service::throttle::Rate {
+        burst: 20.0,
+        ..umpire_service::throttle::UMPIRE_EXTRAS_PER_GAME
+    };
+    let app = TestApp::spawn_with(umpire_api::ServiceOptions {
+        umpire_extras: pace,
+        ..umpire_api::ServiceOptions::default()
+    })
+    .await;
+    let game = clocked_game(&app).await;
+    let umpire = game.umpire_token.as_str();
+    let burst = pace.burst as usize;
+    // The burst at once, then as fast as requests go: far faster than the
+    // one every 2 s the game regains, so a refusal comes (a slow machine
+    // only lets a few more through first).
+    let mut taken = 0;
+    let refused = loop {
+        let action = if taken % 2 == 0 {
+            json!({"type": "clock_pause"})
+        } else {
+            json!({"type": "clock_resume"})
+        };
+        let response = app.submit(&game.id, Some(umpire), action).await;
+        if response.status() != StatusCode::CREATED {
+            break response;
+        }
+        taken += 1;
+        assert!(taken < burst * 4, "never refused");
+    };
+    assert!(taken >= burst, "the burst is taken whole: {taken}");
+    let version = app.stored_version(&game.id).await;
+    assert!(refused.headers().contains_key("retry-after"));
+    assert_error(
+        refused,
+        StatusCode::TOO_MANY_REQUESTS,
+        "too_many_umpire_actions",
+    )
+    .await;
+    let reissue = app
+        .post_json(
+            &format!("/v1/games/{}/seats/dark/reissue", game.id),
+            Some(umpire),
+            &json!({}),
+        )
+        .await;
+    assert_error(
+        reissue,
+        StatusCode::TOO_MANY_REQUESTS,
+        "too_many_umpire_actions",
+    )
+    .await;
+    assert_eq!(
+        app.stored_version(&game.id).await,
+        version,
+        "nothing recorded"
+    );
+    let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(5);
+    assert!(
+        app.play_one(&game, &mut rng).await.is_some(),
+        "the seats still play"
+    );
+}

@@ -91,6 +91,7 @@ pub async fn serve(command: ServeCommand) -> anyhow::Result<()> {
         trusted_proxies: command.trusted_proxies,
         connections: command.connections,
         creations_per_minute: command.creations_per_minute,
+        ..ServiceOptions::default()
     };
     open_files_for(command.connections.max_open);
     let bind = command.bind;
