@@ -714,4 +714,8 @@ async fn a_cluster_left_running_by_a_killed_serve_is_taken_over_and_stopped_by_t
         !postmaster.exists(),
         "the cluster taken over is stopped with the command: {log}"
     );
+    assert!(
+        !log.contains("did not stop in time"),
+        "a stop with nothing in flight is prompt: {log}"
+    );
 }
