@@ -15,6 +15,8 @@ Exit status:
   2  the command line was wrong (an unknown option, a missing argument)
   3  done in part: some rows could not be scored (score) or some archives were
      refused (import); each is a row or line of the output
+  141  standard output was closed before everything was written (`| head`),
+     as for any command killed by SIGPIPE; nothing more is printed
 
 Data goes to standard output (or --out); summaries, progress and logs to
 standard error. By default only warnings are logged (and, for `serve`, what

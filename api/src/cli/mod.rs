@@ -31,21 +31,20 @@ pub fn main() -> ExitCode {
         .subcommand_matches("serve")
         .and_then(|serve| serve.value_source("admin_token"))
         == Some(clap::parser::ValueSource::CommandLine);
-    match &cli.command {
-        Command::Openapi => {
-            print!("{}", crate::openapi::document_json());
-            return ExitCode::SUCCESS;
-        }
+    let printed = match &cli.command {
+        Command::Openapi => Some(write_stdout(crate::openapi::document_json().as_bytes())),
         Command::Completions { shell } => {
-            clap_complete::generate(
-                *shell,
-                &mut Cli::command(),
-                "umpire",
-                &mut std::io::stdout(),
-            );
-            return ExitCode::SUCCESS;
+            let mut script = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "umpire", &mut script);
+            Some(write_stdout(&script))
         }
-        _ => {}
+        _ => None,
+    };
+    if let Some(printed) = printed {
+        return match printed {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => failed(error.into()),
+        };
     }
     // `serve` says what it does (where it listens) unless asked not to;
     // the other commands print their data and a summary, and log warnings.
@@ -67,15 +66,58 @@ pub fn main() -> ExitCode {
     match runtime.block_on(run(cli.command, admin_token_in_arguments, report)) {
         Ok(Done::All) => ExitCode::SUCCESS,
         Ok(Done::InPart) => ExitCode::from(3),
-        Err(error) => {
-            // The whole chain, outermost first: what was being done, then why.
-            eprintln!("umpire: {error:#}");
-            let status = error
-                .downcast_ref::<StoppedBeforeServing>()
-                .map_or(1, |stopped| stopped.0.exit_status());
-            ExitCode::from(status)
-        }
+        Err(error) => failed(error),
     }
+}
+
+/// The status of SIGPIPE's default action, as a shell reports it (128 + 13).
+const CLOSED_PIPE_STATUS: u8 = 128 + 13;
+
+/// Reports a command's failure on standard error; its exit status.
+fn failed(error: anyhow::Error) -> ExitCode {
+    // `umpire audit --file x | head` closes the pipe on purpose: the command
+    // ends there, as `cat` would, with no message and no backtrace. Rust
+    // ignores SIGPIPE, so the write fails instead of killing the process,
+    // and the commands holding a private cluster stop it on the way out.
+    if error.chain().any(is_broken_pipe) {
+        return ExitCode::from(CLOSED_PIPE_STATUS);
+    }
+    // The whole chain, outermost first: what was being done, then why.
+    eprintln!("umpire: {error:#}");
+    let status = error
+        .downcast_ref::<StoppedBeforeServing>()
+        .map_or(1, |stopped| stopped.0.exit_status());
+    ExitCode::from(status)
+}
+
+/// Whether `error`, or an error it wraps, is a write to a closed pipe. A
+/// writer (the CSV one) may wrap the I/O error in its own, inside another
+/// I/O error: both the chain and the wrapped errors are looked through.
+fn is_broken_pipe(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(error);
+    while let Some(error) = next {
+        if let Some(io) = error.downcast_ref::<std::io::Error>() {
+            if io.kind() == std::io::ErrorKind::BrokenPipe {
+                return true;
+            }
+            if let Some(inner) = io.get_ref() {
+                if is_broken_pipe(inner) {
+                    return true;
+                }
+            }
+        }
+        next = error.source();
+    }
+    false
+}
+
+/// Writes `bytes` to standard output, returning an error (never panicking,
+/// as `print!` does) when it is closed.
+pub(crate) fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(bytes)?;
+    stdout.flush()
 }
 
 /// What a command prints on standard error besides logs.

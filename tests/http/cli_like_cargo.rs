@@ -1,0 +1,105 @@
+//! The `umpire` binary next to cargo, ripgrep and gh (issue 46): a closed
+//! pipe ends a command quietly. Every test runs the real binary.
+
+use std::io::Read;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::ExitStatus;
+use std::time::{Duration, Instant};
+
+use crate::cli_bounds::{umpire_command, Finished, GENEROUS};
+
+/// Runs `umpire` with `args`, `env`, and the logging a user gets without
+/// asking (no `UMPIRE_LOG`).
+fn run_plain(args: &[&str], env: &[(&str, &str)]) -> Finished {
+    let mut command = umpire_command(args);
+    command.env_remove("UMPIRE_LOG");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    crate::cli_bounds::finish(command.spawn().expect("run umpire"), &args.join(" "))
+}
+
+/// Writes `umpire simulate` games into `path`: `count` of each game, at
+/// most `max_actions` actions each.
+fn simulate_into(path: &Path, game: &str, count: u64, max_actions: u64) {
+    let finished = run_plain(
+        &[
+            "simulate",
+            "--game",
+            game,
+            "--count",
+            &count.to_string(),
+            "--max-actions",
+            &max_actions.to_string(),
+            "--seed",
+            "46",
+            "--out",
+            path.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
+}
+
+// ---------------------------------------------------------------------------
+// A closed pipe.
+
+/// Runs `umpire args`, reads `keep` bytes of its standard output and closes
+/// it, as `umpire … | head -c 600` does; how it ended and its standard
+/// error.
+fn read_then_close(args: &[&str], keep: usize) -> (ExitStatus, String) {
+    let mut command = umpire_command(args);
+    command.env_remove("UMPIRE_LOG");
+    let mut child = command.spawn().expect("run umpire");
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let mut stderr = child.stderr.take().expect("piped stderr");
+    let errors = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    let mut head = vec![0u8; keep];
+    stdout
+        .read_exact(&mut head)
+        .unwrap_or_else(|e| panic!("{args:?} wrote less than {keep} bytes: {e}"));
+    drop(stdout);
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if started.elapsed() > GENEROUS {
+            let _ = child.kill();
+            panic!("{args:?} still ran {GENEROUS:?} after its output was closed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    (status, errors.join().expect("standard error"))
+}
+
+#[test]
+fn a_closed_pipe_ends_each_command_quietly_with_the_status_of_sigpipe() {
+    let dir = tempfile::tempdir().unwrap();
+    // Outputs far larger than a pipe holds (64 KiB), so that each command
+    // is still writing when the reader goes.
+    let full = dir.path().join("full.jsonl");
+    simulate_into(&full, "arboretum", 4, 5_000);
+    let small = dir.path().join("small.jsonl");
+    simulate_into(&small, "all", 300, 2);
+    let (full, small) = (full.to_str().unwrap(), small.to_str().unwrap());
+    for args in [
+        vec!["audit", "--file", full],
+        vec!["score", "--format", "jsonl", small],
+        vec!["simulate", "--game", "all", "--count", "200"],
+        vec!["openapi"],
+    ] {
+        let (status, stderr) = read_then_close(&args, 600);
+        assert!(
+            status.code() == Some(141) || status.code() == Some(0) || status.signal() == Some(13),
+            "{args:?}: {status:?}: {stderr}"
+        );
+        assert_eq!(stderr, "", "{args:?}: no message, no backtrace");
+    }
+}
+
