@@ -1,5 +1,6 @@
 //! The `umpire` binary next to cargo, ripgrep and gh (issue 46): a closed
-//! pipe ends a command quietly. Every test runs the real binary.
+//! pipe ends a command quietly, and every usage error exits 2. Every test
+//! runs the real binary.
 
 use std::io::Read;
 use std::os::unix::process::ExitStatusExt;
@@ -100,6 +101,67 @@ fn a_closed_pipe_ends_each_command_quietly_with_the_status_of_sigpipe() {
             "{args:?}: {status:?}: {stderr}"
         );
         assert_eq!(stderr, "", "{args:?}: no message, no backtrace");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Usage errors.
+
+#[test]
+fn every_usage_error_exits_2_before_anything_is_done() {
+    let dir = tempfile::tempdir().unwrap();
+    let games = dir.path().join("games.jsonl");
+    simulate_into(&games, "treeblox", 1, 3);
+    let games = games.to_str().unwrap();
+    for args in [
+        vec![],
+        vec!["no-such-command"],
+        vec!["audit"],
+        vec!["audit", "not-a-uuid"],
+        vec!["what-if", "--options", "{}"],
+        vec!["what-if", "--file", games],
+        vec!["what-if", "--file", games, "--options", "{dm"],
+        vec!["export"],
+        vec!["score"],
+        vec!["score", "--db", games],
+        vec!["score", "--format", "xml", games],
+        vec!["score", "--threads", "0", games],
+        vec!["simulate"],
+        vec!["simulate", "--game", "treeblox", "--options", "{"],
+        vec!["simulate", "--game", "treeblox", "--count", "-1"],
+        vec!["serve", "--replica-max-lag", "-1"],
+        vec!["serve", "--pool-wait", "0"],
+        vec!["serve", "--pool-size", "0"],
+        vec!["serve", "--workers", "0"],
+        vec!["import"],
+        vec!["completions", "tcsh"],
+        vec!["-v", "-q", "openapi"],
+    ] {
+        // A database that is never reached: were the command line taken,
+        // the command would fail there instead, with status 1.
+        let finished = run_plain(
+            &args,
+            &[("DATABASE_URL", "postgres://nobody@127.0.0.1:1/nothing")],
+        );
+        assert_eq!(
+            finished.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            finished.stderr
+        );
+        // clap's message (or, for no command at all, the help), never a
+        // failure of the command.
+        assert!(
+            finished.stderr.contains("Usage: umpire") || finished.stderr.contains("--help"),
+            "{args:?}: {}",
+            finished.stderr
+        );
+        assert!(
+            !finished.stderr.contains("umpire: "),
+            "{args:?}: {}",
+            finished.stderr
+        );
+        assert_eq!(finished.stdout, "", "{args:?}");
     }
 }
 

@@ -222,9 +222,6 @@ async fn run(
             out,
             stored,
         } => {
-            if game_ids.is_empty() && !all {
-                bail!("export what? Name one or more game ids, or pass --all");
-            }
             let database = database::open_for_reading(&stored).await?;
             commands::export(&database.service_url, &game_ids, all, out.as_deref()).await?;
             Ok(Done::All)
@@ -278,9 +275,6 @@ async fn run(
             json,
             stored,
         } => {
-            if !db && inputs.is_empty() {
-                bail!("score what? Name files, directories or `-`, or pass --db");
-            }
             let database = if db {
                 Some(database::open_for_reading(&stored).await?)
             } else {
@@ -319,6 +313,7 @@ async fn archive_source(
             };
             Ok((source, Some(database)))
         }
+        // clap requires one of the two (an argument group).
         (None, None) => bail!("which game? Name a game id, or pass --file"),
     }
 }

@@ -101,11 +101,10 @@ pub async fn audit(source: ArchiveSource) -> anyhow::Result<()> {
 }
 
 /// `umpire what-if`: re-runs a game's actions under patched options.
-pub async fn what_if(source: ArchiveSource, options_patch: &str) -> anyhow::Result<()> {
+pub async fn what_if(source: ArchiveSource, options_patch: &Value) -> anyhow::Result<()> {
     let archive = load_one(&source).await?;
-    let patch: Value = serde_json::from_str(options_patch).context("--options is not JSON")?;
     let registry = umpire_games::registry();
-    let report = umpire_archive::what_if(&registry, &archive, &patch)?;
+    let report = umpire_archive::what_if(&registry, &archive, options_patch)?;
     let mut text = serde_json::to_string_pretty(&report)?;
     text.push('\n');
     write_stdout(text.as_bytes()).context("writing the what-if report")

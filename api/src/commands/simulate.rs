@@ -13,13 +13,12 @@ pub fn simulate(
     game: &str,
     count: u64,
     seed: u64,
-    options: &str,
+    options: &Value,
     max_actions: usize,
     out: Option<&Path>,
     progress: bool,
 ) -> anyhow::Result<()> {
     let registry = umpire_games::registry();
-    let options: Value = serde_json::from_str(options).context("--options is not JSON")?;
     let games: Vec<String> = if game == "all" {
         registry.ids().map(str::to_string).collect()
     } else {
@@ -33,7 +32,7 @@ pub fn simulate(
             &registry,
             &umpire_archive::SimulationRun {
                 game,
-                options: &options,
+                options,
                 count,
                 seed,
                 max_actions,
