@@ -16,7 +16,9 @@ use umpire_domain::Registry;
 use crate::reading::{chunks_of, each_archive_in_chunk, Place};
 use crate::score::{score_archive_text, RowWriter, ScoreRow};
 
-pub use crate::inputs::{expand_inputs, read_chunks, Chunk, ExpandedInputs, Input, CHUNK_BYTES};
+pub use crate::inputs::{
+    expand_inputs, read_chunks, Chunk, ExpandedInputs, Input, SkipReason, Skipped, CHUNK_BYTES,
+};
 
 /// Counters for the progress bar and the closing summary.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -113,8 +113,10 @@ fn inputs_long_help() -> String {
     format!(
         "Files (one archive, or JSON Lines), directories of them, or `-` for standard input.\n\n\
          Directories are walked for .json, .jsonl and .ndjson files without following symbolic \
-         links (each link skipped is a warning), so a walk never leaves the directory. Only \
-         regular files are read: a FIFO, socket or device is refused unless piped in as `-`. \
+         links, so a walk never leaves the directory. Only regular files are read: a FIFO, \
+         socket or device named here is refused unless piped in as `-`. What a walk skips (links, \
+         FIFOs, sockets, devices, entries it cannot open) is counted in one warning (-v lists \
+         each). \
          One archive (a line, or a .json file) may be at most {} MiB, as over HTTP; a longer one \
          stops the command with an error naming the file and line.",
         umpire_archive::MAX_ARCHIVE_BYTES / (1024 * 1024)
