@@ -1,6 +1,7 @@
 //! The `umpire` binary next to cargo, ripgrep and gh (issue 46): a closed
-//! pipe ends a command quietly, and every usage error exits 2. Every test
-//! runs the real binary.
+//! pipe ends a command quietly, every usage error exits 2, and `--help` and
+//! the shell completions list the values an option takes. Every test runs
+//! the real binary.
 
 use std::io::Read;
 use std::os::unix::process::ExitStatusExt;
@@ -127,6 +128,7 @@ fn every_usage_error_exits_2_before_anything_is_done() {
         vec!["score", "--format", "xml", games],
         vec!["score", "--threads", "0", games],
         vec!["simulate"],
+        vec!["simulate", "--game", "chess"],
         vec!["simulate", "--game", "treeblox", "--options", "{"],
         vec!["simulate", "--game", "treeblox", "--count", "-1"],
         vec!["serve", "--replica-max-lag", "-1"],
@@ -162,6 +164,99 @@ fn every_usage_error_exits_2_before_anything_is_done() {
             finished.stderr
         );
         assert_eq!(finished.stdout, "", "{args:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The values an option takes, in --help and in the completions.
+
+const GAMES: [&str; 4] = ["arboretum", "draft_cider", "flower_fields", "treeblox"];
+
+#[test]
+fn help_lists_the_games_the_formats_and_the_shells() {
+    let help = |args: &[&str]| {
+        let finished = run_plain(args, &[]);
+        assert_eq!(finished.status.code(), Some(0), "{args:?}");
+        finished.stdout
+    };
+    let simulate = help(&["simulate", "--help"]);
+    for game in GAMES.iter().chain(&["all"]) {
+        assert!(
+            simulate.contains(&format!("- {game}")),
+            "{game}: {simulate}"
+        );
+    }
+    let score = help(&["score", "--help"]);
+    assert!(
+        score.contains("- csv:") && score.contains("- jsonl:"),
+        "{score}"
+    );
+    let short = help(&["score", "-h"]);
+    assert!(short.contains("[possible values: csv, jsonl]"), "{short}");
+    let completions = help(&["completions", "--help"]);
+    for shell in ["bash", "zsh", "fish"] {
+        assert!(completions.contains(shell), "{completions}");
+    }
+}
+
+#[test]
+fn completions_offer_the_games_and_the_formats_not_file_names() {
+    let script = |shell: &str| {
+        let finished = run_plain(&["completions", shell], &[]);
+        assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
+        finished.stdout
+    };
+    let games = GAMES.join(" ");
+    let bash = script("bash");
+    for (option, values) in [
+        ("--game", format!("{games} all")),
+        ("--format", "csv jsonl".to_string()),
+    ] {
+        let case = format!("{option})\n                    COMPREPLY=($(compgen -W \"{values}\"");
+        assert!(
+            bash.contains(&case),
+            "bash completes {option} with {values}"
+        );
+    }
+    let fish = script("fish");
+    for (option, values) in [("game", GAMES.to_vec()), ("format", vec!["csv", "jsonl"])] {
+        let line = fish
+            .lines()
+            .find(|line| line.contains(&format!(" -l {option} ")))
+            .unwrap_or_else(|| panic!("fish completes --{option}"));
+        assert!(
+            line.contains("-r -f -a"),
+            "fish offers values, not files: {line}"
+        );
+        // The values follow, one a line.
+        let start = fish.find(line).unwrap();
+        let rest = &fish[start..];
+        for value in values {
+            assert!(
+                rest.lines()
+                    .take(6)
+                    .any(|l| l.contains(&format!("{value}\\t"))),
+                "fish offers {value} for --{option}"
+            );
+        }
+    }
+    let zsh = script("zsh");
+    for (option, values) in [
+        ("--game", GAMES.to_vec()),
+        ("--format", vec!["csv", "jsonl"]),
+    ] {
+        let start = zsh
+            .find(&format!("'{option}=["))
+            .unwrap_or_else(|| panic!("zsh completes {option}"));
+        let rest = &zsh[start..];
+        for value in values {
+            assert!(
+                rest.lines()
+                    .take(6)
+                    .any(|l| l.contains(&format!("{value}\\:"))),
+                "zsh offers {value} for {option}"
+            );
+        }
     }
 }
 

@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{ArgGroup, Parser, Subcommand};
+use umpire_archive::OutputFormat;
 use umpire_storage::GroupCommitLimits;
 use uuid::Uuid;
 
@@ -123,11 +125,28 @@ fn inputs_long_help() -> String {
     )
 }
 
-fn game_names() -> String {
-    umpire_games::registry()
+/// `simulate --game`: a registered game's name, or `all`. Listed in
+/// `--help` and offered by the shell completions.
+fn simulated_games() -> PossibleValuesParser {
+    let mut names: Vec<PossibleValue> = umpire_games::registry()
         .ids()
-        .collect::<Vec<_>>()
-        .join(", ")
+        .map(PossibleValue::new)
+        .collect();
+    names.push(PossibleValue::new("all").help("each registered game in turn"));
+    PossibleValuesParser::new(names)
+}
+
+/// `score --format`: the rows' formats, listed in `--help` and offered by
+/// the shell completions.
+fn output_formats() -> impl TypedValueParser<Value = OutputFormat> {
+    PossibleValuesParser::new([
+        PossibleValue::new("csv").help("a header, then one row per game"),
+        PossibleValue::new("jsonl")
+            .aliases(["json", "ndjson"])
+            .help("one JSON object per game (JSON Lines)"),
+    ])
+    // Only the names above get here, and each is a format.
+    .map(|name| name.parse().unwrap_or_default())
 }
 
 /// A JSON value given as an option (`--options`): text that is not JSON is
@@ -362,7 +381,7 @@ pub enum Command {
     )]
     Simulate {
         /// The game to play, or `all` for each in turn.
-        #[arg(long, long_help = format!("The game to play, or `all` for each in turn: {}.", game_names()))]
+        #[arg(long, value_parser = simulated_games())]
         game: String,
         /// How many games of each game named: with `--game all`, this many
         /// of every registered game.
@@ -398,8 +417,8 @@ pub enum Command {
         #[arg(long)]
         db: bool,
         /// The rows' format.
-        #[arg(long, default_value = "csv")]
-        format: umpire_archive::OutputFormat,
+        #[arg(long, default_value = "csv", value_parser = output_formats())]
+        format: OutputFormat,
         /// Leave out games that are not finished (error rows stay).
         #[arg(long)]
         finished_only: bool,
