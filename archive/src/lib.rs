@@ -31,5 +31,5 @@ pub use inputs::{Input, MAX_ARCHIVE_BYTES};
 pub use pipeline::{score_inputs, Progress, ScoreSettings};
 pub use replay::{replay, Cause, Divergence, Replayed};
 pub use score::{score_archive_text, score_events, OutputFormat, RowWriter, ScoreRow};
-pub use simulate::{simulate_one, simulate_to, SimulationRun};
+pub use simulate::{simulate_one, simulate_to, SimulationRun, SimulationTotals};
 pub use what_if::{what_if, WhatIfError, WhatIfReport};

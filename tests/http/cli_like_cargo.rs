@@ -1,13 +1,16 @@
 //! The `umpire` binary next to cargo, ripgrep and gh (issue 46): a closed
-//! pipe ends a command quietly, every usage error exits 2, and `--help` and
-//! the shell completions list the values an option takes. Every test runs
-//! the real binary.
+//! pipe ends a command quietly, every usage error exits 2, `--help` and the
+//! shell completions list the values an option takes, and `simulate` makes
+//! its games on every core and sums up. Every test runs the real binary.
 
 use std::io::Read;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::ExitStatus;
 use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use umpire_archive::Archive;
 
 use crate::cli_bounds::{umpire_command, Finished, GENEROUS};
 
@@ -258,5 +261,84 @@ fn completions_offer_the_games_and_the_formats_not_file_names() {
             );
         }
     }
+}
+
+// ---------------------------------------------------------------------------
+// simulate: every core, and a summary.
+
+#[test]
+fn simulate_makes_its_games_on_every_core_and_sums_them_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("games.jsonl");
+    let args = [
+        "simulate",
+        "--game",
+        "all",
+        "--count",
+        "10",
+        "--max-actions",
+        "40",
+        "--json",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let mut command = umpire_command(&args);
+    command
+        .env_remove("UMPIRE_LOG")
+        .env_remove("RAYON_NUM_THREADS");
+    let finished = crate::cli_bounds::finish(command.spawn().unwrap(), "simulate --json");
+    assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
+    let summary: Value = serde_json::from_str(finished.stderr.trim_end())
+        .unwrap_or_else(|e| panic!("{e}: {}", finished.stderr));
+    let written = std::fs::read_to_string(&out).unwrap();
+    let events: u64 = written
+        .lines()
+        .map(|line| Archive::from_json(line).unwrap().version())
+        .sum();
+    assert_eq!(summary["games"], 40);
+    assert_eq!(summary["events"], events);
+    assert_eq!(summary["bytes"], written.len() as u64);
+    assert!(summary["seconds"].as_f64().unwrap() > 0.0);
+    let cores = std::thread::available_parallelism().unwrap().get() as u64;
+    let threads = summary["threads"].as_u64().unwrap();
+    assert!(
+        threads >= cores.min(2) && threads <= cores,
+        "made on {threads} threads of {cores} cores"
+    );
+
+    // One thread writes the very same games, and says so in its line.
+    let one = dir.path().join("one.jsonl");
+    let mut args = args.to_vec();
+    args.retain(|arg| *arg != "--json");
+    let last = args.len() - 1;
+    args[last] = one.to_str().unwrap();
+    let mut command = umpire_command(&args);
+    command
+        .env_remove("UMPIRE_LOG")
+        .env("RAYON_NUM_THREADS", "1");
+    let finished = crate::cli_bounds::finish(command.spawn().unwrap(), "simulate, 1 thread");
+    assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
+    assert!(
+        finished
+            .stderr
+            .starts_with(&format!("umpire simulate: 40 games, {events} events, ")),
+        "{}",
+        finished.stderr
+    );
+    assert!(
+        finished.stderr.contains(" on 1 thread: "),
+        "{}",
+        finished.stderr
+    );
+    assert_eq!(finished.stderr.lines().count(), 1, "{}", finished.stderr);
+    assert_eq!(std::fs::read_to_string(&one).unwrap(), written);
+
+    let quiet = run_plain(
+        &["simulate", "--game", "treeblox", "-q", "--max-actions", "3"],
+        &[],
+    );
+    assert_eq!(quiet.status.code(), Some(0));
+    assert_eq!(quiet.stderr, "", "-q leaves the summary out");
+    assert_eq!(quiet.stdout.lines().count(), 1);
 }
 

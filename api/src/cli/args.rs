@@ -399,6 +399,10 @@ pub enum Command {
         /// Write here instead of standard output.
         #[arg(long, short, value_name = "FILE")]
         out: Option<PathBuf>,
+        /// Print the closing summary on standard error as one JSON object
+        /// (`{"games": N, "events": N, "bytes": N, "seconds": S, "threads": N}`).
+        #[arg(long)]
+        json: bool,
     },
     /// Score archives in bulk (files, directories, `-`) or every stored game
     /// (--db): one row per game, in parallel, streamed.

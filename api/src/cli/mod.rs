@@ -251,18 +251,20 @@ async fn run(
             options,
             max_actions,
             out,
+            json,
         } => {
-            tokio::task::block_in_place(|| {
-                commands::simulate(
-                    &game,
+            let summary = tokio::task::block_in_place(|| {
+                commands::simulate(commands::SimulateCommand {
+                    game: &game,
                     count,
                     seed,
-                    &options,
+                    options: &options,
                     max_actions,
-                    out.as_deref(),
-                    report.summary,
-                )
+                    out: out.as_deref(),
+                    progress: report.summary,
+                })
             })?;
+            report.summary(json, || summary.line(), || summary.json());
             Ok(Done::All)
         }
         Command::Score {

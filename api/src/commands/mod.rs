@@ -13,7 +13,7 @@ mod simulate;
 pub use audit::{audit, what_if, ArchiveSource};
 pub use import::{export, import};
 pub use score::{score, ScoreCommand, ScoreSummary};
-pub use simulate::simulate;
+pub use simulate::{simulate, SimulateCommand, SimulateSummary};
 
 use std::io::{BufWriter, Write};
 use std::path::Path;
