@@ -1,7 +1,8 @@
 //! The `umpire` binary next to cargo, ripgrep and gh (issue 46): a closed
 //! pipe ends a command quietly, every usage error exits 2, `--help` and the
-//! shell completions list the values an option takes, and `simulate` makes
-//! its games on every core and sums up. Every test runs the real binary.
+//! shell completions list the values an option takes, `simulate` makes its
+//! games on every core and sums up, and `score` checks each archive's hash
+//! chain unless told to trust it. Every test runs the real binary.
 
 use std::io::Read;
 use std::os::unix::process::ExitStatusExt;
@@ -10,6 +11,7 @@ use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use umpire_archive::score::parse_csv_rows;
 use umpire_archive::Archive;
 
 use crate::cli_bounds::{umpire_command, Finished, GENEROUS};
@@ -96,6 +98,7 @@ fn a_closed_pipe_ends_each_command_quietly_with_the_status_of_sigpipe() {
     for args in [
         vec!["audit", "--file", full],
         vec!["score", "--format", "jsonl", small],
+        vec!["score", "--trust-chain", small],
         vec!["simulate", "--game", "all", "--count", "200"],
         vec!["openapi"],
     ] {
@@ -340,5 +343,76 @@ fn simulate_makes_its_games_on_every_core_and_sums_them_up() {
     assert_eq!(quiet.status.code(), Some(0));
     assert_eq!(quiet.stderr, "", "-q leaves the summary out");
     assert_eq!(quiet.stdout.lines().count(), 1);
+}
+
+// ---------------------------------------------------------------------------
+// score: verified archives.
+
+/// Three treeblox games as JSON Lines, the second's result forged: its
+/// winner changed in the `game_ended` payload, nothing else.
+fn with_a_forged_result(dir: &Path) -> (String, Archive) {
+    let games = dir.join("games.jsonl");
+    simulate_into(&games, "treeblox", 3, 5_000);
+    let mut lines: Vec<String> = std::fs::read_to_string(&games)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let mut forged = Archive::from_json(&lines[1]).unwrap();
+    let ended = forged.events.last_mut().unwrap();
+    assert_eq!(ended.event_type, "game_ended");
+    let winner = match ended.payload["winner"].as_str() {
+        Some("dark") => "light",
+        _ => "dark",
+    };
+    ended.payload["winner"] = winner.into();
+    lines[1] = forged.to_json_line();
+    let path = dir.join("forged.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    (path.to_str().unwrap().to_string(), forged)
+}
+
+#[test]
+fn score_checks_each_hash_chain_and_a_forged_result_is_an_error_row_unless_trusted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, forged) = with_a_forged_result(dir.path());
+    let finished = run_plain(&["score", &path], &[]);
+    assert_eq!(finished.status.code(), Some(3), "{}", finished.stderr);
+    assert!(
+        finished
+            .stderr
+            .starts_with("umpire score: 3 games (1 error), "),
+        "{}",
+        finished.stderr
+    );
+    let rows = parse_csv_rows(&finished.stdout).unwrap();
+    assert_eq!(rows.len(), 3);
+    assert!(
+        rows[0].error.is_none() && rows[2].error.is_none(),
+        "{rows:#?}"
+    );
+    let error = rows[1]
+        .error
+        .as_deref()
+        .expect("the forged game is an error row");
+    assert_eq!(rows[1].game_id, forged.game_id.to_string());
+    assert_eq!(rows[1].source, format!("{path}:2"));
+    assert!(
+        error.contains("hash chain") && error.contains("hash_mismatch"),
+        "{error}"
+    );
+    assert!(
+        error.contains(&format!("event {}", forged.version())),
+        "names the event changed: {error}"
+    );
+    assert!(rows[1].winners.is_empty(), "nothing scored from it");
+
+    // Trusted, the same file is scored as it stands, forgery and all.
+    let trusted = run_plain(&["score", "--trust-chain", &path], &[]);
+    assert_eq!(trusted.status.code(), Some(0), "{}", trusted.stderr);
+    let trusted_rows = parse_csv_rows(&trusted.stdout).unwrap();
+    assert!(trusted_rows.iter().all(|row| row.error.is_none()));
+    assert_eq!(trusted_rows[0], rows[0]);
+    assert_eq!(trusted_rows[2], rows[2]);
 }
 

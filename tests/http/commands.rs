@@ -41,6 +41,7 @@ async fn scoring_the_database_matches_scoring_the_exported_files() {
             database,
             format: OutputFormat::Csv,
             finished_only: false,
+            chain: umpire_archive::ChainCheck::Verify,
             threads: None,
             out: Some(out.clone()),
             progress: false,

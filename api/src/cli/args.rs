@@ -16,8 +16,9 @@ Exit status:
   1  failed: the error is on standard error
   2  the command line was wrong (an unknown option, a missing argument, a
      value not among those listed, --options that are not JSON)
-  3  done in part: some rows could not be scored (score) or some archives were
-     refused (import); each is a row or line of the output
+  3  done in part: some rows could not be scored (score, a broken hash chain
+     among them) or some archives were refused (import); each is a row or
+     line of the output
   141  standard output was closed before everything was written (`| head`),
      as for any command killed by SIGPIPE; nothing more is printed
 
@@ -426,6 +427,14 @@ pub enum Command {
         /// Leave out games that are not finished (error rows stay).
         #[arg(long)]
         finished_only: bool,
+        /// Score each archive without checking its hash chain first. By
+        /// default every file's archive is checked as `audit` and `import`
+        /// check it, and one changed after it was recorded (a payload value
+        /// edited) is an error row: trust the chain only for archives this
+        /// installation wrote itself. Stored games (--db) are the store's
+        /// own append-only log and are not checked.
+        #[arg(long)]
+        trust_chain: bool,
         /// Scoring threads (default: one per core).
         #[arg(long, value_parser = at_least_one)]
         threads: Option<usize>,

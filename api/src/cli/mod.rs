@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
+use umpire_archive::ChainCheck;
 use uuid::Uuid;
 
 use crate::commands::{self, Done};
@@ -272,6 +273,7 @@ async fn run(
             db,
             format,
             finished_only,
+            trust_chain,
             threads,
             out,
             json,
@@ -287,6 +289,11 @@ async fn run(
                 database: database.as_ref().map(|d| d.service_url.clone()),
                 format,
                 finished_only,
+                chain: if trust_chain {
+                    ChainCheck::Trust
+                } else {
+                    ChainCheck::Verify
+                },
                 threads,
                 out,
                 progress: report.summary,
