@@ -328,12 +328,14 @@ impl Application {
                 tracing::info!("{}: finishing the requests in flight, then stopping", signal.name());
             }
         }
-        // A stop asked while the workers still start was seen to wait for
-        // ever: past the time requests in flight are given, the process
-        // ends regardless.
+        // The stop is carried out by the server's own future, so it is
+        // asked for and awaited together with that future: awaiting the
+        // handle alone waited for a future nobody polled, until the
+        // timeout below (35 s, and a warning, at every stop). Past the time
+        // requests in flight are given, the process ends regardless.
         let stopping = async {
-            handle.stop(true).await;
-            server.await
+            let (ended, ()) = tokio::join!(server, handle.stop(true));
+            ended
         };
         match tokio::time::timeout(SHUTDOWN_TIMEOUT + Duration::from_secs(5), stopping).await {
             Ok(stopped) => stopped,
