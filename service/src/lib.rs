@@ -10,6 +10,7 @@
 pub mod access;
 mod answer;
 pub mod archives;
+mod background;
 pub mod budget;
 pub mod client_address;
 pub mod codes;

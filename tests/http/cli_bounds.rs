@@ -479,7 +479,7 @@ impl Serving {
         port.unwrap_or_else(|| panic!("no port in {line:?}"))
     }
 
-    fn signal(&self, name: &str) {
+    pub(crate) fn signal(&self, name: &str) {
         let sent = Command::new("kill")
             .args([&format!("-{name}"), &self.child.id().to_string()])
             .status()
@@ -488,7 +488,7 @@ impl Serving {
     }
 
     /// Waits for the process to end; its status and every line it wrote.
-    fn wait_for_exit(&mut self) -> (ExitStatus, String) {
+    pub(crate) fn wait_for_exit(&mut self) -> (ExitStatus, String) {
         let started = Instant::now();
         let status = loop {
             if let Some(status) = self.child.try_wait().expect("wait") {

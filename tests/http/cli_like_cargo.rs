@@ -1,8 +1,9 @@
 //! The `umpire` binary next to cargo, ripgrep and gh (issue 46): a closed
 //! pipe ends a command quietly, every usage error exits 2, `--help` and the
 //! shell completions list the values an option takes, `simulate` makes its
-//! games on every core and sums up, and `score` checks each archive's hash
-//! chain unless told to trust it. Every test runs the real binary.
+//! games on every core and sums up, `score` checks each archive's hash
+//! chain unless told to trust it, and `serve` stops on SIGINT or SIGTERM
+//! without a warning. Every test runs the real binary.
 
 use std::io::Read;
 use std::os::unix::process::ExitStatusExt;
@@ -14,7 +15,7 @@ use serde_json::Value;
 use umpire_archive::score::parse_csv_rows;
 use umpire_archive::Archive;
 
-use crate::cli_bounds::{umpire_command, Finished, GENEROUS};
+use crate::cli_bounds::{umpire_command, Finished, Serving, GENEROUS};
 
 /// Runs `umpire` with `args`, `env`, and the logging a user gets without
 /// asking (no `UMPIRE_LOG`).
@@ -416,3 +417,74 @@ fn score_checks_each_hash_chain_and_a_forged_result_is_an_error_row_unless_trust
     assert_eq!(trusted_rows[2], rows[2]);
 }
 
+// ---------------------------------------------------------------------------
+// serve: a clean stop.
+
+#[test]
+fn serve_stops_on_sigint_and_sigterm_without_a_warning() {
+    // The data directory itself is the temporary directory: as root, the
+    // cluster runs as `postgres`, which must reach it.
+    let data_dir = tempfile::Builder::new()
+        .prefix("umpire-clean-stop")
+        .tempdir()
+        .unwrap();
+    let data = data_dir.path().to_str().unwrap().to_string();
+    let token_dir = tempfile::tempdir().unwrap();
+    let token_file = token_dir.path().join("admin-token");
+    std::fs::write(&token_file, "clean-stop\n").unwrap();
+    // The owner's alone, as serve requires of a token file.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let token_file = token_file.to_str().unwrap().to_string();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    for signal in ["INT", "TERM"] {
+        let mut serving = Serving::spawn(
+            &["--data-dir", &data, "--admin-token-file", &token_file],
+            // What a user sees at the default level.
+            &[("UMPIRE_LOG", "info")],
+        );
+        let port = serving.wait_until_listening();
+        // A game, and a live stream of it: the timekeeper looks at clocks,
+        // the listener holds its connection, the pool has connections open.
+        let stream = runtime.block_on(async {
+            let client = reqwest::Client::new();
+            let created: Value = client
+                .post(format!("http://127.0.0.1:{port}/v1/games"))
+                .bearer_auth("clean-stop")
+                .json(&serde_json::json!({"game": "treeblox"}))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            let id = created["id"].as_str().expect("a game id").to_string();
+            let stream = client
+                .get(format!("http://127.0.0.1:{port}/v1/games/{id}/stream"))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(stream.status(), 200);
+            // Let the timekeeper look a few times.
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            stream
+        });
+        serving.signal(signal);
+        let (status, log) = serving.wait_for_exit();
+        drop(stream);
+        assert!(status.success(), "SIG{signal}: {status:?}\n{log}");
+        let loud: Vec<&str> = log
+            .lines()
+            .filter(|line| line.contains(" WARN ") || line.contains(" ERROR "))
+            .collect();
+        assert!(loud.is_empty(), "SIG{signal}: {loud:#?}\n{log}");
+        assert!(
+            log.contains("stopping the private PostgreSQL cluster"),
+            "SIG{signal}: {log}"
+        );
+        assert!(
+            !data_dir.path().join("pgdata/postmaster.pid").exists(),
+            "SIG{signal}: the cluster is stopped: {log}"
+        );
+    }
+}
