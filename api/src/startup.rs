@@ -338,6 +338,9 @@ impl Application {
                 tracing::info!("{}: finishing the requests in flight, then stopping", signal.name());
             }
         }
+        // Live streams never end by themselves: each is ended now (an
+        // `end` message, `stopping`) so that they do not hold the stop.
+        self.service.end_streams();
         // The stop is carried out by the server's own future, so it is
         // asked for and awaited together with that future: awaiting the
         // handle alone waited for a future nobody polled, until the

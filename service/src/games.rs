@@ -137,16 +137,6 @@ impl GameService {
         Ok(())
     }
 
-    /// Stops the instance's work in the background (the timekeeper after
-    /// the look it is at, the listener, the probes) and closes its pools:
-    /// once the HTTP server has stopped, nothing uses the database after
-    /// this, which may then go (`background.rs`).
-    pub async fn stop(&self) {
-        self.background.stop().await;
-        self.store.pool().close();
-        self.replicas.close();
-    }
-
     /// Reserves `bytes` of the memory budget for `kind`, letting cached
     /// folds go first if they do not fit; `Busy` when they still do not.
     pub fn reserve_memory(&self, kind: Charge, bytes: usize) -> Result<Reservation, ServiceError> {

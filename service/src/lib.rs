@@ -33,6 +33,7 @@ pub mod reads;
 pub mod replicas;
 pub mod schemas;
 mod shown;
+mod stopping;
 mod submit;
 pub mod throttle;
 pub mod timekeeper;

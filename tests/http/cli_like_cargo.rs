@@ -445,7 +445,8 @@ fn serve_stops_on_sigint_and_sigterm_without_a_warning() {
         );
         let port = serving.wait_until_listening();
         // A game, and a live stream of it: the timekeeper looks at clocks,
-        // the listener holds its connection, the pool has connections open.
+        // the listener holds its connection, the pool has connections open,
+        // and a request is in flight that would never end by itself.
         let stream = runtime.block_on(async {
             let client = reqwest::Client::new();
             let created: Value = client
@@ -469,9 +470,29 @@ fn serve_stops_on_sigint_and_sigterm_without_a_warning() {
             tokio::time::sleep(Duration::from_secs(1)).await;
             stream
         });
+        let signalled = Instant::now();
         serving.signal(signal);
+        // The stream is ended by the server, with its closing message,
+        // rather than left to hold the stop until its timeout (30 s).
+        let mut stream = stream;
+        let body = runtime.block_on(async {
+            let mut body = String::new();
+            while let Ok(Ok(Some(chunk))) = tokio::time::timeout(GENEROUS, stream.chunk()).await {
+                body.push_str(&String::from_utf8_lossy(&chunk));
+            }
+            body
+        });
         let (status, log) = serving.wait_for_exit();
-        drop(stream);
+        let took = signalled.elapsed();
+        assert!(
+            body.contains("event: end\ndata: {\"reason\":\"stopping\""),
+            "SIG{signal}: {body}\n{log}"
+        );
+        assert!(
+            took < Duration::from_secs(25),
+            "SIG{signal}: stopping took {took:?}, as long as the server's wait for \
+             requests in flight: {log}"
+        );
         assert!(status.success(), "SIG{signal}: {status:?}\n{log}");
         let loud: Vec<&str> = log
             .lines()
