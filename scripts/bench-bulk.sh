@@ -5,8 +5,11 @@
 #   GAMES_PER_KIND=25000 DB=0 scripts/bench-bulk.sh   # 100k games, files only
 #
 # 1. `umpire simulate --game all` writes the games as JSON Lines.
-# 2. From files: `umpire score FILE` against `cat FILE > /dev/null` and
-#    against plain serde_json parsing of the same bytes (one thread).
+# 2. From files: `umpire score FILE` (every game's hash chain checked, the
+#    default) and `umpire score --trust-chain FILE` (folded as it stands)
+#    against `cat FILE > /dev/null`, plain serde_json parsing of the same
+#    bytes into `Value`, and a parse that builds nothing (`IgnoredAny`),
+#    each of the two on one thread.
 # 3. From the database (DB=1): the games are imported into a private cluster
 #    and `umpire score --db` is compared with
 #    `psql -c "COPY (SELECT game_id, payload FROM events ORDER BY game_id, seq) TO STDOUT"`
@@ -64,17 +67,26 @@ echo "input: $GAMES games, $MB MB, $(nproc) cores"
 cat "$FILE" >/dev/null # warm the page cache
 read -r cat_s _ < <(measure cat "$FILE")
 read -r parse_s parse_rss < <(measure "$PARSE" "$FILE" value)
+read -r ignored_s ignored_rss < <(measure "$PARSE" "$FILE" ignored)
 read -r score_s score_rss < <(measure "$BIN" score "$FILE" --format csv --out /dev/null)
+read -r trusted_s trusted_rss < <(measure "$BIN" score --trust-chain "$FILE" --format csv --out /dev/null)
 echo
 echo "| from files ($GAMES games, $MB MB) | seconds | games/s | MB/s | peak RSS |"
 echo "| --- | ---: | ---: | ---: | ---: |"
-for row in "cat FILE > /dev/null@$cat_s@-" "serde_json::Value parse, 1 thread@$parse_s@$parse_rss" "umpire score FILE@$score_s@$score_rss"; do
+for row in "cat FILE > /dev/null@$cat_s@-" \
+    "serde_json::Value parse, 1 thread@$parse_s@$parse_rss" \
+    "serde::de::IgnoredAny parse (builds nothing), 1 thread@$ignored_s@$ignored_rss" \
+    "umpire score FILE (hash chains checked)@$score_s@$score_rss" \
+    "umpire score --trust-chain FILE@$trusted_s@$trusted_rss"; do
     IFS=@ read -r name secs rss <<<"$row"
     secs=$(awk -v s="$secs" 'BEGIN { if (s < 0.01) s = 0.01; print s }')
     echo "| $name | $secs | $(awk -v g="$GAMES" -v s="$secs" 'BEGIN { printf "%.0f", g / s }') | $(awk -v b="$BYTES" -v s="$secs" 'BEGIN { printf "%.1f", b / 1e6 / s }') | ${rss} KiB |"
 done
 echo
 echo "umpire score / serde_json parse (throughput): $(ratio "$parse_s" "$score_s")"
+echo "umpire score / IgnoredAny parse (throughput): $(ratio "$ignored_s" "$score_s")"
+echo "umpire score --trust-chain / IgnoredAny parse (throughput): $(ratio "$ignored_s" "$trusted_s")"
+echo "umpire score / umpire score --trust-chain (throughput): $(ratio "$trusted_s" "$score_s")"
 echo "umpire score / cat (throughput): $(ratio "$cat_s" "$score_s")"
 
 if [ "$DB" = "1" ]; then

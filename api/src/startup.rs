@@ -113,6 +113,9 @@ impl Default for ServiceOptions {
 pub struct Application {
     port: u16,
     server: Server,
+    /// Stopped once the server has: its background work ends and its
+    /// pools close before the database may go.
+    service: GameService,
 }
 
 /// What no route takes: a path served with other methods (405, with
@@ -188,7 +191,7 @@ impl Application {
             request_metrics.connections_refused.clone(),
         );
         let state = web::Data::new(AppState {
-            service,
+            service: service.clone(),
             admin_token: options.admin_token.filter(|token| !token.is_empty()),
             archive_bodies: Arc::new(tokio::sync::Semaphore::new(
                 crate::routes::archives::ARCHIVE_BODIES_AT_ONCE,
@@ -302,6 +305,7 @@ impl Application {
         Ok(Application {
             port,
             server: server.run(),
+            service,
         })
     }
 
@@ -309,9 +313,12 @@ impl Application {
         self.port
     }
 
-    /// Runs until the server is stopped (a test's, when its runtime ends).
+    /// Runs until the server is stopped (a test's, when its runtime ends);
+    /// the service's background work then stops and its pools close.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        let served = self.server.await;
+        self.service.stop().await;
+        served
     }
 
     /// Runs until SIGINT or SIGTERM, seen by `stop`, which has listened
@@ -323,25 +330,38 @@ impl Application {
         let handle = self.server.handle();
         let mut server = self.server;
         tokio::select! {
-            ended = &mut server => return ended,
+            ended = &mut server => {
+                self.service.stop().await;
+                return ended;
+            }
             signal = stop.received() => {
                 tracing::info!("{}: finishing the requests in flight, then stopping", signal.name());
             }
         }
+        // Live streams never end by themselves: each is ended now (an
+        // `end` message, `stopping`) so that they do not hold the stop.
+        self.service.end_streams();
         // The stop is carried out by the server's own future, so it is
-        // asked for and awaited together with that future (awaiting the
-        // handle alone waits for a future nobody polls). Past the time
+        // asked for and awaited together with that future: awaiting the
+        // handle alone waited for a future nobody polled, until the
+        // timeout below (35 s, and a warning, at every stop). Past the time
         // requests in flight are given, the process ends regardless.
         let stopping = async {
             let (ended, ()) = tokio::join!(server, handle.stop(true));
             ended
         };
-        match tokio::time::timeout(SHUTDOWN_TIMEOUT + Duration::from_secs(5), stopping).await {
-            Ok(stopped) => stopped,
-            Err(_) => {
-                tracing::warn!("the HTTP server did not stop in time; stopping regardless");
-                Ok(())
-            }
-        }
+        let stopped =
+            match tokio::time::timeout(SHUTDOWN_TIMEOUT + Duration::from_secs(5), stopping).await {
+                Ok(stopped) => stopped,
+                Err(_) => {
+                    tracing::warn!("the HTTP server did not stop in time; stopping regardless");
+                    Ok(())
+                }
+            };
+        // Then the timekeeper, the listener and the probes, and the pools:
+        // nothing is left using the database, which may go next (`serve`
+        // stops its private cluster).
+        self.service.stop().await;
+        stopped
     }
 }

@@ -11,9 +11,13 @@
 //! Directories are walked without following symbolic links: a link inside
 //! a directory is skipped and reported (so a walk never leaves the directory
 //! it was given, and `ln -s . loop` neither loops nor reads a file twice).
-//! Only regular files are read: a FIFO, a socket or a device named or found
-//! is refused — a FIFO would block forever and `/dev/zero` never ends —
-//! unless it comes in as standard input (`-`), where a pipe is the point.
+//! Only regular files are read: a FIFO, a socket or a device named on the
+//! command line is refused — a FIFO would block forever and `/dev/zero`
+//! never ends — unless it comes in as standard input (`-`), where a pipe is
+//! the point. Found in a walk, such a file is skipped and reported like a
+//! link, and so is a directory or archive file the walk cannot open: a walk
+//! of `/etc` scores what it can read instead of stopping at the first
+//! entry it may not.
 //! The file type is checked on the opened descriptor, and a file found in a
 //! walk is opened with `O_NOFOLLOW`, so swapping a file for a link between
 //! the walk and the read does not lead the reader elsewhere.
@@ -70,8 +74,36 @@ impl Input {
 pub struct ExpandedInputs {
     /// Every file to read, in a stable order (each directory's sorted).
     pub files: Vec<Input>,
-    /// Symbolic links found inside directories, not followed.
-    pub skipped_links: Vec<PathBuf>,
+    /// What a walk found and left out, in the order found.
+    pub skipped: Vec<Skipped>,
+}
+
+/// An entry a directory walk left out, and why.
+#[derive(Debug)]
+pub struct Skipped {
+    pub path: PathBuf,
+    pub reason: SkipReason,
+}
+
+/// Why a directory walk left an entry out.
+#[derive(Debug)]
+pub enum SkipReason {
+    /// A symbolic link: never followed inside a directory.
+    SymbolicLink,
+    /// A FIFO, socket or device with an archive's name (its kind, in words).
+    NotARegularFile(&'static str),
+    /// A directory or archive file that could not be opened.
+    Unreadable(std::io::Error),
+}
+
+impl std::fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SkipReason::SymbolicLink => f.write_str("a symbolic link (links are not followed)"),
+            SkipReason::NotARegularFile(kind) => write!(f, "{kind}, not a regular file"),
+            SkipReason::Unreadable(error) => write!(f, "unreadable: {error}"),
+        }
+    }
 }
 
 fn named(path: &Path) -> impl FnOnce(std::io::Error) -> std::io::Error + '_ {
@@ -126,7 +158,7 @@ pub fn expand_inputs(inputs: &[Input]) -> std::io::Result<ExpandedInputs> {
                 if metadata.is_dir() && follow {
                     let mut files = Vec::new();
                     let mut visited = HashSet::new();
-                    walk(path, &mut files, &mut expanded.skipped_links, &mut visited)?;
+                    walk(path, &mut files, &mut expanded.skipped, &mut visited)?;
                     files.sort();
                     expanded
                         .files
@@ -144,11 +176,13 @@ pub fn expand_inputs(inputs: &[Input]) -> std::io::Result<ExpandedInputs> {
 /// Collects the archive files under `dir`. Links are not followed, so the
 /// walk stays inside the directory it was given; `visited` (device and
 /// inode of each directory entered) stops a loop that bind mounts could
-/// still make.
+/// still make. `dir` itself must be readable (it was named, or found and
+/// opened by the caller); what is found inside and cannot be opened is
+/// skipped.
 fn walk(
     dir: &Path,
     files: &mut Vec<PathBuf>,
-    skipped_links: &mut Vec<PathBuf>,
+    skipped: &mut Vec<Skipped>,
     visited: &mut HashSet<(u64, u64)>,
 ) -> std::io::Result<()> {
     let metadata = std::fs::symlink_metadata(dir).map_err(named(dir))?;
@@ -164,17 +198,31 @@ fn walk(
             path.extension().and_then(|e| e.to_str()),
             Some("json" | "jsonl" | "ndjson")
         );
-        if file_type.is_symlink() {
-            skipped_links.push(path);
+        let reason = if file_type.is_symlink() {
+            SkipReason::SymbolicLink
         } else if file_type.is_dir() {
-            walk(&path, files, skipped_links, visited)?;
+            match std::fs::read_dir(&path) {
+                Ok(_) => {
+                    walk(&path, files, skipped, visited)?;
+                    continue;
+                }
+                Err(error) => SkipReason::Unreadable(error),
+            }
         } else if !archive_name {
             // Not an archive by its name: never opened.
+            continue;
         } else if file_type.is_file() {
-            files.push(path);
+            match open_regular(&Input::FoundInDirectory(path.clone())) {
+                Ok(_) => {
+                    files.push(path);
+                    continue;
+                }
+                Err(error) => SkipReason::Unreadable(error),
+            }
         } else {
-            return Err(refused(&path, kind_of(&file_type)));
-        }
+            SkipReason::NotARegularFile(kind_of(&file_type))
+        };
+        skipped.push(Skipped { path, reason });
     }
     Ok(())
 }

@@ -28,8 +28,11 @@ pub use import::{
     validate_for_import, ImportRefusal, InvalidRejection, RejectionFault, RejectionPolicy,
 };
 pub use inputs::{Input, MAX_ARCHIVE_BYTES};
-pub use pipeline::{score_inputs, Progress, ScoreSettings};
+pub use pipeline::{score_inputs, ChainCheck, Progress, ScoreSettings};
 pub use replay::{replay, Cause, Divergence, Replayed};
-pub use score::{score_archive_text, score_events, OutputFormat, RowWriter, ScoreRow};
-pub use simulate::{simulate_one, simulate_to, SimulationRun};
+pub use score::{
+    score_archive_text, score_events, score_verified_archive_text, OutputFormat, RowWriter,
+    ScoreRow,
+};
+pub use simulate::{simulate_one, simulate_to, SimulationRun, SimulationTotals};
 pub use what_if::{what_if, WhatIfError, WhatIfReport};

@@ -14,9 +14,11 @@ use std::sync::mpsc;
 use umpire_domain::Registry;
 
 use crate::reading::{chunks_of, each_archive_in_chunk, Place};
-use crate::score::{score_archive_text, RowWriter, ScoreRow};
+use crate::score::{score_archive_text, score_verified_archive_text, RowWriter, ScoreRow};
 
-pub use crate::inputs::{expand_inputs, read_chunks, Chunk, ExpandedInputs, Input, CHUNK_BYTES};
+pub use crate::inputs::{
+    expand_inputs, read_chunks, Chunk, ExpandedInputs, Input, SkipReason, Skipped, CHUNK_BYTES,
+};
 
 /// Counters for the progress bar and the closing summary.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -26,8 +28,9 @@ pub struct Progress {
     pub bytes: u64,
 }
 
-/// Scores every archive of a chunk, in order.
-pub fn score_chunk(registry: &Registry, chunk: &Chunk) -> Vec<ScoreRow> {
+/// Scores every archive of a chunk, in order, checking each one's hash
+/// chain first unless `chain` says to trust it.
+pub fn score_chunk(registry: &Registry, chunk: &Chunk, chain: ChainCheck) -> Vec<ScoreRow> {
     let text = match std::str::from_utf8(&chunk.bytes) {
         Ok(text) => Cow::Borrowed(text),
         Err(_) => String::from_utf8_lossy(&chunk.bytes),
@@ -35,7 +38,10 @@ pub fn score_chunk(registry: &Registry, chunk: &Chunk) -> Vec<ScoreRow> {
     let mut rows = Vec::new();
     let scored = each_archive_in_chunk(chunk, &text, |archive, line| {
         let source = Place::Line(line).label(&chunk.source);
-        rows.push(score_archive_text(registry, archive, &source));
+        rows.push(match chain {
+            ChainCheck::Verify => score_verified_archive_text(registry, archive, &source),
+            ChainCheck::Trust => score_archive_text(registry, archive, &source),
+        });
         Ok::<_, std::convert::Infallible>(())
     });
     match scored {
@@ -156,6 +162,20 @@ pub struct ScoreSettings {
     /// The longest line (or `.json` file) read: longer is an error naming
     /// the file and line, as HTTP refuses a larger body.
     pub max_archive_bytes: usize,
+    /// Whether each archive's hash chain is checked before it is scored.
+    pub chain: ChainCheck,
+}
+
+/// Whether bulk scoring checks each archive's hash chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ChainCheck {
+    /// Check it: a broken chain is an error row (the default, for archives
+    /// from outside, which anyone may have edited).
+    #[default]
+    Verify,
+    /// Fold the log as it is (`--trust-chain`: archives this installation
+    /// wrote itself, scored again).
+    Trust,
 }
 
 impl Default for ScoreSettings {
@@ -163,6 +183,7 @@ impl Default for ScoreSettings {
         ScoreSettings {
             finished_only: false,
             max_archive_bytes: crate::inputs::MAX_ARCHIVE_BYTES,
+            chain: ChainCheck::default(),
         }
     }
 }
@@ -193,7 +214,7 @@ pub fn score_inputs<W: Write>(
         threads * 2,
         |chunk| {
             let bytes = chunk.bytes.len() as u64;
-            (score_chunk(registry, &chunk), bytes)
+            (score_chunk(registry, &chunk, settings.chain), bytes)
         },
         |(rows, bytes)| {
             write_rows(&rows, settings, writer, &mut totals)?;

@@ -1,10 +1,13 @@
 //! Scoring one game fast: fold its event payloads straight from the archive
 //! text (borrowed, never built into a `serde_json::Value`) and summarise.
 //!
-//! Bulk scoring trusts the log it folds, as the service does; `umpire audit`
-//! and import are where logs are re-validated. A log that does not fold (a
-//! malformed event, or one that makes a game's `apply` panic) becomes an
-//! error row: one bad game never stops a batch.
+//! The fold trusts the log it folds, as the service does. An archive from
+//! outside may have been changed since it was exported, so `umpire score`
+//! first checks its hash chain ([`score_verified_archive_text`], with the
+//! verifier `audit` and import use) unless told to trust it; re-deciding
+//! every action stays with `audit` and import. A log that does not fold (a
+//! malformed event, or one that makes a game's `apply` panic) or whose
+//! chain is broken becomes an error row: one bad game never stops a batch.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -15,7 +18,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use umpire_domain::Registry;
 
-use crate::format::{FORMAT, FORMAT_VERSION};
+use crate::format::{Archive, FORMAT, FORMAT_VERSION};
+use crate::replay::verify_chain;
 
 /// One line of bulk scoring output.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -156,6 +160,50 @@ pub fn score_archive_text(registry: &Registry, text: &str, source: &str) -> Scor
         archive.events.iter().map(|event| event.payload.get()),
         source,
     )
+}
+
+/// Scores one archive document after checking its hash chain: an archive
+/// changed after it was recorded (one payload value edited) is an error row
+/// naming the first event that does not hold, as `audit` reports it. The
+/// check reads the whole archive into values and hashes every event, so it
+/// costs more than the fold; `--trust-chain` skips it.
+pub fn score_verified_archive_text(registry: &Registry, text: &str, source: &str) -> ScoreRow {
+    match Archive::from_json(text) {
+        Ok(archive) => {
+            if let Some(broken) = verify_chain(&archive) {
+                // The cause's stable code, as `audit` reports it.
+                let code = serde_json::to_value(broken.cause)
+                    .ok()
+                    .and_then(|code| code.as_str().map(str::to_string))
+                    .unwrap_or_default();
+                return ScoreRow::error(
+                    archive.game_id.to_string(),
+                    archive.game,
+                    source,
+                    format!(
+                        "the hash chain does not hold ({code}) at event {}: {}",
+                        broken.seq, broken.message
+                    ),
+                );
+            }
+        }
+        // What is not an archive at all gets the fold's own error row
+        // (which names what it could read); what the fold could read but
+        // the full format refuses is not scored unchecked.
+        Err(error) => {
+            let row = score_archive_text(registry, text, source);
+            if row.error.is_some() {
+                return row;
+            }
+            return ScoreRow::error(
+                row.game_id,
+                row.game,
+                source,
+                format!("the hash chain cannot be checked: {error}"),
+            );
+        }
+    }
+    score_archive_text(registry, text, source)
 }
 
 /// Folds a game's event payloads (JSON text, in order) and summarises it.

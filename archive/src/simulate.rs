@@ -10,7 +10,6 @@ use std::sync::Arc;
 use chrono::{DateTime, Duration, Utc};
 use rand::seq::IndexedRandom;
 use rand::Rng;
-use rayon::prelude::*;
 use serde_json::Value;
 use umpire_domain::chain::GENESIS_HASH;
 use umpire_domain::erased::event_type;
@@ -189,7 +188,8 @@ pub fn simulate_one(
 /// What `simulate_to` generates.
 #[derive(Debug, Clone)]
 pub struct SimulationRun<'a> {
-    pub game: &'a str,
+    /// The games to play, `count` of each, one name after the other.
+    pub games: &'a [&'a str],
     /// Options (a JSON value; `null` for the defaults).
     pub options: &'a Value,
     pub count: u64,
@@ -197,39 +197,68 @@ pub struct SimulationRun<'a> {
     pub max_actions: usize,
 }
 
-/// Writes `run.count` random games as JSON Lines, generated in parallel and
-/// written in order; `progress` is called with each batch's size.
+/// What a simulation run wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SimulationTotals {
+    pub games: u64,
+    /// Events in all the games' logs.
+    pub events: u64,
+    /// Bytes of JSON Lines written.
+    pub bytes: u64,
+    /// The threads that made at least one game: what the run used, not
+    /// what it was given.
+    pub threads: u64,
+}
+
+/// Writes `run.count` random games of each of `run.games` as JSON Lines.
+/// Every game is its own task on rayon's pool, with a bounded number in
+/// flight, and the lines are written in order (game by game, index by
+/// index): the output is the same whatever the thread count, and no core
+/// waits for the slowest game of a batch or for the next game's name.
+/// `progress` is called once per game written.
 pub fn simulate_to(
     registry: &Registry,
     run: &SimulationRun<'_>,
     out: &mut dyn Write,
     mut progress: impl FnMut(u64),
-) -> std::io::Result<()> {
-    const BATCH: u64 = 256;
-    let mut start = 0;
-    while start < run.count {
-        let end = (start + BATCH).min(run.count);
-        let lines: Vec<Result<String, GameError>> = (start..end)
-            .into_par_iter()
-            .map(|index| {
-                simulate_one(
-                    registry,
-                    run.game,
-                    run.options,
-                    run.seed,
-                    index,
-                    run.max_actions,
-                )
-                .map(|archive| archive.to_json_line())
+) -> std::io::Result<SimulationTotals> {
+    let tasks = run
+        .games
+        .iter()
+        .flat_map(|game| (0..run.count).map(move |index| (*game, index)));
+    let mut totals = SimulationTotals::default();
+    let mut threads = std::collections::HashSet::new();
+    crate::pipeline::run_ordered(
+        tasks,
+        rayon::current_num_threads() * 4,
+        |(game, index)| {
+            simulate_one(
+                registry,
+                game,
+                run.options,
+                run.seed,
+                index,
+                run.max_actions,
+            )
+            .map(|archive| {
+                let thread = std::thread::current().id();
+                (archive.to_json_line(), archive.version(), thread)
             })
-            .collect();
-        for line in lines {
-            let line = line.map_err(|e| std::io::Error::other(e.to_string()))?;
+            .map_err(|error| std::io::Error::other(format!("simulating {game}: {error}")))
+        },
+        |simulated| {
+            let (line, events, thread) = simulated?;
+            threads.insert(thread);
             out.write_all(line.as_bytes())?;
             out.write_all(b"\n")?;
-        }
-        progress(end - start);
-        start = end;
-    }
-    out.flush()
+            totals.games += 1;
+            totals.events += events;
+            totals.bytes += line.len() as u64 + 1;
+            progress(1);
+            Ok(())
+        },
+    )?;
+    out.flush()?;
+    totals.threads = threads.len() as u64;
+    Ok(totals)
 }

@@ -13,6 +13,7 @@ use umpire_storage::{EventStore, GameRecord, Head, NewEvent, NewGame, StoreError
 use uuid::Uuid;
 
 use crate::access::{mint_tokens, new_seed};
+use crate::background::Background;
 use crate::budget::{Charge, MemoryBudget, Reservation, DEFAULT_MEMORY_BUDGET};
 use crate::client_address::ClientAddress;
 use crate::error::ServiceError;
@@ -55,6 +56,9 @@ pub struct GameService {
     pub metrics: Metrics,
     /// Standbys that reads naming a version may be answered from.
     pub(crate) replicas: Replicas,
+    /// The timekeeper, the listener and the probes, stopped by
+    /// [`GameService::stop`].
+    pub(crate) background: Background,
 }
 
 /// An instance's limits beyond the store.
@@ -118,6 +122,7 @@ impl GameService {
             budget,
             metrics,
             replicas: Replicas::default(),
+            background: Background::default(),
         }
     }
 
@@ -128,6 +133,7 @@ impl GameService {
         settings: &ReplicaSettings,
     ) -> Result<(), umpire_storage::StoreError> {
         self.replicas = Replicas::connect(settings, &self.metrics)?;
+        self.replicas.start_probing(&self.background);
         Ok(())
     }
 
@@ -225,8 +231,12 @@ impl GameService {
     /// Starts this instance's one listening connection (see
     /// `live/listener.rs`).
     pub fn listen_for_appends(&self, database_url: String) {
-        self.live
-            .listen(database_url, self.metrics.clone(), self.replicas.clone());
+        self.live.listen(
+            &self.background,
+            database_url,
+            self.metrics.clone(),
+            self.replicas.clone(),
+        );
     }
 
     pub fn registry(&self) -> &Arc<Registry> {

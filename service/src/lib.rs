@@ -10,6 +10,7 @@
 pub mod access;
 mod answer;
 pub mod archives;
+mod background;
 pub mod budget;
 pub mod client_address;
 pub mod codes;
@@ -32,6 +33,7 @@ pub mod reads;
 pub mod replicas;
 pub mod schemas;
 mod shown;
+mod stopping;
 mod submit;
 pub mod throttle;
 pub mod timekeeper;

@@ -212,8 +212,10 @@ pub struct StreamEvent {
 pub struct StreamEnd {
     /// `finished` (the game is over and every event was sent), `idle` (no
     /// event for the idle limit), `lifetime` (the stream's total limit),
-    /// `revoked` (the umpire reissued this seat's token: the stream ends
-    /// after the reissue's event, and the old token opens no other) or
+    /// `stopping` (the instance is stopping: resume on another, or here
+    /// once it is back), `revoked` (the umpire reissued this seat's token:
+    /// the stream ends after the reissue's event, and the old token opens
+    /// no other) or
     /// `error` (see `error`). Only `finished` and `revoked` mean there is
     /// nothing more for this client.
     pub reason: String,

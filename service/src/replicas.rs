@@ -23,6 +23,7 @@ use parking_lot::Mutex;
 use umpire_storage::{EventStore, StoreError};
 use uuid::Uuid;
 
+use crate::background::Background;
 use crate::metrics::Metrics;
 
 /// How often each standby is asked whether it is up and how far behind.
@@ -176,10 +177,21 @@ impl Replicas {
                 metrics: Some(metrics.clone()),
             }),
         };
-        if !replicas.inner.standbys.is_empty() {
-            tokio::spawn(probe_forever(Arc::downgrade(&replicas.inner)));
-        }
         Ok(replicas)
+    }
+
+    /// Probes each standby from now on, until the service stops.
+    pub(crate) fn start_probing(&self, background: &Background) {
+        if !self.is_empty() {
+            background.spawn_until_stopped(probe_forever(Arc::downgrade(&self.inner)));
+        }
+    }
+
+    /// Closes the standbys' pools (the service is stopping).
+    pub(crate) fn close(&self) {
+        for standby in &self.inner.standbys {
+            standby.store.pool().close();
+        }
     }
 
     pub fn is_empty(&self) -> bool {

@@ -22,6 +22,7 @@ use umpire_domain::record::format_recorded_at;
 use umpire_domain::{actor_label, GameError};
 use umpire_storage::{AppendOutcome, ClockCheck, NewEvent, StoreError};
 
+use crate::background::Stopping;
 use crate::error::ServiceError;
 use crate::fold::Fold;
 use crate::games::GameService;
@@ -55,14 +56,16 @@ pub enum Look {
 }
 
 impl GameService {
-    /// Starts this instance's timekeeper, for as long as the runtime runs.
+    /// Starts this instance's timekeeper, until the service stops (it
+    /// finishes the look it is at first).
     pub fn keep_time(&self) {
         let service = self.clone();
-        tokio::spawn(async move { service.timekeeper().await });
+        self.background
+            .spawn(|stopping| async move { service.timekeeper(stopping).await });
     }
 
-    async fn timekeeper(self) {
-        loop {
+    async fn timekeeper(self, mut stopping: Stopping) {
+        while !stopping.is_stopping() {
             let full = match self.look_at_due_clocks().await {
                 Ok(looked) => looked == LOOKS_PER_PAGE as usize,
                 Err(error) => {
@@ -75,7 +78,10 @@ impl GameService {
                 }
             };
             if !full {
-                tokio::time::sleep(LOOK_EVERY).await;
+                tokio::select! {
+                    () = tokio::time::sleep(LOOK_EVERY) => {}
+                    () = stopping.stopped() => return,
+                }
             }
         }
     }

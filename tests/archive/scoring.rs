@@ -3,24 +3,21 @@
 
 use std::io::Write;
 
-use umpire_archive::pipeline::{score_inputs, Input, ScoreSettings};
+use umpire_archive::pipeline::{score_inputs, ChainCheck, Input, ScoreSettings};
 use umpire_archive::score::parse_csv_rows;
 use umpire_archive::{OutputFormat, RowWriter, ScoreRow};
 
-use crate::support::{registry, simulated, GAMES};
+use crate::support::{rechain, registry, simulated, GAMES};
 
 fn score(inputs: &[Input], format: OutputFormat) -> Vec<ScoreRow> {
+    score_with(inputs, format, ScoreSettings::default())
+}
+
+fn score_with(inputs: &[Input], format: OutputFormat, settings: ScoreSettings) -> Vec<ScoreRow> {
     let mut out = Vec::new();
     {
         let mut writer = RowWriter::new(format, &mut out).unwrap();
-        score_inputs(
-            &registry(),
-            inputs,
-            ScoreSettings::default(),
-            &mut writer,
-            &mut |_| {},
-        )
-        .unwrap();
+        score_inputs(&registry(), inputs, settings, &mut writer, &mut |_| {}).unwrap();
     }
     let text = String::from_utf8(out).unwrap();
     match format {
@@ -119,4 +116,85 @@ fn chunks_split_long_inputs_at_line_ends_only() {
     assert_eq!(rows.len(), copies);
     assert!(rows.iter().all(|r| r.error.is_none()));
     assert!(rows.last().unwrap().source.ends_with(&format!(":{copies}")));
+}
+
+#[test]
+fn a_changed_payload_is_an_error_row_naming_its_event_unless_the_chain_is_trusted() {
+    let good = simulated("treeblox", 3);
+    let mut forged = simulated("treeblox", 4);
+    // The result forged: the winner changed where the game ended.
+    let ended = forged.events.last_mut().unwrap();
+    assert_eq!(ended.event_type, "game_ended");
+    ended.payload["winner"] = match ended.payload["winner"].as_str() {
+        Some("dark") => "light".into(),
+        _ => "dark".into(),
+    };
+    // A forger who knows the scheme and hashes the chain again: the chain
+    // holds, and only a replay (`audit`, import) can tell.
+    let mut rechained = forged.clone();
+    rechain(&mut rechained);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("games.jsonl");
+    let lines = [&good, &forged, &rechained].map(|archive| archive.to_json_line());
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let inputs = [Input::Path(path)];
+
+    assert_eq!(ScoreSettings::default().chain, ChainCheck::Verify);
+    let verified = score(&inputs, OutputFormat::JsonLines);
+    assert_eq!(verified.len(), 3);
+    assert!(verified[0].error.is_none(), "{:?}", verified[0]);
+    let error = verified[1].error.as_deref().expect("an error row");
+    assert!(
+        error.starts_with(&format!(
+            "the hash chain does not hold (hash_mismatch) at event {}: ",
+            forged.version()
+        )),
+        "{error}"
+    );
+    assert_eq!(verified[1].game_id, forged.game_id.to_string());
+    assert_eq!(verified[1].game, "treeblox");
+    assert!(verified[1].source.ends_with("games.jsonl:2"));
+    assert!(verified[2].error.is_none(), "{:?}", verified[2]);
+
+    let trusted = score_with(
+        &inputs,
+        OutputFormat::JsonLines,
+        ScoreSettings {
+            chain: ChainCheck::Trust,
+            ..ScoreSettings::default()
+        },
+    );
+    assert!(
+        trusted.iter().all(|row| row.error.is_none()),
+        "{trusted:#?}"
+    );
+    assert_eq!(trusted[0], verified[0]);
+    // Scored as it stands: what the forged payload says.
+    assert_eq!(trusted[1].winners, trusted[2].winners);
+    assert_eq!(trusted[2], verified[2]);
+}
+
+#[test]
+fn what_is_not_an_archive_is_the_same_error_row_verified_or_trusted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("games.jsonl");
+    let good = simulated("arboretum", 1).to_json_line();
+    std::fs::write(
+        &path,
+        format!("{good}\n{{ not json\n{{\"game_id\": \"x\", \"game\": \"treeblox\"}}\n"),
+    )
+    .unwrap();
+    let inputs = [Input::Path(path)];
+    let verified = score(&inputs, OutputFormat::JsonLines);
+    let trusted = score_with(
+        &inputs,
+        OutputFormat::JsonLines,
+        ScoreSettings {
+            chain: ChainCheck::Trust,
+            ..ScoreSettings::default()
+        },
+    );
+    assert_eq!(verified, trusted);
+    assert!(verified[0].error.is_none());
+    assert!(verified[1].error.is_some() && verified[2].error.is_some());
 }

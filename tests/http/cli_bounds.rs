@@ -244,10 +244,8 @@ fn a_directory_walk_skips_links_so_loops_end_and_nothing_outside_is_read() {
     ] {
         std::os::unix::fs::symlink(target, inside.join(link)).unwrap();
     }
-    let finished = run(
-        &["score", "--format", "jsonl", root.path().to_str().unwrap()],
-        &[],
-    );
+    let root = root.path().to_str().unwrap();
+    let finished = run_unlogged(&["score", "--format", "jsonl", root]);
     assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
     let rows: Vec<&str> = finished.stdout.lines().collect();
     assert_eq!(rows.len(), 2, "each game once, none from outside: {rows:?}");
@@ -255,17 +253,48 @@ fn a_directory_walk_skips_links_so_loops_end_and_nothing_outside_is_read() {
         rows.iter().all(|row| row.contains("season.jsonl")),
         "{rows:?}"
     );
+    // One warning for the run, counting what was skipped (issue 46: `umpire
+    // score /etc` wrote hundreds of lines, one a link) …
+    let warnings: Vec<&str> = finished
+        .stderr
+        .lines()
+        .filter(|line| line.contains("WARN"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{}", finished.stderr);
+    assert!(
+        warnings[0].contains("skipped 5 symbolic links inside the directories given")
+            && warnings[0].contains("-v lists each"),
+        "{}",
+        warnings[0]
+    );
+    assert_eq!(
+        finished.stderr.lines().count(),
+        2,
+        "the warning and the summary: {}",
+        finished.stderr
+    );
+    // … and -v names each.
+    let verbose = run_unlogged(&["score", "-v", "--format", "jsonl", root]);
+    assert_eq!(verbose.status.code(), Some(0), "{}", verbose.stderr);
     for link in ["a", "b", "up", "outside", "same.jsonl"] {
         let path = inside.join(link);
         assert!(
-            finished
+            verbose
                 .stderr
                 .lines()
-                .any(|line| line.contains("WARN") && line.contains(path.to_str().unwrap())),
-            "a warning names {link}: {}",
-            finished.stderr
+                .any(|line| line.contains("skipped: a symbolic link")
+                    && line.contains(path.to_str().unwrap())),
+            "-v names {link}: {}",
+            verbose.stderr
         );
     }
+}
+
+/// [`run`] at the level a user gets without asking (no `UMPIRE_LOG`).
+fn run_unlogged(args: &[&str]) -> Finished {
+    let mut command = umpire_command(args);
+    command.env_remove("UMPIRE_LOG");
+    finish(command.spawn().expect("run umpire"), &args.join(" "))
 }
 
 #[test]
@@ -285,11 +314,6 @@ fn fifos_and_devices_are_refused_by_name_unless_read_as_standard_input() {
         (
             vec!["score", fifo.to_str().unwrap()],
             fifo.clone(),
-            "a FIFO",
-        ),
-        (
-            vec!["score", walked.path().to_str().unwrap()],
-            walked_fifo.clone(),
             "a FIFO",
         ),
         (
@@ -319,6 +343,27 @@ fn fifos_and_devices_are_refused_by_name_unless_read_as_standard_input() {
             finished.stderr
         );
     }
+    // Found in a walk, a FIFO is skipped (never opened) and counted in
+    // the run's one warning; -v names it.
+    let walked_dir = walked.path().to_str().unwrap();
+    let finished = run_unlogged(&["score", "-v", walked_dir]);
+    assert_eq!(finished.status.code(), Some(0), "{}", finished.stderr);
+    assert_eq!(finished.stdout.lines().count(), 1, "the header alone");
+    assert!(
+        finished.stderr.lines().any(|line| line.contains("WARN")
+            && line.contains("skipped 1 FIFO, socket or device inside the directories given")),
+        "{}",
+        finished.stderr
+    );
+    assert!(
+        finished
+            .stderr
+            .lines()
+            .any(|line| line.contains("a FIFO, not a regular file")
+                && line.contains(walked_fifo.to_str().unwrap())),
+        "{}",
+        finished.stderr
+    );
     // The same games through a pipe on standard input are read.
     let games = dir.path().join("games.jsonl");
     games_file(&games, 2);
@@ -434,7 +479,7 @@ impl Serving {
         port.unwrap_or_else(|| panic!("no port in {line:?}"))
     }
 
-    fn signal(&self, name: &str) {
+    pub(crate) fn signal(&self, name: &str) {
         let sent = Command::new("kill")
             .args([&format!("-{name}"), &self.child.id().to_string()])
             .status()
@@ -443,7 +488,7 @@ impl Serving {
     }
 
     /// Waits for the process to end; its status and every line it wrote.
-    fn wait_for_exit(&mut self) -> (ExitStatus, String) {
+    pub(crate) fn wait_for_exit(&mut self) -> (ExitStatus, String) {
         let started = Instant::now();
         let status = loop {
             if let Some(status) = self.child.try_wait().expect("wait") {

@@ -10,6 +10,7 @@ mod archives_rejections;
 mod authorization;
 mod bad_input;
 mod cli_bounds;
+mod cli_like_cargo;
 mod cli_manners;
 mod clock;
 mod codes_statuses;

@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{ArgGroup, Parser, Subcommand};
+use umpire_archive::OutputFormat;
 use umpire_storage::GroupCommitLimits;
 use uuid::Uuid;
 
@@ -12,9 +14,13 @@ const EXIT_CODES: &str = "\
 Exit status:
   0  done
   1  failed: the error is on standard error
-  2  the command line was wrong (an unknown option, a missing argument)
-  3  done in part: some rows could not be scored (score) or some archives were
-     refused (import); each is a row or line of the output
+  2  the command line was wrong (an unknown option, a missing argument, a
+     value not among those listed, --options that are not JSON)
+  3  done in part: some rows could not be scored (score, a broken hash chain
+     among them) or some archives were refused (import); each is a row or
+     line of the output
+  141  standard output was closed before everything was written (`| head`),
+     as for any command killed by SIGPIPE; nothing more is printed
 
 Data goes to standard output (or --out); summaries, progress and logs to
 standard error. By default only warnings are logged (and, for `serve`, what
@@ -110,19 +116,74 @@ fn inputs_long_help() -> String {
     format!(
         "Files (one archive, or JSON Lines), directories of them, or `-` for standard input.\n\n\
          Directories are walked for .json, .jsonl and .ndjson files without following symbolic \
-         links (each link skipped is a warning), so a walk never leaves the directory. Only \
-         regular files are read: a FIFO, socket or device is refused unless piped in as `-`. \
+         links, so a walk never leaves the directory. Only regular files are read: a FIFO, \
+         socket or device named here is refused unless piped in as `-`. What a walk skips (links, \
+         FIFOs, sockets, devices, entries it cannot open) is counted in one warning (-v lists \
+         each). \
          One archive (a line, or a .json file) may be at most {} MiB, as over HTTP; a longer one \
          stops the command with an error naming the file and line.",
         umpire_archive::MAX_ARCHIVE_BYTES / (1024 * 1024)
     )
 }
 
-fn game_names() -> String {
-    umpire_games::registry()
+/// `simulate --game`: a registered game's name, or `all`. Listed in
+/// `--help` and offered by the shell completions.
+fn simulated_games() -> PossibleValuesParser {
+    let mut names: Vec<PossibleValue> = umpire_games::registry()
         .ids()
-        .collect::<Vec<_>>()
-        .join(", ")
+        .map(PossibleValue::new)
+        .collect();
+    names.push(PossibleValue::new("all").help("each registered game in turn"));
+    PossibleValuesParser::new(names)
+}
+
+/// `score --format`: the rows' formats, listed in `--help` and offered by
+/// the shell completions.
+fn output_formats() -> impl TypedValueParser<Value = OutputFormat> {
+    PossibleValuesParser::new([
+        PossibleValue::new("csv").help("a header, then one row per game"),
+        PossibleValue::new("jsonl")
+            .aliases(["json", "ndjson"])
+            .help("one JSON object per game (JSON Lines)"),
+    ])
+    // Only the names above get here, and each is a format.
+    .map(|name| name.parse().unwrap_or_default())
+}
+
+/// A JSON value given as an option (`--options`): text that is not JSON is
+/// a usage error, reported by clap like any other (status 2).
+fn json_value(text: &str) -> Result<serde_json::Value, String> {
+    serde_json::from_str(text).map_err(|error| format!("not JSON: {error}"))
+}
+
+/// `--replica-max-lag`: a number of seconds, 0 or more.
+fn seconds(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds >= 0.0 => Ok(seconds),
+        _ => Err("a number of seconds, 0 or more (e.g. 30 or 2.5)".to_string()),
+    }
+}
+
+/// `--pool-wait`: a number of seconds, more than 0 (a pool that never
+/// waits would refuse every request while its connections open).
+fn positive_seconds(text: &str) -> Result<f64, String> {
+    match seconds(text) {
+        Ok(seconds)
+            if std::time::Duration::try_from_secs_f64(seconds)
+                .is_ok_and(|wait| !wait.is_zero()) =>
+        {
+            Ok(seconds)
+        }
+        _ => Err("a number of seconds, more than 0 (e.g. 3 or 0.5)".to_string()),
+    }
+}
+
+/// A count of connections, threads or writers: 1 or more.
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(count) if count >= 1 => Ok(count),
+        _ => Err("a whole number, 1 or more".to_string()),
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -138,18 +199,18 @@ pub enum Command {
         #[command(flatten)]
         data: DataDir,
         /// Database connections in the pool.
-        #[arg(long, default_value_t = 16, env = "UMPIRE_POOL_SIZE")]
+        #[arg(long, default_value_t = 16, env = "UMPIRE_POOL_SIZE", value_parser = at_least_one)]
         pool_size: usize,
         /// Seconds a request waits for a database connection (a free one,
         /// or a new one opened) before it is answered 503 with Retry-After.
-        #[arg(long, default_value_t = umpire_storage::POOL_WAIT.as_secs_f64(), env = "UMPIRE_POOL_WAIT", value_name = "SECONDS")]
+        #[arg(long, default_value_t = umpire_storage::POOL_WAIT.as_secs_f64(), env = "UMPIRE_POOL_WAIT", value_name = "SECONDS", value_parser = positive_seconds)]
         pool_wait: f64,
         /// HTTP worker threads (default: one per core).
-        #[arg(long, env = "UMPIRE_WORKERS")]
+        #[arg(long, env = "UMPIRE_WORKERS", value_parser = at_least_one)]
         workers: Option<usize>,
         /// Statements appending events at once; appends arriving while all
         /// are busy share the next statement (group commit).
-        #[arg(long, default_value_t = GroupCommitLimits::default().writers, env = "UMPIRE_APPEND_WRITERS")]
+        #[arg(long, default_value_t = GroupCommitLimits::default().writers, env = "UMPIRE_APPEND_WRITERS", value_parser = at_least_one)]
         append_writers: usize,
         /// When set, creating and importing games needs this token as a
         /// Bearer token; without it game creation is open to anyone. On the
@@ -218,7 +279,7 @@ pub enum Command {
         replicas: Vec<String>,
         /// Skip a standby whose replay lags its primary by more than this
         /// many seconds (its lag in /metrics: umpire_standby_lag_seconds).
-        #[arg(long, default_value_t = umpire_service::replicas::DEFAULT_MAX_LAG.as_secs_f64(), env = "UMPIRE_REPLICA_MAX_LAG", value_name = "SECONDS")]
+        #[arg(long, default_value_t = umpire_service::replicas::DEFAULT_MAX_LAG.as_secs_f64(), env = "UMPIRE_REPLICA_MAX_LAG", value_name = "SECONDS", value_parser = seconds)]
         replica_max_lag: f64,
         /// The address of a proxy in front of the service (nginx), whose
         /// X-Forwarded-For then says which client a request is from:
@@ -248,7 +309,8 @@ pub enum Command {
     #[command(
         after_help = "Examples:\n  umpire audit 6f1c2a54-8d0e-4a43-9b0a-3c1f5e2d7a90 > audit.json\n  \
         umpire audit --file game.json\n  \
-        umpire audit --file games.jsonl   # one report per line (JSON Lines)"
+        umpire audit --file games.jsonl   # one report per line (JSON Lines)",
+        group = ArgGroup::new("archive").required(true).args(["game_id", "file"])
     )]
     Audit {
         /// The id of a stored game (or give --file).
@@ -263,7 +325,8 @@ pub enum Command {
     /// Re-run a game's actions under other options and report where its
     /// outcome changes (JSON).
     #[command(
-        after_help = "Example:\n  umpire what-if --file game.json --options '{\"dm_advantage\": \"blue\"}'"
+        after_help = "Example:\n  umpire what-if --file game.json --options '{\"dm_advantage\": \"blue\"}'",
+        group = ArgGroup::new("archive").required(true).args(["game_id", "file"])
     )]
     WhatIf {
         /// The id of a stored game (or give --file).
@@ -272,8 +335,8 @@ pub enum Command {
         #[arg(long, conflicts_with = "game_id", value_name = "FILE")]
         file: Option<PathBuf>,
         /// A JSON merge patch over the game's options.
-        #[arg(long, value_name = "JSON")]
-        options: String,
+        #[arg(long, value_name = "JSON", value_parser = json_value)]
+        options: serde_json::Value,
         #[command(flatten)]
         stored: StoredGames,
     },
@@ -281,7 +344,8 @@ pub enum Command {
     #[command(
         after_help = "Examples:\n  umpire export 6f1c2a54-8d0e-4a43-9b0a-3c1f5e2d7a90 > game.jsonl\n  \
         umpire export --all --out season.jsonl\n  \
-        umpire export --all --replica postgres://umpire_app@standby/umpire > season.jsonl"
+        umpire export --all --replica postgres://umpire_app@standby/umpire > season.jsonl",
+        group = ArgGroup::new("games").required(true).multiple(true).args(["game_ids", "all"])
     )]
     Export {
         /// Ids of the games to export (or give --all).
@@ -318,7 +382,7 @@ pub enum Command {
     )]
     Simulate {
         /// The game to play, or `all` for each in turn.
-        #[arg(long, long_help = format!("The game to play, or `all` for each in turn: {}.", game_names()))]
+        #[arg(long, value_parser = simulated_games())]
         game: String,
         /// How many games of each game named: with `--game all`, this many
         /// of every registered game.
@@ -328,14 +392,18 @@ pub enum Command {
         #[arg(long, default_value_t = 0)]
         seed: u64,
         /// The games' options as JSON (`null`: each game's defaults).
-        #[arg(long, default_value = "null", value_name = "JSON")]
-        options: String,
+        #[arg(long, default_value = "null", value_name = "JSON", value_parser = json_value)]
+        options: serde_json::Value,
         /// Stop a game that has not ended after this many actions.
         #[arg(long, default_value_t = umpire_archive::simulate::DEFAULT_MAX_ACTIONS)]
         max_actions: usize,
         /// Write here instead of standard output.
         #[arg(long, short, value_name = "FILE")]
         out: Option<PathBuf>,
+        /// Print the closing summary on standard error as one JSON object
+        /// (`{"games": N, "events": N, "bytes": N, "seconds": S, "threads": N}`).
+        #[arg(long)]
+        json: bool,
     },
     /// Score archives in bulk (files, directories, `-`) or every stored game
     /// (--db): one row per game, in parallel, streamed.
@@ -344,22 +412,31 @@ pub enum Command {
         umpire score --db --replica postgres://umpire_app@standby/umpire   # off the primary\n\n\
         A game that cannot be scored is a row with its error; the status is then 3. \
         An input whose first three lines are not even JSON objects (a README) is not \
-        archives: it stops the command with one error (status 1).")]
+        archives: it stops the command with one error (status 1).",
+        group = ArgGroup::new("games").required(true).args(["inputs", "db"]))]
     Score {
         /// Files (one archive, or JSON Lines), directories of them, or `-`.
         #[arg(value_name = "INPUT", long_help = inputs_long_help())]
         inputs: Vec<String>,
         /// Score every game in the database instead of files.
-        #[arg(long, conflicts_with = "inputs")]
+        #[arg(long)]
         db: bool,
         /// The rows' format.
-        #[arg(long, default_value = "csv")]
-        format: umpire_archive::OutputFormat,
+        #[arg(long, default_value = "csv", value_parser = output_formats())]
+        format: OutputFormat,
         /// Leave out games that are not finished (error rows stay).
         #[arg(long)]
         finished_only: bool,
-        /// Scoring threads (default: one per core).
+        /// Score each archive without checking its hash chain first. By
+        /// default every file's archive is checked as `audit` and `import`
+        /// check it, and one changed after it was recorded (a payload value
+        /// edited) is an error row: trust the chain only for archives this
+        /// installation wrote itself. Stored games (--db) are the store's
+        /// own append-only log and are not checked.
         #[arg(long)]
+        trust_chain: bool,
+        /// Scoring threads (default: one per core).
+        #[arg(long, value_parser = at_least_one)]
         threads: Option<usize>,
         /// Write here instead of standard output.
         #[arg(long, short, value_name = "FILE")]

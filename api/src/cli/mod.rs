@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
+use umpire_archive::ChainCheck;
 use uuid::Uuid;
 
 use crate::commands::{self, Done};
@@ -31,21 +32,20 @@ pub fn main() -> ExitCode {
         .subcommand_matches("serve")
         .and_then(|serve| serve.value_source("admin_token"))
         == Some(clap::parser::ValueSource::CommandLine);
-    match &cli.command {
-        Command::Openapi => {
-            print!("{}", crate::openapi::document_json());
-            return ExitCode::SUCCESS;
-        }
+    let printed = match &cli.command {
+        Command::Openapi => Some(write_stdout(crate::openapi::document_json().as_bytes())),
         Command::Completions { shell } => {
-            clap_complete::generate(
-                *shell,
-                &mut Cli::command(),
-                "umpire",
-                &mut std::io::stdout(),
-            );
-            return ExitCode::SUCCESS;
+            let mut script = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "umpire", &mut script);
+            Some(write_stdout(&script))
         }
-        _ => {}
+        _ => None,
+    };
+    if let Some(printed) = printed {
+        return match printed {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => failed(error.into()),
+        };
     }
     // `serve` says what it does (where it listens) unless asked not to;
     // the other commands print their data and a summary, and log warnings.
@@ -67,15 +67,58 @@ pub fn main() -> ExitCode {
     match runtime.block_on(run(cli.command, admin_token_in_arguments, report)) {
         Ok(Done::All) => ExitCode::SUCCESS,
         Ok(Done::InPart) => ExitCode::from(3),
-        Err(error) => {
-            // The whole chain, outermost first: what was being done, then why.
-            eprintln!("umpire: {error:#}");
-            let status = error
-                .downcast_ref::<StoppedBeforeServing>()
-                .map_or(1, |stopped| stopped.0.exit_status());
-            ExitCode::from(status)
-        }
+        Err(error) => failed(error),
     }
+}
+
+/// The status of SIGPIPE's default action, as a shell reports it (128 + 13).
+const CLOSED_PIPE_STATUS: u8 = 128 + 13;
+
+/// Reports a command's failure on standard error; its exit status.
+fn failed(error: anyhow::Error) -> ExitCode {
+    // `umpire audit --file x | head` closes the pipe on purpose: the command
+    // ends there, as `cat` would, with no message and no backtrace. Rust
+    // ignores SIGPIPE, so the write fails instead of killing the process,
+    // and the commands holding a private cluster stop it on the way out.
+    if error.chain().any(is_broken_pipe) {
+        return ExitCode::from(CLOSED_PIPE_STATUS);
+    }
+    // The whole chain, outermost first: what was being done, then why.
+    eprintln!("umpire: {error:#}");
+    let status = error
+        .downcast_ref::<StoppedBeforeServing>()
+        .map_or(1, |stopped| stopped.0.exit_status());
+    ExitCode::from(status)
+}
+
+/// Whether `error`, or an error it wraps, is a write to a closed pipe. A
+/// writer (the CSV one) may wrap the I/O error in its own, inside another
+/// I/O error: both the chain and the wrapped errors are looked through.
+fn is_broken_pipe(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(error);
+    while let Some(error) = next {
+        if let Some(io) = error.downcast_ref::<std::io::Error>() {
+            if io.kind() == std::io::ErrorKind::BrokenPipe {
+                return true;
+            }
+            if let Some(inner) = io.get_ref() {
+                if is_broken_pipe(inner) {
+                    return true;
+                }
+            }
+        }
+        next = error.source();
+    }
+    false
+}
+
+/// Writes `bytes` to standard output, returning an error (never panicking,
+/// as `print!` does) when it is closed.
+pub(crate) fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(bytes)?;
+    stdout.flush()
 }
 
 /// What a command prints on standard error besides logs.
@@ -180,9 +223,6 @@ async fn run(
             out,
             stored,
         } => {
-            if game_ids.is_empty() && !all {
-                bail!("export what? Name one or more game ids, or pass --all");
-            }
             let database = database::open_for_reading(&stored).await?;
             commands::export(&database.service_url, &game_ids, all, out.as_deref()).await?;
             Ok(Done::All)
@@ -212,18 +252,20 @@ async fn run(
             options,
             max_actions,
             out,
+            json,
         } => {
-            tokio::task::block_in_place(|| {
-                commands::simulate(
-                    &game,
+            let summary = tokio::task::block_in_place(|| {
+                commands::simulate(commands::SimulateCommand {
+                    game: &game,
                     count,
                     seed,
-                    &options,
+                    options: &options,
                     max_actions,
-                    out.as_deref(),
-                    report.summary,
-                )
+                    out: out.as_deref(),
+                    progress: report.summary,
+                })
             })?;
+            report.summary(json, || summary.line(), || summary.json());
             Ok(Done::All)
         }
         Command::Score {
@@ -231,14 +273,12 @@ async fn run(
             db,
             format,
             finished_only,
+            trust_chain,
             threads,
             out,
             json,
             stored,
         } => {
-            if !db && inputs.is_empty() {
-                bail!("score what? Name files, directories or `-`, or pass --db");
-            }
             let database = if db {
                 Some(database::open_for_reading(&stored).await?)
             } else {
@@ -249,6 +289,11 @@ async fn run(
                 database: database.as_ref().map(|d| d.service_url.clone()),
                 format,
                 finished_only,
+                chain: if trust_chain {
+                    ChainCheck::Trust
+                } else {
+                    ChainCheck::Verify
+                },
                 threads,
                 out,
                 progress: report.summary,
@@ -277,6 +322,7 @@ async fn archive_source(
             };
             Ok((source, Some(database)))
         }
+        // clap requires one of the two (an argument group).
         (None, None) => bail!("which game? Name a game id, or pass --file"),
     }
 }

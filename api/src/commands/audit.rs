@@ -10,6 +10,8 @@ use umpire_archive::{Archive, Input};
 use umpire_service::archives::export_game;
 use uuid::Uuid;
 
+use crate::cli::write_stdout;
+
 /// Where an archive for `audit` and `what-if` comes from.
 pub enum ArchiveSource {
     Database { url: String, game_id: Uuid },
@@ -73,11 +75,13 @@ pub async fn audit(source: ArchiveSource) -> anyhow::Result<()> {
         several = count != Some(1);
         let report = umpire_archive::audit(&registry, &archive)
             .map_err(|d| anyhow::anyhow!("game {} cannot be audited: {d}", archive.game_id))?;
-        if several {
-            println!("{}", serde_json::to_string(&report)?);
+        let mut text = if several {
+            serde_json::to_string(&report)?
         } else {
-            println!("{}", serde_json::to_string_pretty(&report)?);
-        }
+            serde_json::to_string_pretty(&report)?
+        };
+        text.push('\n');
+        write_stdout(text.as_bytes()).context("writing the audit report")?;
         audited += 1;
         if let Some(failure) = &report.closing.first_failure {
             failed += 1;
@@ -97,11 +101,11 @@ pub async fn audit(source: ArchiveSource) -> anyhow::Result<()> {
 }
 
 /// `umpire what-if`: re-runs a game's actions under patched options.
-pub async fn what_if(source: ArchiveSource, options_patch: &str) -> anyhow::Result<()> {
+pub async fn what_if(source: ArchiveSource, options_patch: &Value) -> anyhow::Result<()> {
     let archive = load_one(&source).await?;
-    let patch: Value = serde_json::from_str(options_patch).context("--options is not JSON")?;
     let registry = umpire_games::registry();
-    let report = umpire_archive::what_if(&registry, &archive, &patch)?;
-    println!("{}", serde_json::to_string_pretty(&report)?);
-    Ok(())
+    let report = umpire_archive::what_if(&registry, &archive, options_patch)?;
+    let mut text = serde_json::to_string_pretty(&report)?;
+    text.push('\n');
+    write_stdout(text.as_bytes()).context("writing the what-if report")
 }

@@ -13,7 +13,7 @@ mod simulate;
 pub use audit::{audit, what_if, ArchiveSource};
 pub use import::{export, import};
 pub use score::{score, ScoreCommand, ScoreSummary};
-pub use simulate::simulate;
+pub use simulate::{simulate, SimulateCommand, SimulateSummary};
 
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -61,19 +61,56 @@ fn output(path: Option<&Path>) -> anyhow::Result<Box<dyn Write + Send>> {
     })
 }
 
-/// The files the inputs name (directories walked, links in them skipped:
-/// each is a WARN line on standard error).
+/// The files the inputs name, directories walked. What a walk left out
+/// (links, FIFOs and devices, entries it could not open) is one WARN line
+/// for the whole run, with a count of each kind; `-v` lists every entry.
 fn expand(inputs: &[String]) -> anyhow::Result<Vec<Input>> {
     let inputs: Vec<Input> = inputs.iter().map(|i| Input::parse(i)).collect();
     let expanded = pipeline::expand_inputs(&inputs)?;
-    for link in &expanded.skipped_links {
-        tracing::warn!(
-            path = %link.display(),
-            "skipped a symbolic link inside a directory: links there are not followed \
-             (name the file it points to to read it)"
-        );
+    if let Some(summary) = skipped_summary(&expanded.skipped) {
+        tracing::warn!("{summary}");
+    }
+    for skipped in &expanded.skipped {
+        tracing::info!(path = %skipped.path.display(), "skipped: {}", skipped.reason);
     }
     Ok(expanded.files)
+}
+
+/// `skipped 3 symbolic links and 1 unreadable entry inside the directories
+/// given …`, or nothing when nothing was skipped.
+fn skipped_summary(skipped: &[pipeline::Skipped]) -> Option<String> {
+    use pipeline::SkipReason;
+    if skipped.is_empty() {
+        return None;
+    }
+    let count = |kind: fn(&SkipReason) -> bool| {
+        skipped.iter().filter(|entry| kind(&entry.reason)).count() as u64
+    };
+    let links = count(|reason| matches!(reason, SkipReason::SymbolicLink));
+    let special = count(|reason| matches!(reason, SkipReason::NotARegularFile(_)));
+    let unreadable = count(|reason| matches!(reason, SkipReason::Unreadable(_)));
+    let parts: Vec<String> = [
+        (links, "symbolic link", "symbolic links"),
+        (
+            special,
+            "FIFO, socket or device",
+            "FIFOs, sockets or devices",
+        ),
+        (unreadable, "unreadable entry", "unreadable entries"),
+    ]
+    .into_iter()
+    .filter(|(count, _, _)| *count > 0)
+    .map(|(count, one, many)| counted(count, one, many))
+    .collect();
+    let listed = match parts.as_slice() {
+        [only] => only.clone(),
+        [first @ .., last] => format!("{} and {last}", first.join(", ")),
+        [] => unreachable!("something was skipped"),
+    };
+    Some(format!(
+        "skipped {listed} inside the directories given: links are not followed and only \
+         regular files are read (-v lists each)"
+    ))
 }
 
 /// How long a command waits for a database connection: a batch job waits

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use futures_util::StreamExt;
 use serde::Serialize;
-use umpire_archive::pipeline::{self, Progress, ScoreSettings};
+use umpire_archive::pipeline::{self, ChainCheck, Progress, ScoreSettings};
 use umpire_archive::{OutputFormat, RowWriter, MAX_ARCHIVE_BYTES};
 
 use super::counted;
@@ -20,6 +20,8 @@ pub struct ScoreCommand {
     pub database: Option<String>,
     pub format: OutputFormat,
     pub finished_only: bool,
+    /// Whether each archive's hash chain is checked before it is scored.
+    pub chain: ChainCheck,
     pub threads: Option<usize>,
     pub out: Option<PathBuf>,
     /// A progress bar on standard error, when it is a terminal.
@@ -83,6 +85,7 @@ pub async fn score(command: ScoreCommand) -> anyhow::Result<ScoreSummary> {
     let settings = ScoreSettings {
         finished_only: command.finished_only,
         max_archive_bytes: MAX_ARCHIVE_BYTES,
+        chain: command.chain,
     };
     let totals = match &command.database {
         Some(url) => score_database(url, &command, settings).await?,

@@ -92,8 +92,9 @@ pub struct StreamQuery {
 /// 2000 ms. The server ends a stream with one `event: end`
 /// message (`StreamEnd`): `finished` once every event of a finished game is
 /// sent (and at once when resuming at its end), `idle` after 30 minutes
-/// without an event, `lifetime` after 2 hours, `error` on a failure; all but
-/// `finished` may resume. An instance holds a limited number of streams
+/// without an event, `lifetime` after 2 hours, `stopping` when the instance
+/// stops (resume on another, or here once it is back), `error` on a
+/// failure; all but `finished` may resume. An instance holds a limited number of streams
 /// open (2048 unless configured): beyond it, 503 `busy` with `Retry-After`;
 /// so does one that the memory budget has no room for. One client holds at
 /// most 16 (unless configured) of them, counted by token, or by address for
@@ -304,6 +305,7 @@ impl Sse {
     async fn heartbeat_after_wait(&mut self) -> Option<Bytes> {
         match self.follower.wait().await {
             Woken::Moved => None,
+            Woken::Stopping => Some(self.end("stopping", None, None)),
             Woken::Heartbeat { read } => {
                 if self.opened.elapsed() >= self.limits.lifetime {
                     return Some(self.end("lifetime", None, None));

@@ -361,10 +361,16 @@ impl Follower {
     /// sent: the news is).
     pub async fn wait(&mut self) -> Woken {
         let subscription = &mut self.subscription;
+        if subscription.hub.stopping.load(Ordering::SeqCst) {
+            return Woken::Stopping;
+        }
         if subscription.changes.changed().await.is_err() {
             // The game's entry, and its sender, stay while this
             // subscription does: not reached.
             std::future::pending::<()>().await;
+        }
+        if subscription.hub.stopping.load(Ordering::SeqCst) {
+            return Woken::Stopping;
         }
         let now = *subscription.changes.borrow_and_update();
         let before = std::mem::replace(&mut subscription.seen, now);

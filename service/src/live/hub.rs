@@ -4,7 +4,7 @@
 //! client's, its memory), and the one heartbeat ticker.
 
 use std::collections::HashMap;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Once};
 
 use parking_lot::{Mutex, MutexGuard};
@@ -77,6 +77,8 @@ pub(super) struct Hub {
     /// Whether the listening connection is up: while it is, announcements
     /// reach every stream, and a heartbeat need not read the log.
     pub(super) listening: AtomicBool,
+    /// Set when the instance stops: every stream ends (`Woken::Stopping`).
+    pub(super) stopping: AtomicBool,
     /// Whether any game is followed: the listener listens only then (or
     /// always, for the standbys' probes; see `listener.rs`).
     pub(super) followed: watch::Sender<bool>,
@@ -201,6 +203,7 @@ impl Live {
             hub: Arc::new(Hub {
                 games: Mutex::default(),
                 listening: AtomicBool::new(false),
+                stopping: AtomicBool::new(false),
                 followed: watch::Sender::new(false),
                 ticking: Once::new(),
                 slots: Arc::new(Semaphore::new(limits.max_open)),
@@ -211,6 +214,14 @@ impl Live {
                 refusals_logged: LogEvery::new(REFUSAL_LOG_EVERY),
             }),
         }
+    }
+
+    /// Ends every stream, now and from now on: each is woken and told the
+    /// instance is stopping, so that a server stopping gracefully is not
+    /// kept waiting by streams that would never end by themselves.
+    pub fn end_streams(&self) {
+        self.hub.stopping.store(true, Ordering::SeqCst);
+        self.hub.signal_all(|signal| signal.relistens += 1);
     }
 
     /// Wakes the streams of a game this instance has grown to

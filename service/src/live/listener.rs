@@ -23,6 +23,7 @@ use tokio::sync::watch;
 use umpire_storage::AppendListener;
 
 use super::hub::{Hub, Live, Source};
+use crate::background::Background;
 use crate::metrics::Metrics;
 use crate::replicas::Replicas;
 
@@ -39,9 +40,16 @@ impl Live {
     /// as this instance lives, listening again after every loss.
     /// Each append is also noted for the standbys' probes (their lag in
     /// versions).
-    pub(crate) fn listen(&self, database_url: String, metrics: Metrics, replicas: Replicas) {
+    /// It stops, its connection closed, when the service stops.
+    pub(crate) fn listen(
+        &self,
+        background: &Background,
+        database_url: String,
+        metrics: Metrics,
+        replicas: Replicas,
+    ) {
         let hub = Arc::downgrade(&self.hub);
-        tokio::spawn(listen(hub, database_url, metrics, replicas));
+        background.spawn_until_stopped(listen(hub, database_url, metrics, replicas));
     }
 }
 

@@ -202,4 +202,7 @@ pub enum Woken {
     /// log should be read too (announcements may have been missed: no
     /// listening connection is up).
     Heartbeat { read: bool },
+    /// The instance is stopping: end the stream (the client resumes
+    /// elsewhere, or here once the instance is back).
+    Stopping,
 }
