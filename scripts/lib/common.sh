@@ -77,12 +77,17 @@ make_work_dir() {
 # loopback port, waits until /readyz answers 200, and sets SERVER_PID,
 # SERVER_PORT and BASE_URL. The server's log goes to DATA_DIR/../server.log
 # (appended, so restarts keep history). Reuses SERVER_PORT when set.
+#
+# The tooling plays far more games a minute from loopback than a stranger
+# may create without an admin token (10 a minute, 429 `too_many_games`), so
+# it lifts that one limit to TOOLING_CREATIONS_PER_MINUTE (100000 unless set).
 start_server() {
     local binary="$1" data_dir="$2"; shift 2
     SERVER_PORT="${SERVER_PORT:-$(free_port)}"
     BASE_URL="http://127.0.0.1:$SERVER_PORT"
     SERVER_LOG="$(dirname "$data_dir")/server.log"
-    "$binary" serve --bind "127.0.0.1:$SERVER_PORT" --data-dir "$data_dir" "$@" \
+    "$binary" serve --bind "127.0.0.1:$SERVER_PORT" --data-dir "$data_dir" \
+        --creations-per-minute "${TOOLING_CREATIONS_PER_MINUTE:-100000}" "$@" \
         >>"$SERVER_LOG" 2>&1 &
     SERVER_PID=$!
     wait_ready 120 || { tail -n 40 "$SERVER_LOG" >&2; die "the server did not become ready"; }
