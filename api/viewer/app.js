@@ -5,7 +5,7 @@ import { html } from './svg.js';
 import { isBookkeeping } from './words.js';
 import { diff, diffTable, refusal, scoreSheet, whatIfReport } from './tools.js';
 import { loadGame } from './game.js';
-import { Timeline, seatOf } from './timeline.js';
+import { Timeline, actionInWords, seatOf } from './timeline.js';
 import { Play } from './play.js';
 import { clearMarks, mark, touched } from './marks.js';
 import { showClocks } from './clock.js';
@@ -151,7 +151,7 @@ async function show(version) {
   markBoard(at, answer.state);
   const status = answer.status;
   $('status').textContent = `Version ${at} of ${latest()} · ${status.finished ? 'finished' : `${status.phase}; to act: ${status.to_act.join(', ') || 'nobody'}`}`;
-  showClocks(status.clock, at === latest() && !status.finished);
+  showClocks(status.clock, at === latest() && !status.finished, desk.viewer === 'umpire' ? { act: submit } : null);
   $('at').value = String(at);
   const item = desk.timeline.current(at);
   if (item) keepInView($('timeline'), item);
@@ -215,11 +215,13 @@ async function refreshPlay(view) {
   panel.hidden = !canPlay;
   if (!canPlay) {
     desk.play?.stop();
+    $('rulings').hidden = true;
     return;
   }
   if (desk.at !== latest()) {
     playFor = -1;
     desk.play.stop();
+    $('rulings').hidden = true;
     $('play').replaceChildren(html('p', { text: `Actions are taken at the latest version (${latest()}).` }),
       html('button', { type: 'button', onclick: () => show(latest()), text: 'Go to the latest version' }));
     $('play-json').hidden = true;
@@ -239,9 +241,25 @@ async function refreshPlay(view) {
   }
   if (playFor !== latest() || desk.at !== latest()) return;
   desk.legal = legal.actions;
-  desk.play.offer(desk.game, legal.actions, { seats: desk.summary.seats, viewer: desk.viewer, view, seat: seatOf(desk.viewer) });
+  // The umpire's timeouts are rulings, not moves: apart, under the moves,
+  // each saying what the game's rules make of it.
+  const rulings = desk.viewer === 'umpire' ? legal.actions.filter((action) => action.type === 'timeout') : [];
+  const ctx = { seats: desk.summary.seats, viewer: desk.viewer, view, seat: seatOf(desk.viewer) };
+  desk.play.offer(desk.game, legal.actions.filter((action) => !rulings.includes(action)), ctx);
+  showRulings(rulings, ctx);
   $('play-json').hidden = false;
   if ($('play-json').open) listLegalJson();
+}
+
+function showRulings(rulings, ctx) {
+  const box = $('rulings');
+  box.hidden = rulings.length === 0;
+  box.replaceChildren(
+    html('p', { class: 'rulings-title', text: "The umpire's rulings (the clock makes these itself when a seat's time runs out):" }),
+    ...rulings.map((action) => html('button', {
+      type: 'button', class: 'ruling', 'data-action': JSON.stringify(action), onclick: () => submit(action),
+      text: `Rule: ${actionInWords(desk.game, action, ctx)}`,
+    })));
 }
 
 // For developers: every legal action as JSON, and an editor to send any.
