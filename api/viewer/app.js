@@ -5,7 +5,7 @@ import { html } from './svg.js';
 import { isBookkeeping } from './words.js';
 import { diff, diffTable, refusal, scoreSheet, whatIfReport } from './tools.js';
 import { loadGame } from './game.js';
-import { Timeline, actionInWords, seatOf } from './timeline.js';
+import { Timeline, seatOf } from './timeline.js';
 import { Play } from './play.js';
 import { clearMarks, mark, touched } from './marks.js';
 import { showClocks } from './clock.js';
@@ -215,13 +215,11 @@ async function refreshPlay(view) {
   panel.hidden = !canPlay;
   if (!canPlay) {
     desk.play?.stop();
-    $('rulings').hidden = true;
     return;
   }
   if (desk.at !== latest()) {
     playFor = -1;
     desk.play.stop();
-    $('rulings').hidden = true;
     $('play').replaceChildren(html('p', { text: `Actions are taken at the latest version (${latest()}).` }),
       html('button', { type: 'button', onclick: () => show(latest()), text: 'Go to the latest version' }));
     $('play-json').hidden = true;
@@ -241,25 +239,9 @@ async function refreshPlay(view) {
   }
   if (playFor !== latest() || desk.at !== latest()) return;
   desk.legal = legal.actions;
-  // The umpire's timeouts are rulings, not moves: apart, under the moves,
-  // each saying what the game's rules make of it.
-  const rulings = desk.viewer === 'umpire' ? legal.actions.filter((action) => action.type === 'timeout') : [];
-  const ctx = { seats: desk.summary.seats, viewer: desk.viewer, view, seat: seatOf(desk.viewer) };
-  desk.play.offer(desk.game, legal.actions.filter((action) => !rulings.includes(action)), ctx);
-  showRulings(rulings, ctx);
+  desk.play.offer(desk.game, legal.actions, { seats: desk.summary.seats, viewer: desk.viewer, view, seat: seatOf(desk.viewer) });
   $('play-json').hidden = false;
   if ($('play-json').open) listLegalJson();
-}
-
-function showRulings(rulings, ctx) {
-  const box = $('rulings');
-  box.hidden = rulings.length === 0;
-  box.replaceChildren(
-    html('p', { class: 'rulings-title', text: "The umpire's rulings (the clock makes these itself when a seat's time runs out):" }),
-    ...rulings.map((action) => html('button', {
-      type: 'button', class: 'ruling', 'data-action': JSON.stringify(action), onclick: () => submit(action),
-      text: `Rule: ${actionInWords(desk.game, action, ctx)}`,
-    })));
 }
 
 // For developers: every legal action as JSON, and an editor to send any.

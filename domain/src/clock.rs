@@ -194,7 +194,10 @@ pub enum ClockEvent {
     ClockSet {
         per_move_ms: u64,
         reserve_ms: u64,
-        #[serde(default = "ClockStart::now", skip_serializing_if = "ClockStart::is_now")]
+        #[serde(
+            default = "ClockStart::now",
+            skip_serializing_if = "ClockStart::is_now"
+        )]
         start: ClockStart,
     },
     /// A seat sat down: it redeemed its invitation, or sent `clock_join`.

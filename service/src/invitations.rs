@@ -34,9 +34,9 @@ use crate::client_address::ClientAddress;
 use crate::error::ServiceError;
 use crate::games::GameService;
 use crate::grants::Credential;
-use crate::model::SubmitActionRequest;
 use crate::invitation_codes::mint_invitation;
 pub use crate::invitation_codes::{Invitation, INVITATION_LIFETIME_DAYS};
+use crate::model::SubmitActionRequest;
 
 /// How many times a reissue is tried again after another instance
 /// appended to the game in between.
@@ -147,10 +147,7 @@ impl GameService {
             action: serde_json::json!({"type": "clock_join"}),
             expected_version: None,
         };
-        if let Err(error) = self
-            .submit(redeemed.game_id, &credential, join, None)
-            .await
-        {
+        if let Err(error) = self.submit(redeemed.game_id, &credential, join, None).await {
             tracing::warn!(
                 game_id = %redeemed.game_id,
                 seat = %redeemed.seat,

@@ -53,7 +53,7 @@ async fn events_of(app: &TestApp, created: &Value) -> Vec<(String, String)> {
         .iter()
         .map(|event| {
             (
-                event["type"].as_str().unwrap().to_string(),
+                event["event_type"].as_str().unwrap().to_string(),
                 event["actor"].as_str().unwrap().to_string(),
             )
         })
@@ -121,7 +121,12 @@ async fn the_umpire_starts_a_clock_that_waits_and_seats_join_by_action() {
     let joined = app.submit(id, dark, json!({"type": "clock_join"})).await;
     assert_eq!(joined.status(), StatusCode::CREATED);
     let again = app.submit(id, dark, json!({"type": "clock_join"})).await;
-    assert_error(again, StatusCode::UNPROCESSABLE_ENTITY, "clock.already_joined").await;
+    assert_error(
+        again,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "clock.already_joined",
+    )
+    .await;
     let pause = app.submit(id, umpire, json!({"type": "clock_pause"})).await;
     assert_error(pause, StatusCode::UNPROCESSABLE_ENTITY, "clock.not_started").await;
     // The umpire will not wait for light: the clock starts, once.
@@ -130,7 +135,12 @@ async fn the_umpire_starts_a_clock_that_waits_and_seats_join_by_action() {
     let clock = clock_of(&app, &created).await;
     assert!(clock["seats"]["dark"]["deadline"].is_string(), "{clock}");
     let again = app.submit(id, umpire, json!({"type": "clock_start"})).await;
-    assert_error(again, StatusCode::UNPROCESSABLE_ENTITY, "clock.already_started").await;
+    assert_error(
+        again,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "clock.already_started",
+    )
+    .await;
     // Light's redemption now joins nothing: the clock already runs.
     redeem(&app, &created, "light").await;
     let events = events_of(&app, &created).await;

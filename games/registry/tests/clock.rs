@@ -636,7 +636,10 @@ fn the_umpire_may_start_a_clock_that_waits_and_only_once() {
         table.refusal(21.0, UMPIRE, json!({"type": "clock_start"})),
         clock::ALREADY_STARTED.code
     );
-    assert_eq!(table.refusal(22.0, LIGHT, join()), clock::ALREADY_STARTED.code);
+    assert_eq!(
+        table.refusal(22.0, LIGHT, join()),
+        clock::ALREADY_STARTED.code
+    );
 }
 
 #[test]
@@ -661,15 +664,25 @@ fn joining_and_starting_are_refused_to_the_wrong_actor_and_twice() {
     );
     // Extra time may be given before the start: it waits in the reserve.
     table
-        .act(3.0, UMPIRE, json!({"type": "clock_add_time", "seat": "light", "ms": 4000}))
+        .act(
+            3.0,
+            UMPIRE,
+            json!({"type": "clock_add_time", "seat": "light", "ms": 4000}),
+        )
         .unwrap();
     table.act(6.0, LIGHT, join()).unwrap();
     assert_eq!(table.deadlines(), due(&[("dark", 16.0)]));
     // A clock without waiting was never waiting: joining it is refused.
     let mut running = Table::new("treeblox", Value::Null, settings(10, 0));
-    assert_eq!(running.refusal(1.0, DARK, join()), clock::ALREADY_STARTED.code);
+    assert_eq!(
+        running.refusal(1.0, DARK, join()),
+        clock::ALREADY_STARTED.code
+    );
     let mut unclocked = Table::new("treeblox", Value::Null, None);
-    assert_eq!(unclocked.refusal(1.0, DARK, join()), clock::NOT_CLOCKED.code);
+    assert_eq!(
+        unclocked.refusal(1.0, DARK, join()),
+        clock::NOT_CLOCKED.code
+    );
 }
 
 #[test]
