@@ -377,22 +377,13 @@ fn setup_with_clock(
     let mut setup = game.setup(&archive.options, archive.seed)?;
     if group.events.len() == setup.len() + 1 {
         let last = &group.events[setup.len()].payload;
-        if let Ok(settings) = serde_json::from_value::<ClockSettings>(without_type(last)) {
-            if clock::is_clock_event(last) && settings.validate().is_ok() {
+        if let Some(settings) = ClockSettings::recorded_in(last) {
+            if settings.validate().is_ok() {
                 setup.push(settings.event());
             }
         }
     }
     Ok(setup)
-}
-
-/// A `clock_set` event's settings, without its `type`.
-fn without_type(event: &Value) -> Value {
-    let mut settings = event.clone();
-    if let Some(object) = settings.as_object_mut() {
-        object.remove("type");
-    }
-    settings
 }
 
 /// When the decision was recorded: the time its clock decides at.

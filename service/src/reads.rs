@@ -48,6 +48,7 @@ impl GameService {
                 example: umpire_domain::clock::ClockSettings {
                     per_move_ms: 60_000,
                     reserve_ms: 300_000,
+                    start: umpire_domain::clock::ClockStart::WhenSeated,
                 },
             },
         })

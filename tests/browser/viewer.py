@@ -604,7 +604,7 @@ def play_from_the_page(driver: webdriver.Chrome) -> None:
 def clock_on_the_page(driver: webdriver.Chrome) -> None:
     """A game with a clock: the due seat's time runs down on the page, the
     clock's timeouts are marked in the timeline, a pause is shown."""
-    created = call("POST", "/v1/games", body={"game": "treeblox", "clock": {"per_move_ms": 6000, "reserve_ms": 2000}})
+    created = call("POST", "/v1/games", body={"game": "treeblox", "clock": {"per_move_ms": 6000, "reserve_ms": 2000, "start": "now"}})
     game_id, umpire = created["id"], created["umpire_token"]
     driver.execute_script("sessionStorage.clear()")
     open_page(driver, game_id)

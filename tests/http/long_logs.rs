@@ -19,7 +19,7 @@ async fn clocked_game(app: &TestApp) -> crate::support::Created {
         "game": "treeblox",
         "options": {},
         "seed": 11,
-        "clock": {"per_move_ms": 600_000, "reserve_ms": 600_000}
+        "clock": {"per_move_ms": 600_000, "reserve_ms": 600_000, "start": "now"}
     }))
     .await
 }

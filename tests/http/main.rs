@@ -13,6 +13,7 @@ mod cli_bounds;
 mod cli_like_cargo;
 mod cli_manners;
 mod clock;
+mod clock_waits;
 mod codes_statuses;
 mod commands;
 mod concurrency;
