@@ -61,6 +61,34 @@ pub enum Cause {
     UntimelyTimeout,
 }
 
+impl Cause {
+    /// The error code an archive that fails for this cause is answered
+    /// with: the refusal of an import, and the error row of a bulk score
+    /// (`service/src/codes.rs` lists and explains each).
+    pub fn code(self) -> &'static str {
+        match self {
+            Cause::UnknownGame => "unknown_game",
+            Cause::InvalidOptions => "invalid_options",
+            Cause::SequenceGap => "archive_sequence_gap",
+            Cause::ChainBroken => "archive_chain_broken",
+            Cause::HashMismatch => "archive_hash_mismatch",
+            Cause::EventTypeMismatch => "archive_event_type_mismatch",
+            Cause::SetupMismatch => "archive_setup_mismatch",
+            Cause::UnexplainedEvent => "archive_unexplained_event",
+            Cause::MissingEvent => "archive_missing_event",
+            Cause::EventDiffers => "archive_event_differs",
+            Cause::ActionRefused => "archive_action_refused",
+            Cause::MalformedAction => "archive_malformed_action",
+            Cause::UnstorableText => "archive_nul_character",
+            Cause::NilGameId => "archive_nil_game_id",
+            Cause::SeedOutOfRange => "archive_seed_out_of_range",
+            Cause::TimeRunsBackwards => "archive_time_runs_backwards",
+            Cause::TimeInFuture => "archive_time_in_future",
+            Cause::UntimelyTimeout => "archive_untimely_timeout",
+        }
+    }
+}
+
 /// The first place where a log stops being what its actions explain.
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Divergence {
