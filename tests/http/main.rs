@@ -14,6 +14,7 @@ mod cli_like_cargo;
 mod cli_manners;
 mod clock;
 mod codes_statuses;
+mod cold_folds;
 mod commands;
 mod concurrency;
 mod connections;
