@@ -248,15 +248,19 @@ pub fn is_clock_type(event_type: &str) -> bool {
 }
 
 /// One seat's clock.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct SeatClock {
     /// While the game waits for the seat: since when.
     due_since: Option<DateTime<Utc>>,
     reserve_left_ms: u64,
 }
 
-/// A game's clock at one version of its log.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A game's clock at one version of its log. Serialized only for the
+/// service's snapshots of a fold, beside the game's state (see
+/// `erased::SNAPSHOT_FORMAT`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Clock {
     settings: ClockSettings,
     /// Since when no time runs: the umpire's pause, or, while the clock

@@ -217,6 +217,7 @@ impl GameService {
         for _ in 0..REISSUE_ATTEMPTS {
             let fold = self.latest(game_id).await?;
             let decision = seat_tokens::decide(fold.state.as_ref(), &actor, &action)?;
+            crate::log_length::check_room(fold.head.version(), decision.events.len())?;
             crate::throttle::admit_umpire_extra(&self.umpire_extras, game_id)?;
             let events = NewEvent::all(
                 decision.events,

@@ -15,6 +15,7 @@ mod cli_manners;
 mod clock;
 mod clock_waits;
 mod codes_statuses;
+mod cold_folds;
 mod commands;
 mod concurrency;
 mod connections;
