@@ -17,7 +17,7 @@ use crate::error::ServiceError;
 /// How far apart the states a fold keeps are: a read at a past version
 /// replays at most this many events from the last state kept before it,
 /// never the whole log.
-pub(crate) const CHECKPOINT_EVERY: u64 = 256;
+pub const CHECKPOINT_EVERY: u64 = 256;
 
 /// A game's state and clock kept at a version ([`CHECKPOINT_EVERY`]).
 pub(crate) struct Checkpoint {

@@ -217,17 +217,8 @@ impl Folds {
                 Ok(fold) if fold.head.version() >= need => {
                     return Ok((fold, Target::Standby(index)));
                 }
-                Ok(_) | Err(Attempt::Store(StoreError::GameNotFound(_))) => {
-                    sources.replicas.skipped(index, Skip::Behind)
-                }
-                Err(Attempt::Store(StoreError::Unavailable(error))) => {
-                    tracing::debug!(standby = %standby.name, %error, "a standby refused a read");
-                    sources.replicas.skipped(index, Skip::Down)
-                }
-                Err(error) => {
-                    tracing::warn!(standby = %standby.name, error = %ServiceError::from(error), "a standby's answer could not be used; reading from the primary");
-                    sources.replicas.skipped(index, Skip::Failed)
-                }
+                Ok(_) => sources.replicas.skipped(index, Skip::Behind),
+                Err(error) => pass_by(sources.replicas, index, &standby.name, error),
             }
         }
         let fold = self
@@ -280,10 +271,26 @@ impl Folds {
     }
 }
 
+/// A standby whose read failed is passed by, counted by why: behind (the
+/// game not there yet), down, or an answer that could not be used.
+pub(crate) fn pass_by(replicas: &Replicas, index: usize, name: &str, error: Attempt) {
+    match error {
+        Attempt::Store(StoreError::GameNotFound(_)) => replicas.skipped(index, Skip::Behind),
+        Attempt::Store(StoreError::Unavailable(error)) => {
+            tracing::debug!(standby = %name, %error, "a standby refused a read");
+            replicas.skipped(index, Skip::Down)
+        }
+        error => {
+            tracing::warn!(standby = %name, error = %ServiceError::from(error), "a standby's answer could not be used; reading from the primary");
+            replicas.skipped(index, Skip::Failed)
+        }
+    }
+}
+
 /// How reading a fold from one database failed: the store's own error (so
 /// that a standby's outage can be told from a bug), or the fold's.
 #[derive(Debug)]
-enum Attempt {
+pub(crate) enum Attempt {
     Store(StoreError),
     Fold(ServiceError),
 }

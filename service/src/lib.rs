@@ -47,6 +47,7 @@ pub use budget::{Charge, MemoryBudget, Reservation};
 pub use client_address::ClientAddress;
 pub use error::{ErrorBody, ServiceError};
 pub use fold::LoadedGame;
+pub use fold::CHECKPOINT_EVERY;
 pub use folds::FoldProbe;
 pub use games::{GameService, ServiceLimits};
 pub use grants::Credential;

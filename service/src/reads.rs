@@ -6,19 +6,21 @@ use serde_json::Value;
 use std::sync::Arc;
 
 use umpire_domain::{actor_label, GameError, Viewer};
+use umpire_storage::GameRecord;
 use uuid::Uuid;
 
 use crate::access::acting_for;
 use crate::error::ServiceError;
-use crate::fold::{corrupt, LoadedGame};
-use crate::folds::Sources;
+use crate::fold::{corrupt, Folded, LoadedGame};
+use crate::folds::{pass_by, Sources};
 use crate::games::GameService;
 use crate::model::{
     ActionCheck, ClockOffer, EventPage, GameSummary, GameType, GameTypes, LegalActions,
     ScoreResponse, StateResponse,
 };
-use crate::replicas::{ReadAt, Target};
+use crate::replicas::{ReadAt, Skip, Target};
 use crate::shown::envelopes;
+use crate::snapshots::{past_from_snapshot, FromSnapshot};
 
 /// Page size of the event log.
 pub const DEFAULT_EVENT_PAGE: u64 = 100;
@@ -173,31 +175,48 @@ impl GameService {
     }
 
     /// Reads a game as `read` asks. A version named of a game not in
-    /// memory is resumed from the snapshot before it when one is kept
+    /// memory is resumed from the snapshot before it (or the game's start)
+    /// with at most `CHECKPOINT_EVERY` events, read where that version is
+    /// held first, a standby before the primary, and counted there
     /// (`snapshots.rs`); otherwise the game's events are folded up to the
     /// version asked for, or all it has read ([`GameService::load_folded`]).
     pub async fn load(&self, game_id: Uuid, read: ReadAt) -> Result<LoadedGame, ServiceError> {
         if let ReadAt::At(at) = read {
             if self.folds.cached(game_id).is_none() {
                 let record = self.record(game_id).await?;
-                let game = self
-                    .registry
-                    .get(&record.game)
-                    .map_err(|e| corrupt(game_id, e))?;
-                let resumed = crate::snapshots::past_from_snapshot(
-                    &self.store,
-                    game.as_ref(),
-                    &record,
-                    at,
-                    &self.metrics,
-                )
-                .await?;
-                if let Some(at) = resumed {
-                    return Ok(LoadedGame::resumed(record, at));
+                if let Some((past, target)) = self.resumed_at(&record, at).await? {
+                    self.replicas.served(&self.metrics, target);
+                    return Ok(LoadedGame::resumed(record, past));
                 }
             }
         }
         self.load_folded(game_id, read).await
+    }
+
+    /// The game at `at` resumed from a snapshot, and where it was read;
+    /// `None` when it is to be read whole.
+    async fn resumed_at(
+        &self,
+        record: &Arc<GameRecord>,
+        at: u64,
+    ) -> Result<Option<(Folded, Target)>, ServiceError> {
+        let game = self
+            .registry
+            .get(&record.game)
+            .map_err(|e| corrupt(record.game_id, e))?;
+        let resume = |store| past_from_snapshot(store, game.as_ref(), record, at, &self.metrics);
+        for (index, standby) in self.replicas.to_try() {
+            match resume(&standby.store).await {
+                Ok(FromSnapshot::Resumed(past)) => return Ok(Some((past, Target::Standby(index)))),
+                Ok(FromSnapshot::Whole) => return Ok(None),
+                Ok(FromSnapshot::Short) => self.replicas.skipped(index, Skip::Behind),
+                Err(error) => pass_by(&self.replicas, index, &standby.name, error),
+            }
+        }
+        Ok(match resume(&self.store).await? {
+            FromSnapshot::Resumed(past) => Some((past, Target::Primary)),
+            FromSnapshot::Short | FromSnapshot::Whole => None,
+        })
     }
 
     /// Reads a game as `read` asks and folds its events up to the version

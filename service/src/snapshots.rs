@@ -137,41 +137,51 @@ impl Snapshots {
     }
 }
 
-/// The game at `at`, from the snapshot at or before it and the events
-/// after (at most [`CHECKPOINT_EVERY`]), when one resumes; `None` when none
-/// is kept near enough, none resumes, or the log does not reach `at`: the
-/// game is then read whole.
+/// What one database gave for a read at a past version from a snapshot.
+pub(crate) enum FromSnapshot {
+    /// The game at the version asked for.
+    Resumed(Folded),
+    /// This database's log does not reach the version (a standby behind).
+    Short,
+    /// No snapshot is kept near enough before the version, or none
+    /// resumes: the game is read whole.
+    Whole,
+}
+
+/// The game at `at` from `store`: from the snapshot at or before it (or
+/// the game's start) and the events after, at most [`CHECKPOINT_EVERY`].
+/// A store's error is its own: a standby's is the caller's to pass by.
 pub(crate) async fn past_from_snapshot(
     store: &EventStore,
     game: &dyn DynGame,
     record: &GameRecord,
     at: u64,
     metrics: &Metrics,
-) -> Result<Option<Folded>, ServiceError> {
+) -> Result<FromSnapshot, crate::folds::Attempt> {
     let game_id = record.game_id;
     let kept = store
         .snapshot_at_or_before(game_id, &format(&record.game), at)
         .await?;
     let from = kept.as_ref().map_or(0, |kept| kept.version);
     if at == 0 || at - from > CHECKPOINT_EVERY {
-        return Ok(None);
+        return Ok(FromSnapshot::Whole);
     }
     let events = store.read_events(game_id, from, Some(at), None).await?;
     if from + events.len() as u64 != at {
-        return Ok(None);
+        return Ok(FromSnapshot::Short);
     }
     let Some(mut folded) = resumed(game, record, kept.as_ref())? else {
         metrics
             .fold_snapshots
             .with_label_values(&["passed_by"])
             .inc();
-        return Ok(None);
+        return Ok(FromSnapshot::Whole);
     };
     for event in &events {
         fold_event(&mut folded.state, &mut folded.clock, event, game_id)?;
     }
     metrics.fold_snapshots.with_label_values(&["resumed"]).inc();
-    Ok(Some(folded))
+    Ok(FromSnapshot::Resumed(folded))
 }
 
 /// The state and clock `kept` was written from, or the game's start for

@@ -119,6 +119,49 @@ async fn every_past_version_of_a_long_log_is_the_state_it_was() {
     }
 }
 
+/// `umpire_fold_snapshots_total` for one outcome: 0 until one is counted.
+async fn snapshots(app: &TestApp, outcome: &str) -> f64 {
+    let text = app.get("/metrics", None).await.text().await.unwrap();
+    let series = format!("umpire_fold_snapshots_total{{outcome=\"{outcome}\"}}");
+    text.lines()
+        .find_map(|line| line.strip_prefix(&series)?.trim().parse().ok())
+        .unwrap_or(0.0)
+}
+
+/// Given a full log folded whole by one instance, which keeps its
+/// checkpoints in the database, when another instance that never read the
+/// game is asked for versions across the log, then each is resumed from
+/// the snapshot before it (and the game's start for the first) and is the
+/// state the first instance answers from its fold.
+#[tokio::test]
+async fn a_cold_read_at_a_past_version_resumes_from_the_snapshot_before_it() {
+    let app = TestApp::spawn().await;
+    let game = a_full_game(&app).await;
+    let umpire = game.umpire_token.as_str();
+    umpire_state(&app, &game.id, umpire, None).await;
+    let checkpoints =
+        (umpire_service::MAX_EVENTS_PER_GAME / umpire_service::CHECKPOINT_EVERY) as f64;
+    // Written in the background: a ceiling against a hang, not a pace.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while snapshots(&app, "kept").await < checkpoints {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the checkpoints were never kept"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+
+    let cold = app.another_instance().await;
+    let versions = [7, 256, 5_000, 9_999];
+    for version in versions {
+        let resumed = umpire_state(&cold, &game.id, umpire, Some(version)).await;
+        let whole = umpire_state(&app, &game.id, umpire, Some(version)).await;
+        assert_eq!(resumed, whole, "version {version}");
+    }
+    assert_eq!(snapshots(&cold, "resumed").await, versions.len() as f64);
+    assert_eq!(snapshots(&cold, "passed_by").await, 0.0);
+}
+
 /// Given a game whose log holds `MAX_EVENTS_PER_GAME` events, when the
 /// umpire pauses its clock once more, or reissues a seat's token (the other
 /// way the umpire appends), then each is refused `log_full` and the log is

@@ -146,7 +146,11 @@ async fn reads_at_versions_a_standby_holds_go_to_it_and_beyond_to_the_primary() 
     assert_eq!(beyond, json_of(&writer, &state_at(newest), None).await);
     assert_eq!(beyond["version"], json!(newest));
 
-    // Versions never change: once read, the instance answers from memory.
+    // A past version of a game not in memory is resumed where it is held,
+    // from a snapshot or the start, and not kept. Once the instance holds
+    // the game's fold (its newest read), versions never change: a past one
+    // is answered from memory.
+    json_of(&reader, &format!("/v1/games/{}", game.id), None).await;
     let before = reads(&reader, "primary").await;
     json_of(&reader, &state_at(held - 1), None).await;
     assert_eq!(reads(&reader, "memory").await, 1.0);
