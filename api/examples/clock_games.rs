@@ -61,6 +61,8 @@ async fn main() {
                         ClockSettings {
                             per_move_ms,
                             reserve_ms: 0,
+                            // Nobody joins here: the clock runs at once.
+                            start: umpire_domain::clock::ClockStart::Now,
                         }
                         .into(),
                     ),

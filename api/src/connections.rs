@@ -47,6 +47,16 @@ pub const DEFAULT_MAX_CONNECTIONS_PER_CLIENT: usize = 64;
 /// one by one (the budget keeps an eighth for such uncharged memory).
 pub const CONNECTION_BYTES: usize = 16 * 1024;
 
+/// The kernel's send buffer of each connection (Linux doubles what is set,
+/// for its own bookkeeping). Left to itself, Linux grows a connection's
+/// send buffer up to `net.ipv4.tcp_wmem`'s maximum (4 MiB by default) for a
+/// client that does not read, and the workers copy that much answer into
+/// it: 600 connections pipelining requests for large documents and never
+/// reading cost the host 2.3 GB of kernel memory, and the workers seconds
+/// of copying during which other clients' requests timed out (408). A
+/// reader 50 ms away still receives 5 MB/s through it.
+pub const SEND_BUFFER_BYTES: usize = 128 * 1024;
+
 /// The largest piece of an answer handed to actix at once. actix copies
 /// each piece into the connection's write buffer, and takes the next piece
 /// only while that buffer holds less than 32 KiB.
@@ -225,6 +235,7 @@ impl ConnectionGate {
             return;
         };
         let peer = stream.peer_addr().ok().map(|address| address.ip());
+        bound_send_buffer(stream);
         match self.admit(peer) {
             Ok(admitted) => {
                 extensions.insert(Arc::new(admitted));
@@ -234,6 +245,13 @@ impl ConnectionGate {
                 extensions.insert(NotAdmitted(refusal));
             }
         }
+    }
+}
+
+/// Sets the connection's kernel send buffer to [`SEND_BUFFER_BYTES`].
+fn bound_send_buffer(stream: &actix_web::rt::net::TcpStream) {
+    if let Err(error) = socket2::SockRef::from(stream).set_send_buffer_size(SEND_BUFFER_BYTES) {
+        tracing::warn!(%error, "a connection's send buffer could not be bounded");
     }
 }
 
@@ -288,6 +306,25 @@ pub fn in_slices<B: MessageBody>(body: B) -> actix_web::body::EitherBody<B, Slic
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Given a connection accepted on loopback, once it is bounded its
+    /// kernel send buffer is at most twice [`SEND_BUFFER_BYTES`] (what Linux
+    /// keeps for what is set), not the megabytes it would grow to.
+    #[tokio::test]
+    async fn a_connections_send_buffer_is_bounded() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let _client = tokio::net::TcpStream::connect(address).await.unwrap();
+        let (accepted, _) = listener.accept().await.unwrap();
+        bound_send_buffer(&accepted);
+        let size = socket2::SockRef::from(&accepted)
+            .send_buffer_size()
+            .unwrap();
+        assert!(
+            (SEND_BUFFER_BYTES..=2 * SEND_BUFFER_BYTES).contains(&size),
+            "{size}"
+        );
+    }
 
     #[test]
     fn a_long_answer_is_handed_out_in_slices_of_the_same_bytes() {

@@ -334,6 +334,9 @@ fn error_example(status: &str, description: &str) -> Option<Value> {
         "429" if names("too_many_streams") => {
             json!({"code": "too_many_streams", "message": "This client already holds its limit of 64 live streams on this instance; close one, or read /events meanwhile.", "details": {"limit": 64}})
         }
+        "429" if names("too_many_umpire_actions") && !names("too_many_refusals") => {
+            json!({"code": "too_many_umpire_actions", "message": "This game takes the umpire's actions outside the rules (pause, resume, extra time, reissue) at most 30 at once, then one every 2 s. Retry in 2 s.", "details": {"retry_after_seconds": 2}})
+        }
         "429" if names("too_many_failed_redemptions") => {
             json!({"code": "too_many_failed_redemptions", "message": "This address redeemed too many unknown, used or expired invitations; check the link. Retry in 2 s.", "details": {"retry_after_seconds": 2}})
         }

@@ -55,6 +55,29 @@ pub struct EventsQuery {
     pub limit: Option<u64>,
 }
 
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct ScoresQuery {
+    /// Score each archive as it stands, without checking its hash chain
+    /// first (`umpire score --trust-chain`): for archives this installation
+    /// exported itself. Default `false`: an archive whose chain does not
+    /// hold (one edited after it was recorded) is an error row with its
+    /// code (`archive_hash_mismatch`, `archive_chain_broken`,
+    /// `archive_sequence_gap`), and is not scored.
+    pub trust_chain: Option<bool>,
+}
+
+impl ScoresQuery {
+    pub fn chain(&self) -> umpire_archive::ChainCheck {
+        if self.trust_chain.unwrap_or(false) {
+            umpire_archive::ChainCheck::Trust
+        } else {
+            umpire_archive::ChainCheck::Verify
+        }
+    }
+}
+
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
 pub struct Health {
     pub status: String,

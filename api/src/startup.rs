@@ -182,6 +182,7 @@ impl Application {
         if options.keep_time {
             service.keep_time();
         }
+        service.keep_snapshots();
         let request_metrics = RequestMetrics::new(&service.metrics);
         let gate = ConnectionGate::new(
             options.connections,

@@ -153,7 +153,7 @@ async function show(version) {
   markBoard(at, answer.state);
   const status = answer.status;
   $('status').textContent = `Version ${at} of ${latest()} · ${status.finished ? 'finished' : `${status.phase}; to act: ${status.to_act.join(', ') || 'nobody'}`}`;
-  showClocks(status.clock, at === latest() && !status.finished);
+  showClocks(status.clock, at === latest() && !status.finished, desk.viewer === 'umpire' ? { act: submit } : null);
   $('at').value = String(at);
   const item = desk.timeline.current(at);
   if (item) keepInView($('timeline'), item);

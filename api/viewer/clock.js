@@ -1,4 +1,5 @@
-// The clock on the page: every seat's time at the version shown (docs/rules/clock.md).
+// The clock on the page: every seat's time at the version shown, and the
+// umpire's hand on it (docs/rules/clock.md).
 import { html } from './svg.js';
 
 let clockTicker = null;
@@ -9,9 +10,47 @@ function clockText(ms) {
   return `${minutes}:${String(total % 60).padStart(2, '0')}`;
 }
 
+const seatName = (seat) => (/^\d+$/.test(seat) ? `seat ${seat}` : seat);
+
+function title(clock) {
+  if (clock.waiting_for) {
+    return { text: `clock waits for ${clock.waiting_for.map(seatName).join(', ')} to join`, class: 'clock-title waiting' };
+  }
+  if (clock.paused_since) return { text: 'clock paused', class: 'clock-title paused' };
+  return { text: `${clockText(clock.per_move_ms)} a move`, class: 'clock-title' };
+}
+
+// The umpire's controls, at the latest version of a game not over: start a
+// clock that waits for its seats, pause or resume it, give a seat time. Each
+// is an action like any other, recorded in the log (§3, §5).
+function umpireControls(clock, act) {
+  const button = (text, action, extra = {}) => html('button', {
+    type: 'button', class: 'clock-control', 'data-clock-action': action.type, onclick: () => act(action), text, ...extra,
+  });
+  const controls = [];
+  if (clock.waiting_for) controls.push(button('Start the clock now', { type: 'clock_start' }, { title: 'without waiting for every seat to join' }));
+  else if (clock.paused_since) controls.push(button('Resume the clock', { type: 'clock_resume' }));
+  else controls.push(button('Pause the clock', { type: 'clock_pause' }));
+  const seat = html('select', { 'aria-label': 'seat to give time to', class: 'clock-seat' },
+    Object.keys(clock.seats).map((name) => html('option', { value: name, text: seatName(name) })));
+  const seconds = html('input', { type: 'number', min: '1', max: '86400', value: '30', 'aria-label': 'seconds to give', class: 'clock-seconds' });
+  const give = html('form', { class: 'clock-give' },
+    html('span', { text: 'Give ' }), seat, ' ', seconds, html('span', { text: ' s ' }),
+    html('button', { type: 'submit', class: 'clock-control', 'data-clock-action': 'clock_add_time', text: 'Give time' }));
+  give.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const ms = Math.round(Number(seconds.value) * 1000);
+    act({ type: 'clock_add_time', seat: seat.value, ms });
+  });
+  controls.push(give);
+  return html('div', { class: 'clock-tools', role: 'group', 'aria-label': "The umpire's clock" }, controls);
+}
+
 // Every seat's clock at the version shown: at the latest version the due
 // seats' time runs down on the page; at a past one it stands as it was.
-export function showClocks(clock, running) {
+// `umpire` is given (with `act`, to send an action) when the viewer is the
+// umpire at the latest version of a game not over.
+export function showClocks(clock, running, umpire = null) {
   clearInterval(clockTicker);
   const box = document.getElementById('clocks');
   if (!clock) {
@@ -19,14 +58,19 @@ export function showClocks(clock, running) {
     return;
   }
   box.hidden = false;
+  const waiting = new Set(clock.waiting_for ?? []);
   const rows = Object.entries(clock.seats).map(([seat, state]) => {
     const left = html('span', { class: 'left', 'data-deadline': state.deadline ?? '' });
     const row = html('li', { class: state.due_since ? 'due' : null, 'data-seat': seat },
-      html('strong', { text: /^\d+$/.test(seat) ? `seat ${seat}` : seat }), ' ', left,
+      html('strong', { text: seatName(seat) }), ' ', left,
       html('span', { class: 'reserve', text: ` reserve ${clockText(state.reserve_left_ms)}` }));
-    // Paused, a seat shows a deadline only if it passed before the pause:
-    // its timeout is owed all the same (docs/rules/clock.md §R).
-    if (state.deadline && clock.paused_since) {
+    if (clock.waiting_for) {
+      // Nobody's time runs yet (§5): who has sat down, and what each has.
+      left.textContent = waiting.has(seat) ? 'not joined yet' : 'joined';
+      row.classList.add(waiting.has(seat) ? 'not-joined' : 'joined');
+    } else if (state.deadline && clock.paused_since) {
+      // Paused, a seat shows a deadline only if it passed before the
+      // pause: its timeout is owed all the same (§R).
       left.textContent = 'time is up';
       row.classList.add('overdue');
     } else if (state.deadline) left.textContent = running ? '' : `until ${state.deadline.slice(11, 19)}`;
@@ -34,10 +78,12 @@ export function showClocks(clock, running) {
     else left.textContent = 'waiting';
     return row;
   });
+  const head = title(clock);
   box.replaceChildren(
-    html('span', { class: `clock-title${clock.paused_since ? ' paused' : ''}`, text: clock.paused_since ? 'clock paused' : `${clockText(clock.per_move_ms)} a move` }),
-    html('ul', {}, rows));
-  if (!running || clock.paused_since) return;
+    html('span', { class: head.class, text: head.text }),
+    html('ul', {}, rows),
+    umpire && running ? umpireControls(clock, umpire.act) : null);
+  if (!running || clock.paused_since || clock.waiting_for) return;
   const tick = () => {
     for (const left of box.querySelectorAll('.left[data-deadline]:not([data-deadline=""])')) {
       const ms = Date.parse(left.dataset.deadline) - Date.now();
@@ -48,4 +94,3 @@ export function showClocks(clock, running) {
   tick();
   clockTicker = setInterval(tick, 250);
 }
-

@@ -16,7 +16,10 @@ const seconds = (ms) => `${Math.round(Number(ms) / 100) / 10} s`;
 
 // The clock's events, in every game (docs/rules/clock.md).
 const clockPhrases = {
-  clock_set: (e) => `the clock is set: ${seconds(e.per_move_ms)} a move${Number(e.reserve_ms) ? `, ${seconds(e.reserve_ms)} in reserve` : ''}`,
+  clock_set: (e) => `the clock is set: ${seconds(e.per_move_ms)} a move${Number(e.reserve_ms) ? `, ${seconds(e.reserve_ms)} in reserve` : ''}${e.start === 'when_seated' ? '; it starts when every seat has joined' : ''}`,
+  // A seat sat down (its invitation redeemed, or its own clock_join).
+  clock_seat_joined: (e) => `${seatName(e.seat)} joins the game`,
+  clock_started: () => 'the clock starts',
   // Only the umpire sends these: the sentence names it, as its own action.
   clock_paused: () => 'umpire pauses the clock',
   clock_resumed: () => 'umpire resumes the clock',
@@ -29,6 +32,8 @@ const clockPhrases = {
 // The actions every game shares (the clock's, a reissue): in words, with
 // no actor (the timeline names it).
 const sharedActions = {
+  clock_join: () => 'joins the game',
+  clock_start: () => 'starts the clock',
   clock_pause: () => 'pauses the clock',
   clock_resume: () => 'resumes the clock',
   clock_add_time: (a) => `gives ${seatName(a.seat)} ${seconds(a.ms)} more`,

@@ -31,8 +31,8 @@ pub use inputs::{Input, MAX_ARCHIVE_BYTES};
 pub use pipeline::{score_inputs, ChainCheck, Progress, ScoreSettings};
 pub use replay::{replay, Cause, Divergence, Replayed};
 pub use score::{
-    score_archive_text, score_events, score_verified_archive_text, OutputFormat, RowWriter,
-    ScoreRow,
+    score_archive, score_archive_text, score_events, score_verified_archive_text, OutputFormat,
+    RowWriter, ScoreFault, ScoreRow,
 };
 pub use simulate::{simulate_one, simulate_to, SimulationRun, SimulationTotals};
 pub use what_if::{what_if, WhatIfError, WhatIfReport};

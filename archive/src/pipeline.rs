@@ -14,7 +14,7 @@ use std::sync::mpsc;
 use umpire_domain::Registry;
 
 use crate::reading::{chunks_of, each_archive_in_chunk, Place};
-use crate::score::{score_archive_text, score_verified_archive_text, RowWriter, ScoreRow};
+use crate::score::{score_archive, RowWriter, ScoreRow};
 
 pub use crate::inputs::{
     expand_inputs, read_chunks, Chunk, ExpandedInputs, Input, SkipReason, Skipped, CHUNK_BYTES,
@@ -38,10 +38,7 @@ pub fn score_chunk(registry: &Registry, chunk: &Chunk, chain: ChainCheck) -> Vec
     let mut rows = Vec::new();
     let scored = each_archive_in_chunk(chunk, &text, |archive, line| {
         let source = Place::Line(line).label(&chunk.source);
-        rows.push(match chain {
-            ChainCheck::Verify => score_verified_archive_text(registry, archive, &source),
-            ChainCheck::Trust => score_archive_text(registry, archive, &source),
-        });
+        rows.push(score_archive(registry, archive, &source, chain));
         Ok::<_, std::convert::Infallible>(())
     });
     match scored {

@@ -61,6 +61,34 @@ pub enum Cause {
     UntimelyTimeout,
 }
 
+impl Cause {
+    /// The error code an archive that fails for this cause is answered
+    /// with: the refusal of an import, and the error row of a bulk score
+    /// (`service/src/codes.rs` lists and explains each).
+    pub fn code(self) -> &'static str {
+        match self {
+            Cause::UnknownGame => "unknown_game",
+            Cause::InvalidOptions => "invalid_options",
+            Cause::SequenceGap => "archive_sequence_gap",
+            Cause::ChainBroken => "archive_chain_broken",
+            Cause::HashMismatch => "archive_hash_mismatch",
+            Cause::EventTypeMismatch => "archive_event_type_mismatch",
+            Cause::SetupMismatch => "archive_setup_mismatch",
+            Cause::UnexplainedEvent => "archive_unexplained_event",
+            Cause::MissingEvent => "archive_missing_event",
+            Cause::EventDiffers => "archive_event_differs",
+            Cause::ActionRefused => "archive_action_refused",
+            Cause::MalformedAction => "archive_malformed_action",
+            Cause::UnstorableText => "archive_nul_character",
+            Cause::NilGameId => "archive_nil_game_id",
+            Cause::SeedOutOfRange => "archive_seed_out_of_range",
+            Cause::TimeRunsBackwards => "archive_time_runs_backwards",
+            Cause::TimeInFuture => "archive_time_in_future",
+            Cause::UntimelyTimeout => "archive_untimely_timeout",
+        }
+    }
+}
+
 /// The first place where a log stops being what its actions explain.
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Divergence {
@@ -377,22 +405,13 @@ fn setup_with_clock(
     let mut setup = game.setup(&archive.options, archive.seed)?;
     if group.events.len() == setup.len() + 1 {
         let last = &group.events[setup.len()].payload;
-        if let Ok(settings) = serde_json::from_value::<ClockSettings>(without_type(last)) {
-            if clock::is_clock_event(last) && settings.validate().is_ok() {
+        if let Some(settings) = ClockSettings::recorded_in(last) {
+            if settings.validate().is_ok() {
                 setup.push(settings.event());
             }
         }
     }
     Ok(setup)
-}
-
-/// A `clock_set` event's settings, without its `type`.
-fn without_type(event: &Value) -> Value {
-    let mut settings = event.clone();
-    if let Some(object) = settings.as_object_mut() {
-        object.remove("type");
-    }
-    settings
 }
 
 /// When the decision was recorded: the time its clock decides at.

@@ -7,7 +7,8 @@
 //! verifier `audit` and import use) unless told to trust it; re-deciding
 //! every action stays with `audit` and import. A log that does not fold (a
 //! malformed event, or one that makes a game's `apply` panic) or whose
-//! chain is broken becomes an error row: one bad game never stops a batch.
+//! chain is broken becomes an error row with a stable code ([`ScoreFault`]):
+//! one bad game never stops a batch.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -19,7 +20,8 @@ use serde_json::value::RawValue;
 use umpire_domain::Registry;
 
 use crate::format::{Archive, FORMAT, FORMAT_VERSION};
-use crate::replay::verify_chain;
+use crate::pipeline::ChainCheck;
+use crate::replay::{verify_chain, Cause};
 
 /// One line of bulk scoring output.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -39,6 +41,12 @@ pub struct ScoreRow {
     pub winners: Vec<String>,
     /// Why the game could not be scored; absent when it was.
     pub error: Option<String>,
+    /// The error's stable code, one of `ErrorBody.code`'s values
+    /// (`archive_hash_mismatch`: the archive was changed after it was
+    /// recorded); absent when the game was scored.
+    #[serde(default)]
+    #[schema(example = "archive_hash_mismatch")]
+    pub code: Option<String>,
 }
 
 impl ScoreRow {
@@ -46,6 +54,7 @@ impl ScoreRow {
         game_id: impl Into<String>,
         game: impl Into<String>,
         source: impl Into<String>,
+        fault: ScoreFault,
         error: impl Into<String>,
     ) -> Self {
         ScoreRow {
@@ -57,6 +66,44 @@ impl ScoreRow {
             totals: BTreeMap::new(),
             winners: Vec::new(),
             error: Some(error.into()),
+            code: Some(fault.code().to_string()),
+        }
+    }
+}
+
+/// Why an archive was not scored: its error row's stable code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScoreFault {
+    /// Not JSON, not an archive's shape, or an archive whose chain cannot
+    /// be checked because the full format refuses it (`invalid_archive`).
+    NotAnArchive,
+    /// A format or format version this build does not read
+    /// (`unsupported_archive`).
+    UnsupportedFormat,
+    /// No game of that name (`unknown_game`).
+    UnknownGame,
+    /// Options that are not JSON, or not the game's (`invalid_options`).
+    InvalidOptions,
+    /// An event that does not fold into the game's state: not an event of
+    /// the game, or one the state before it cannot take
+    /// (`archive_does_not_fold`).
+    DoesNotFold,
+    /// The hash chain does not hold, for this cause (`SequenceGap`,
+    /// `ChainBroken`, `HashMismatch`: the import's codes).
+    Chain(Cause),
+}
+
+impl ScoreFault {
+    /// The code an error row carries (`service/src/codes.rs` lists and
+    /// explains each).
+    pub fn code(self) -> &'static str {
+        match self {
+            ScoreFault::NotAnArchive => "invalid_archive",
+            ScoreFault::UnsupportedFormat => "unsupported_archive",
+            ScoreFault::UnknownGame => Cause::UnknownGame.code(),
+            ScoreFault::InvalidOptions => Cause::InvalidOptions.code(),
+            ScoreFault::DoesNotFold => "archive_does_not_fold",
+            ScoreFault::Chain(cause) => cause.code(),
         }
     }
 }
@@ -135,7 +182,13 @@ pub fn score_archive_text(registry: &Registry, text: &str, source: &str) -> Scor
                     )
                 })
                 .unwrap_or_default();
-            return ScoreRow::error(game_id, game, source, format!("not an archive: {error}"));
+            return ScoreRow::error(
+                game_id,
+                game,
+                source,
+                ScoreFault::NotAnArchive,
+                format!("not an archive: {error}"),
+            );
         }
     };
     if archive.format.as_deref().is_some_and(|f| f != FORMAT)
@@ -145,6 +198,7 @@ pub fn score_archive_text(registry: &Registry, text: &str, source: &str) -> Scor
             archive.game_id,
             archive.game,
             source,
+            ScoreFault::UnsupportedFormat,
             format!(
                 "unsupported archive format {} version {}",
                 archive.format.as_deref().unwrap_or(FORMAT),
@@ -160,6 +214,16 @@ pub fn score_archive_text(registry: &Registry, text: &str, source: &str) -> Scor
         archive.events.iter().map(|event| event.payload.get()),
         source,
     )
+}
+
+/// Scores one archive document, first checking its hash chain unless `chain`
+/// says to trust it: what `umpire score` and `POST /v1/scores` do with each
+/// archive they read.
+pub fn score_archive(registry: &Registry, text: &str, source: &str, chain: ChainCheck) -> ScoreRow {
+    match chain {
+        ChainCheck::Verify => score_verified_archive_text(registry, text, source),
+        ChainCheck::Trust => score_archive_text(registry, text, source),
+    }
 }
 
 /// Scores one archive document after checking its hash chain: an archive
@@ -180,6 +244,7 @@ pub fn score_verified_archive_text(registry: &Registry, text: &str, source: &str
                     archive.game_id.to_string(),
                     archive.game,
                     source,
+                    ScoreFault::Chain(broken.cause),
                     format!(
                         "the hash chain does not hold ({code}) at event {}: {}",
                         broken.seq, broken.message
@@ -199,6 +264,7 @@ pub fn score_verified_archive_text(registry: &Registry, text: &str, source: &str
                 row.game_id,
                 row.game,
                 source,
+                ScoreFault::NotAnArchive,
                 format!("the hash chain cannot be checked: {error}"),
             );
         }
@@ -215,26 +281,33 @@ pub fn score_events<'a>(
     payloads: impl Iterator<Item = &'a str>,
     source: &str,
 ) -> ScoreRow {
-    let failed = |error: String| ScoreRow::error(game_id, game_name, source, error);
+    let failed = |fault, error: String| ScoreRow::error(game_id, game_name, source, fault, error);
     let game = match registry.get(game_name) {
         Ok(game) => game,
-        Err(error) => return failed(error.to_string()),
+        Err(error) => return failed(ScoreFault::UnknownGame, error.to_string()),
     };
     let options: serde_json::Value = match serde_json::from_str(options_json) {
         Ok(options) => options,
-        Err(error) => return failed(format!("options are not JSON: {error}")),
+        Err(error) => {
+            return failed(
+                ScoreFault::InvalidOptions,
+                format!("options are not JSON: {error}"),
+            )
+        }
     };
     // A game's `apply` may panic on an event its `decide` would never have
     // produced; for a batch that is one bad game, not a crash.
     let folded = catch_unwind(AssertUnwindSafe(|| {
-        let mut state = game.new_match(&options).map_err(|e| e.to_string())?;
+        let mut state = game
+            .new_match(&options)
+            .map_err(|e| (ScoreFault::InvalidOptions, e.to_string()))?;
         for payload in payloads {
             let seq = state.version() + 1;
             state
                 .apply_str(payload)
-                .map_err(|e| format!("event {seq}: {e}"))?;
+                .map_err(|e| (ScoreFault::DoesNotFold, format!("event {seq}: {e}")))?;
         }
-        Ok::<_, String>((state.version(), state.summary()))
+        Ok::<_, (ScoreFault, String)>((state.version(), state.summary()))
     }));
     match folded {
         Ok(Ok((events, summary))) => ScoreRow {
@@ -246,15 +319,19 @@ pub fn score_events<'a>(
             totals: summary.totals,
             winners: summary.winners,
             error: None,
+            code: None,
         },
-        Ok(Err(error)) => failed(error),
+        Ok(Err((fault, error))) => failed(fault, error),
         Err(panic) => {
             let what = panic
                 .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "unknown panic".into());
-            failed(format!("the log does not fold: {what}"))
+            failed(
+                ScoreFault::DoesNotFold,
+                format!("the log does not fold: {what}"),
+            )
         }
     }
 }
@@ -284,7 +361,7 @@ pub const CSV_HEADER: [&str; 7] = [
 ];
 
 /// Writes rows as CSV (`totals` as `seat=total;…`, `winners` as `seat;…`,
-/// plus an `error` column) or as JSON Lines.
+/// plus `error` and `code` columns) or as JSON Lines.
 pub struct RowWriter<W: Write> {
     format: OutputFormat,
     csv: Option<csv::Writer<W>>,
@@ -297,7 +374,7 @@ impl<W: Write> RowWriter<W> {
             OutputFormat::Csv => {
                 let mut writer = csv::Writer::from_writer(out);
                 let mut header: Vec<&str> = CSV_HEADER.to_vec();
-                header.push("error");
+                header.extend(["error", "code"]);
                 writer
                     .write_record(&header)
                     .map_err(std::io::Error::other)?;
@@ -328,6 +405,7 @@ impl<W: Write> RowWriter<W> {
                 let is_final = row.is_final.map(|f| f.to_string()).unwrap_or_default();
                 let winners = row.winners.join(";");
                 let error = row.error.clone().unwrap_or_default();
+                let code = row.code.clone().unwrap_or_default();
                 self.csv
                     .as_mut()
                     .expect("csv writer")
@@ -340,6 +418,7 @@ impl<W: Write> RowWriter<W> {
                         totals.as_str(),
                         winners.as_str(),
                         error.as_str(),
+                        code.as_str(),
                     ])
                     .map_err(std::io::Error::other)
             }
@@ -375,6 +454,7 @@ pub fn parse_csv_rows(text: &str) -> Result<Vec<ScoreRow>, String> {
             })
             .collect();
         let error = field(7);
+        let code = field(8);
         rows.push(ScoreRow {
             game_id: field(0),
             game: field(1),
@@ -388,6 +468,7 @@ pub fn parse_csv_rows(text: &str) -> Result<Vec<ScoreRow>, String> {
                 .map(str::to_string)
                 .collect(),
             error: (!error.is_empty()).then_some(error),
+            code: (!code.is_empty()).then_some(code),
         });
     }
     Ok(rows)

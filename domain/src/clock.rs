@@ -22,7 +22,7 @@
 //! Pure: times are those written in the log, and the caller says when
 //! "now" is.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
@@ -63,6 +63,40 @@ crate::violation_kinds! {
     EARLY = ("clock.early", "clock §4", "a clock timeout is recorded before the seat's deadline");
     /// Only the clock sends a timeout with a deadline.
     NOT_THE_CLOCK = ("clock.not_the_clock", "clock §4", "an action names a deadline but was not sent by the clock");
+    /// The clock waits for the seats: nothing to pause or resume yet.
+    NOT_STARTED = ("clock.not_started", "clock §5", "the umpire pauses or resumes a clock that has not started");
+    /// The clock has started: no seat joins it, and it starts once.
+    ALREADY_STARTED = ("clock.already_started", "clock §5", "a seat joins, or the umpire starts, a clock that has already started");
+    /// The seat has joined already.
+    ALREADY_JOINED = ("clock.already_joined", "clock §5", "a seat joins a clock it has already joined");
+    /// Seats join; the umpire starts.
+    SEATS_JOIN = ("clock.seats_join", "clock §5", "the umpire sends `clock_join`, which only a seat sends (the umpire starts the clock with `clock_start`)");
+}
+
+/// When a game's clock starts running.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockStart {
+    /// When every seat has joined (redeemed its invitation, or sent
+    /// `clock_join`), or when the umpire sends `clock_start`, whichever
+    /// comes first: no seat's time runs before the players sit down.
+    #[default]
+    WhenSeated,
+    /// At once, when the game is created: for games played by programs
+    /// that hold every seat's token from the start.
+    Now,
+}
+
+impl ClockStart {
+    /// What a `clock_set` without `start` means: the clock of every log
+    /// written before clocks waited ran from the setup on.
+    fn now() -> ClockStart {
+        ClockStart::Now
+    }
+
+    fn is_now(&self) -> bool {
+        *self == ClockStart::Now
+    }
 }
 
 /// A game's clock, chosen when it is created: the same for every seat.
@@ -80,6 +114,9 @@ pub struct ClockSettings {
     #[serde(default)]
     #[schema(example = 300000, maximum = 2592000000u64)]
     pub reserve_ms: u64,
+    /// When the clock starts: `when_seated` (the default) or `now`.
+    #[serde(default)]
+    pub start: ClockStart,
 }
 
 impl ClockSettings {
@@ -93,6 +130,7 @@ impl ClockSettings {
         to_json(&ClockEvent::ClockSet {
             per_move_ms: self.per_move_ms,
             reserve_ms: self.reserve_ms,
+            start: self.start,
         })
     }
 }
@@ -108,6 +146,8 @@ pub struct RequestedClock {
     pub per_move_ms: i128,
     #[serde(default)]
     pub reserve_ms: i128,
+    #[serde(default)]
+    pub start: ClockStart,
 }
 
 impl RequestedClock {
@@ -116,6 +156,7 @@ impl RequestedClock {
         Ok(ClockSettings {
             per_move_ms: in_range("time per move", self.per_move_ms, MIN_MOVE_MS)?,
             reserve_ms: in_range("reserve", self.reserve_ms, 0)?,
+            start: self.start,
         })
     }
 }
@@ -137,6 +178,7 @@ impl From<ClockSettings> for RequestedClock {
         RequestedClock {
             per_move_ms: settings.per_move_ms.into(),
             reserve_ms: settings.reserve_ms.into(),
+            start: settings.start,
         }
     }
 }
@@ -146,8 +188,23 @@ impl From<ClockSettings> for RequestedClock {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ClockEvent {
-    /// The game's clock, the last event of its setup.
-    ClockSet { per_move_ms: u64, reserve_ms: u64 },
+    /// The game's clock, the last event of its setup. Without `start`
+    /// (every log written before clocks waited for their seats) it runs
+    /// from the setup on.
+    ClockSet {
+        per_move_ms: u64,
+        reserve_ms: u64,
+        #[serde(
+            default = "ClockStart::now",
+            skip_serializing_if = "ClockStart::is_now"
+        )]
+        start: ClockStart,
+    },
+    /// A seat sat down: it redeemed its invitation, or sent `clock_join`.
+    /// Recorded only while the clock waits for its seats.
+    ClockSeatJoined { seat: String },
+    /// The clock started: every seat had joined, or the umpire started it.
+    ClockStarted,
     /// The umpire paused the clock: no time runs and no deadline falls.
     ClockPaused,
     /// The umpire resumed the clock: every due seat has the time it had
@@ -161,6 +218,12 @@ pub enum ClockEvent {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ClockAction {
+    /// A seat says it has sat down (the service sends it for the seat when
+    /// the seat's invitation is redeemed); the last seat to join starts
+    /// the clock.
+    ClockJoin,
+    /// The umpire starts a clock that waits for its seats.
+    ClockStart,
     /// Stops every seat's clock until `clock_resume`.
     ClockPause,
     /// Starts the clocks again where they stopped.
@@ -185,18 +248,26 @@ pub fn is_clock_type(event_type: &str) -> bool {
 }
 
 /// One seat's clock.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct SeatClock {
     /// While the game waits for the seat: since when.
     due_since: Option<DateTime<Utc>>,
     reserve_left_ms: u64,
 }
 
-/// A game's clock at one version of its log.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A game's clock at one version of its log. Serialized only for the
+/// service's snapshots of a fold, beside the game's state (see
+/// `erased::SNAPSHOT_FORMAT`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Clock {
     settings: ClockSettings,
+    /// Since when no time runs: the umpire's pause, or, while the clock
+    /// waits for its seats, the end of the game's setup.
     paused_since: Option<DateTime<Utc>>,
+    /// While the clock waits for its seats: those that have joined.
+    waiting: Option<BTreeSet<String>>,
     seats: BTreeMap<String, SeatClock>,
 }
 
@@ -216,6 +287,10 @@ pub struct ClockStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(example = "2026-11-27T10:00:00.000000Z")]
     pub paused_since: Option<String>,
+    /// While the clock waits for its seats to sit down before it starts:
+    /// the seats that have not joined yet. Absent once it has started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting_for: Option<Vec<String>>,
     /// Every seat's clock, by seat name: every seat of the game, whether
     /// or not it has been due yet.
     pub seats: BTreeMap<String, SeatClockStatus>,
@@ -292,9 +367,13 @@ impl Clock {
     /// setup: every seat of the game with its whole reserve, whether or not
     /// it is due yet.
     pub fn start(settings: ClockSettings, at: DateTime<Utc>, game: &dyn DynMatch) -> Clock {
+        let waits = settings.start == ClockStart::WhenSeated;
         let mut clock = Clock {
             settings,
-            paused_since: None,
+            // A clock that waits is stopped from the start: it starts as a
+            // pause ends, every due seat with all its time.
+            paused_since: waits.then_some(at),
+            waiting: waits.then(BTreeSet::new),
             seats: BTreeMap::new(),
         };
         for seat in game.seats() {
@@ -331,8 +410,30 @@ impl Clock {
         self.settings
     }
 
+    /// Whether the umpire has paused the clock (not: waits for its seats).
     pub fn is_paused(&self) -> bool {
-        self.paused_since.is_some()
+        self.paused_since.is_some() && self.waiting.is_none()
+    }
+
+    /// Whether the clock waits for its seats before it starts (§5).
+    pub fn is_waiting(&self) -> bool {
+        self.waiting.is_some()
+    }
+
+    /// Whether `seat` has joined a clock that waits for its seats.
+    fn has_joined(&self, seat: &str) -> bool {
+        self.waiting
+            .as_ref()
+            .is_some_and(|joined| joined.contains(seat))
+    }
+
+    /// Whether `seat` joining would leave no seat to wait for.
+    fn is_last_to_join(&self, seat: &str) -> bool {
+        self.waiting.as_ref().is_some_and(|joined| {
+            self.seats
+                .keys()
+                .all(|name| name == seat || joined.contains(name))
+        })
     }
 
     /// Folds one recorded event, `game` being the state after it.
@@ -358,29 +459,42 @@ impl Clock {
         };
         match event {
             ClockEvent::ClockSet { .. } => {}
+            ClockEvent::ClockSeatJoined { seat } => {
+                if let Some(joined) = self.waiting.as_mut() {
+                    joined.insert(seat);
+                }
+            }
+            ClockEvent::ClockStarted => {
+                if self.waiting.take().is_some() {
+                    self.run_from(at);
+                }
+            }
             ClockEvent::ClockPaused => {
                 self.paused_since.get_or_insert(at);
             }
-            ClockEvent::ClockResumed => {
-                if let Some(paused_since) = self.paused_since.take() {
-                    // The time paused does not count: each due seat is
-                    // due from as much before now as it was at the pause;
-                    // but a deadline that had passed before the pause
-                    // stays where it fell (§R), its timeout owed.
-                    let per_move_ms = self.settings.per_move_ms;
-                    for seat in self.seats.values_mut() {
-                        let reserve_left_ms = seat.reserve_left_ms;
-                        if let Some(since) = seat.due_since.as_mut() {
-                            if deadline_after(*since, per_move_ms, reserve_left_ms) > paused_since {
-                                *since = *since + (at - paused_since.max(*since));
-                            }
-                        }
-                    }
-                }
-            }
+            ClockEvent::ClockResumed => self.run_from(at),
             ClockEvent::ClockTimeAdded { seat, ms } => {
                 let seat = self.seat(&seat);
                 seat.reserve_left_ms = seat.reserve_left_ms.saturating_add(ms);
+            }
+        }
+    }
+
+    /// The clock stopped runs again from `at`. The time stopped does not
+    /// count: each due seat is due from as much before now as it was when
+    /// the clock stopped; but a deadline that had passed before a pause
+    /// stays where it fell (§R), its timeout owed.
+    fn run_from(&mut self, at: DateTime<Utc>) {
+        let Some(paused_since) = self.paused_since.take() else {
+            return;
+        };
+        let per_move_ms = self.settings.per_move_ms;
+        for seat in self.seats.values_mut() {
+            let reserve_left_ms = seat.reserve_left_ms;
+            if let Some(since) = seat.due_since.as_mut() {
+                if deadline_after(*since, per_move_ms, reserve_left_ms) > paused_since {
+                    *since = *since + (at - paused_since.max(*since));
+                }
             }
         }
     }
@@ -478,10 +592,21 @@ impl Clock {
                 )
             })
             .collect();
+        let waiting_for = self.waiting.as_ref().map(|joined| {
+            self.seats
+                .keys()
+                .filter(|seat| !joined.contains(*seat))
+                .cloned()
+                .collect()
+        });
         ClockStatus {
             per_move_ms: self.settings.per_move_ms,
             reserve_ms: self.settings.reserve_ms,
-            paused_since: self.paused_since.map(|at| format_recorded_at(&at)),
+            paused_since: self
+                .paused_since
+                .filter(|_| self.waiting.is_none())
+                .map(|at| format_recorded_at(&at)),
+            waiting_for,
             seats,
         }
     }
@@ -501,6 +626,24 @@ fn mover(event: &RecordedEvent) -> Option<String> {
     }
 }
 
+impl ClockSettings {
+    /// The settings a `clock_set` event records, if it is one.
+    pub fn recorded_in(event: &Value) -> Option<ClockSettings> {
+        match serde_json::from_value::<ClockEvent>(event.clone()) {
+            Ok(ClockEvent::ClockSet {
+                per_move_ms,
+                reserve_ms,
+                start,
+            }) => Some(ClockSettings {
+                per_move_ms,
+                reserve_ms,
+                start,
+            }),
+            _ => None,
+        }
+    }
+}
+
 /// A game's clock as its log folds: none until the setup's `clock_set`.
 /// Call [`fold`] with each event after applying it to the game.
 pub fn fold(
@@ -511,23 +654,12 @@ pub fn fold(
     match clock {
         Some(clock) => clock.observe(event, game),
         None if event.event_type == "clock_set" => {
-            let settings: ClockSettings =
-                match serde_json::from_value::<ClockEvent>(event.payload.clone()) {
-                    Ok(ClockEvent::ClockSet {
-                        per_move_ms,
-                        reserve_ms,
-                    }) => ClockSettings {
-                        per_move_ms,
-                        reserve_ms,
-                    },
-                    _ => {
-                        return Err(GameError::Malformed {
-                            game: "clock",
-                            what: crate::erased::Malformed::Event,
-                            message: "clock_set without its settings".into(),
-                        })
-                    }
-                };
+            let settings =
+                ClockSettings::recorded_in(&event.payload).ok_or_else(|| GameError::Malformed {
+                    game: "clock",
+                    what: crate::erased::Malformed::Event,
+                    message: "clock_set without its settings".into(),
+                })?;
             *clock = Some(Clock::start(settings, recorded_time(event)?, game));
             Ok(())
         }
@@ -671,12 +803,21 @@ fn decide_on_clock(
             what: crate::erased::Malformed::Action,
             message: e.to_string(),
         })?;
-    if let Actor::Seat(seat) = actor {
-        return Err(UMPIRE_ONLY
-            .with(format!(
-                "Only the umpire may pause, resume or give time on the clock, not seat {seat}."
-            ))
-            .into());
+    match (actor, &action) {
+        (Actor::Seat(_), ClockAction::ClockJoin) => {}
+        (Actor::Seat(seat), _) => {
+            return Err(UMPIRE_ONLY
+                .with(format!(
+                    "Only the umpire may start, pause, resume or give time on the clock, not seat {seat}."
+                ))
+                .into())
+        }
+        (_, ClockAction::ClockJoin) => {
+            return Err(SEATS_JOIN
+                .with("Seats join the clock; the umpire starts it with clock_start.")
+                .into())
+        }
+        _ => {}
     }
     let clock = clock.ok_or_else(|| NOT_CLOCKED.with("This game was created without a clock."))?;
     if game.status().finished {
@@ -684,7 +825,57 @@ fn decide_on_clock(
             .with("The game is over, and so is its clock.")
             .into());
     }
-    let event = match action {
+    let not_started = || {
+        NOT_STARTED.with(
+            "The clock has not started: it waits for every seat to join, or for the umpire's clock_start.",
+        )
+    };
+    let events = match action {
+        ClockAction::ClockJoin | ClockAction::ClockStart if !clock.is_waiting() => {
+            return Err(ALREADY_STARTED
+                .with("The clock has already started.")
+                .into())
+        }
+        ClockAction::ClockJoin => {
+            let Actor::Seat(seat) = actor else {
+                unreachable!("only seats join, checked above")
+            };
+            if clock.has_joined(seat) {
+                return Err(ALREADY_JOINED
+                    .with(format!("Seat {seat} has already joined the clock."))
+                    .into());
+            }
+            let mut events = vec![ClockEvent::ClockSeatJoined { seat: seat.clone() }];
+            if clock.is_last_to_join(seat) {
+                events.push(ClockEvent::ClockStarted);
+            }
+            events
+        }
+        ClockAction::ClockStart => vec![ClockEvent::ClockStarted],
+        ClockAction::ClockPause | ClockAction::ClockResume if clock.is_waiting() => {
+            return Err(not_started().into())
+        }
+        action => vec![decide_stop_or_time(game, clock, action)?],
+    };
+    let events: Vec<Value> = events.iter().map(to_json).collect();
+    let mut after = game.clone_box();
+    for event in &events {
+        after.apply_json(event)?;
+    }
+    Ok(Decision {
+        events,
+        decoded: Vec::new(),
+        after,
+    })
+}
+
+/// The umpire's pause, resume or extra time on a clock that has started.
+fn decide_stop_or_time(
+    game: &dyn DynMatch,
+    clock: &Clock,
+    action: ClockAction,
+) -> Result<ClockEvent, GameError> {
+    Ok(match action {
         ClockAction::ClockPause if clock.is_paused() => {
             return Err(ALREADY_PAUSED.with("The clock is already paused.").into())
         }
@@ -708,13 +899,8 @@ fn decide_on_clock(
                 .into())
         }
         ClockAction::ClockAddTime { seat, ms } => ClockEvent::ClockTimeAdded { seat, ms },
-    };
-    let event = to_json(&event);
-    let mut after = game.clone_box();
-    after.apply_json(&event)?;
-    Ok(Decision {
-        events: vec![event],
-        decoded: Vec::new(),
-        after,
+        ClockAction::ClockJoin | ClockAction::ClockStart => {
+            unreachable!("joins and starts are decided by the caller")
+        }
     })
 }

@@ -44,6 +44,8 @@ pub enum Malformed {
     Action,
     Event,
     Options,
+    /// A state kept by [`DynMatch::snapshot`], read by [`DynGame::resume`].
+    Snapshot,
 }
 
 impl std::fmt::Display for Malformed {
@@ -52,6 +54,7 @@ impl std::fmt::Display for Malformed {
             Malformed::Action => "action",
             Malformed::Event => "event",
             Malformed::Options => "options",
+            Malformed::Snapshot => "snapshot",
         })
     }
 }
@@ -140,7 +143,17 @@ pub trait DynGame: Send + Sync {
     /// The setup events for these options and seed.
     fn setup(&self, options: &Value, seed: u64) -> Result<Vec<Value>, GameError>;
     fn schemas(&self) -> GameSchemas;
+    /// The state a [`DynMatch::snapshot`] of a match with these options
+    /// kept: the same state at the same version, as if every event up to it
+    /// had been folded again. A snapshot of another shape is refused
+    /// ([`Malformed::Snapshot`]).
+    fn resume(&self, options: &Value, snapshot: &Value) -> Result<Box<dyn DynMatch>, GameError>;
 }
+
+/// What a game's state is kept as between folds ([`DynMatch::snapshot`]):
+/// bumped whenever a game's `State`, or the clock's, changes what its JSON
+/// holds or means, so that snapshots written before are not resumed.
+pub const SNAPSHOT_FORMAT: u32 = 1;
 
 /// One game's state at one version.
 pub trait DynMatch: Send + Sync {
@@ -227,6 +240,10 @@ pub trait DynMatch: Send + Sync {
     fn score(&self, viewer: &Viewer<String>) -> Result<Value, GameError>;
     fn summary(&self) -> ScoreSummary;
     fn clone_box(&self) -> Box<dyn DynMatch>;
+    /// The whole state and its version as JSON, for [`DynGame::resume`]:
+    /// what the service keeps of a fold between folds. Umpire-only: it
+    /// holds every secret.
+    fn snapshot(&self) -> Value;
 }
 
 impl Clone for Box<dyn DynMatch> {
@@ -480,6 +497,23 @@ impl<G: Game> DynGame for Erased<G> {
     fn schemas(&self) -> GameSchemas {
         G::schemas()
     }
+    fn resume(&self, options: &Value, snapshot: &Value) -> Result<Box<dyn DynMatch>, GameError> {
+        let options = parse_options::<G>(options)?;
+        let kept: Snapshot<G::State> = from_json::<G, _>(snapshot, Malformed::Snapshot)?;
+        Ok(Box::new(Match::<G> {
+            state: kept.state,
+            version: kept.version,
+            seats: G::seats(&options).iter().map(Seat::name).collect(),
+        }))
+    }
+}
+
+/// A match's state and version as [`DynMatch::snapshot`] writes them.
+#[derive(Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Snapshot<S> {
+    version: u64,
+    state: S,
 }
 
 impl<G: Game> Match<G> {
@@ -661,6 +695,12 @@ impl<G: Game> DynMatch for Match<G> {
             state: self.state.clone(),
             version: self.version,
             seats: self.seats.clone(),
+        })
+    }
+    fn snapshot(&self) -> Value {
+        to_json(&Snapshot {
+            version: self.version,
+            state: &self.state,
         })
     }
 }

@@ -52,7 +52,12 @@ pub trait Game: Send + Sync + 'static {
     type Seat: Seat;
     /// Setup options, as sent by clients. Every field has a default.
     type Options: Serialize + DeserializeOwned + Clone + Default + Send + Sync;
-    type State: Clone + Send + Sync;
+    /// Everything the events have established. Serialized only so that
+    /// the service may keep a fold between folds (`DynMatch::snapshot`, a
+    /// derived table, never the log): its JSON must give back the same
+    /// state (a property test per game holds it), and a change to what it
+    /// holds bumps `erased::SNAPSHOT_FORMAT`.
+    type State: Clone + Send + Sync + Serialize + DeserializeOwned;
     /// An action, tagged by `type` in snake_case.
     type Action: Serialize + DeserializeOwned + Clone + Send + Sync;
     /// An event, a past-tense fact tagged by `type` in snake_case.

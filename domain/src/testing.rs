@@ -326,3 +326,69 @@ pub fn assert_unredacted_events_are_whole<G: Game>(game: &RandomGame<G>) {
         }
     }
 }
+
+/// What the service keeps of a fold between folds gives back the same
+/// match: at every version of `game`, the match folded so far, kept
+/// (`DynMatch::snapshot`) and resumed (`DynGame::resume`), keeps the same
+/// JSON, version, status, view for every viewer and legal actions for every
+/// seat; and, folded on from there, ends where the game ended.
+pub fn assert_snapshots_resume_every_state<G: Game>(game: &RandomGame<G>) {
+    let registry = crate::Registry::new().register::<G>();
+    let rules = registry.get(G::ID).expect("registered");
+    let options = serde_json::to_value(&game.options).expect("options serialise");
+    let events: Vec<serde_json::Value> = game
+        .events
+        .iter()
+        .map(|event| serde_json::to_value(event).expect("event serialises"))
+        .collect();
+    let mut everyone = vec![Viewer::Umpire, Viewer::Spectator];
+    everyone.extend(
+        G::seats(&game.options)
+            .into_iter()
+            .map(|seat| Viewer::Seat(crate::Seat::name(&seat))),
+    );
+    let mut folded = rules.new_match(&options).expect("a match");
+    let end = {
+        let mut end = rules.new_match(&options).expect("a match");
+        for event in &events {
+            end.apply_json(event).expect("the game's own event folds");
+        }
+        end.snapshot()
+    };
+    for index in 0..=events.len() {
+        let kept = folded.snapshot();
+        let mut resumed = rules.resume(&options, &kept).unwrap_or_else(|error| {
+            panic!("the snapshot at version {index} does not resume: {error}\n{kept}")
+        });
+        assert_eq!(resumed.snapshot(), kept, "version {index}");
+        assert_eq!(resumed.version(), folded.version(), "version {index}");
+        assert_eq!(resumed.status(), folded.status(), "version {index}");
+        for viewer in &everyone {
+            assert_eq!(
+                resumed.view(viewer).ok(),
+                folded.view(viewer).ok(),
+                "{viewer:?} at version {index}"
+            );
+            if let Some(actor) = viewer.actor() {
+                assert_eq!(
+                    resumed.legal_actions(&actor.cloned()).ok(),
+                    folded.legal_actions(&actor.cloned()).ok(),
+                    "{viewer:?}'s legal actions at version {index}"
+                );
+            }
+        }
+        if index % 16 == 0 {
+            for event in &events[index..] {
+                resumed
+                    .apply_json(event)
+                    .expect("the game's own event folds");
+            }
+            assert_eq!(resumed.snapshot(), end, "folded on from version {index}");
+        }
+        if let Some(event) = events.get(index) {
+            folded
+                .apply_json(event)
+                .expect("the game's own event folds");
+        }
+    }
+}

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Issue 30's soak: many cheap requests together, against one memory budget.
+"""The soak: many cheap requests together, against one memory budget.
 
 Usage: soak.py BASE_URL SERVER_PID SERVER_LOG BUDGET_MIB UMPIRE_BIN
 
 Run by scripts/abuse.sh against a server started with `--memory-budget
-BUDGET_MIB`MiB. Each attack of issue 30 in turn, bounded in count and time:
+BUDGET_MIB`MiB (and otherwise the defaults, but for the per-address limit on
+creating games, which the tooling lifts). Each attack in turn, bounded in
+count and time:
 
   labels   10,000+ requests with distinct long non-standard methods and
            distinct unknown paths, then /metrics must stay small;
@@ -17,43 +19,51 @@ BUDGET_MIB`MiB. Each attack of issue 30 in turn, bounded in count and time:
   bodies   concurrent ~30 MB JSON Lines imports and /v1/scores bodies;
   audits   audits in flight on the biggest games (the most refusals);
 
-then all of them at once for SOAK_ALL_SECONDS (60). Throughout, a seat plays
-Arboretum games (both seats submit a legal action in turn, retrying only a
-503 `busy`, after its Retry-After, as the API documents).
+then the attacks on connections (soak_connections.py: `pipelines`, `flood`),
+on cold work (soak_cold.py: `cold`, `longlog`) and on an open service's
+limits (soak_limits.py: `extras`, `tokens`, `cursors`), and then all of
+them at once for SOAK_ALL_SECONDS (60). Throughout, a seat plays Arboretum
+games (both seats submit a legal action in turn, retrying only a 503 `busy`,
+after its Retry-After, as the API documents), and /healthz is polled four
+times a second (`soak_client.Watch`).
 
 Fails (exit 1) if peak RSS (VmHWM) reaches the budget plus 64 MiB, if any
-answer is a 5xx other than 503 `busy` with Retry-After, if a request gets no
-answer, if the service dies, or if the seat has any action refused. Prints
-each phase's answers by status, its peak RSS, the refusals, the seat's
+answer is a 5xx other than 503 `busy` with Retry-After (/healthz's too), if a
+request gets no answer, if the service dies, or if the seat has any action
+refused. Prints each phase's answers by status, its peak RSS, the service's
+CPU, /healthz's worst latency, the peak charged to the budget, the seat's
 latency and the memory series of /metrics at the end. Standard library only.
 
 The environment may scale it (SOAK_LONG_GAMES, SOAK_ALL_SECONDS,
-SOAK_JUNK_REQUESTS, SOAK_BODY_BYTES) or pick attacks (SOAK_ATTACKS, e.g.
-`streams,bodies`: each alone and then together) to chase one finding.
+SOAK_JUNK_REQUESTS, SOAK_BODY_BYTES, SOAK_COLD_GAMES, SOAK_CURSORS) or pick
+attacks (SOAK_ATTACKS, e.g. `streams,bodies`: each alone and then together)
+to chase one finding.
 """
 
 import collections
 import concurrent.futures
-import http.client
 import json
 import os
 import random
-import socket
-import subprocess
 import sys
 import threading
 import time
-import urllib.parse
 
+import soak_client
+import soak_cold
+import soak_connections
+import soak_limits
 from reporting import alive as process_alive
 from reporting import check, failures, log, status_mib
+from soak_client import (Client, Stream, Watch, answers, bad_answers, body_of, call, call_until_not_busy,
+                         charged_bytes, charged_summary, cpu_seconds, import_lines, lock, memory_series,
+                         metrics_text, reset_peak, simulate, source_address)
 
 BASE, PID, LOG, BUDGET_MIB, UMPIRE_BIN = sys.argv[1:6]
 PID = int(PID)
 BUDGET_MIB = int(BUDGET_MIB)
 RSS_LIMIT_MIB = BUDGET_MIB + 64
-HOST = urllib.parse.urlparse(BASE).hostname
-PORT = urllib.parse.urlparse(BASE).port
+soak_client.configure(BASE, PID, UMPIRE_BIN, LOG)
 
 # The sizes, each small enough for the whole soak to take about 4 minutes
 # on a shared 2-core machine; the environment may scale them.
@@ -63,7 +73,11 @@ JUNK_REQUESTS = int(os.environ.get("SOAK_JUNK_REQUESTS", "12000"))
 BODY_BYTES = int(os.environ.get("SOAK_BODY_BYTES", str(30_000_000)))
 # Which attacks to run (the streams phase, which imports the long games,
 # runs whenever another needs them); `all` is the phase of all at once.
-ATTACKS = set(os.environ.get("SOAK_ATTACKS", "labels,streams,slots,bodies,audits,all").split(","))
+# The attacks of the other modules, each a phase and a job of all at once.
+MODULES = (soak_connections, soak_cold, soak_limits)
+ATTACKS = set(os.environ.get("SOAK_ATTACKS", ",".join(
+    ["labels", "streams", "slots", "bodies", "audits"]
+    + [name for module in MODULES for name in module.PHASES] + ["all"])).split(","))
 if ATTACKS & {"slots", "audits", "all"}:
     ATTACKS.add("streams")
 BODIES_AT_ONCE = 6
@@ -80,277 +94,16 @@ LOG_BYTES_PER_JUNK_REQUEST = 512
 # the games of the issue.
 LONG_GAME_ACTIONS = 56
 
-lock = threading.Lock()
-# phase -> "status" or "status code" -> count
-answers = collections.defaultdict(collections.Counter)
-# Every 5xx that is not a 503 `busy` with Retry-After, and every request that
-# got no answer at all, with what was seen.
-bad_answers = []
 phase_peaks = {}
-
-
-# --- Talking to the service -------------------------------------------------
-
-
-class Answer:
-    def __init__(self, status, headers, data, size):
-        self.status = status
-        self.headers = headers
-        self.data = data
-        self.size = size
-
-    @property
-    def json(self):
-        try:
-            return json.loads(self.data) if self.data else None
-        except ValueError:
-            return None
-
-    @property
-    def code(self):
-        body = self.json
-        return body.get("code") if isinstance(body, dict) else None
-
-    @property
-    def retry_after(self):
-        try:
-            return float(self.headers.get("retry-after", ""))
-        except ValueError:
-            return None
-
-    @property
-    def busy(self):
-        return self.status == 503 and self.code == "busy" and self.retry_after is not None
-
-
-def tally(phase, what, answer=None, detail=""):
-    """Counts one answer (or a failure to get one) under its phase, and keeps
-    every answer the soak does not allow."""
-    with lock:
-        if answer is None:
-            answers[phase]["no answer"] += 1
-            bad_answers.append(f"[{phase}] {what}: no answer ({detail})")
-            return
-        label = str(answer.status)
-        if answer.status >= 400 and answer.code:
-            label += f" {answer.code}"
-        answers[phase][label] += 1
-        if answer.status >= 500 and not answer.busy:
-            bad_answers.append(f"[{phase}] {what} -> {answer.status} "
-                               f"retry-after={answer.headers.get('retry-after')} {answer.data[:300]!r}")
-
-
-class Client:
-    """A keep-alive HTTP/1.1 connection from one source address."""
-
-    def __init__(self, source="127.0.0.1", timeout=120):
-        self.source = source
-        self.timeout = timeout
-        self.connection = None
-
-    def close(self):
-        if self.connection is not None:
-            self.connection.close()
-            self.connection = None
-
-    def call(self, phase, method, path, body=None, raw=None, content_type=None, token=None,
-             keep=True):
-        """One request: its Answer, or None (tallied) when none came. With
-        keep=False the body is read and counted but not kept (audits)."""
-        headers = {"Host": "soak"}
-        if body is not None:
-            raw = json.dumps(body).encode()
-            content_type = "application/json"
-        if content_type:
-            headers["Content-Type"] = content_type
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
-        what = f"{method[:24]} {path[:80]}"
-        for attempt in range(2):
-            fresh = self.connection is None
-            if fresh:
-                self.connection = http.client.HTTPConnection(
-                    HOST, PORT, timeout=self.timeout, source_address=(self.source, 0))
-            try:
-                try:
-                    self.connection.request(method, path, body=raw, headers=headers)
-                except OSError:
-                    # A server refusing a body may answer and close before
-                    # reading it all: the answer is still there to read.
-                    if raw is None or len(raw) < 1_000_000:
-                        raise
-                response = self.connection.getresponse()
-                data = bytearray()
-                size = 0
-                while True:
-                    chunk = response.read(256 * 1024)
-                    if not chunk:
-                        break
-                    size += len(chunk)
-                    # An error's body is always kept: its code is checked.
-                    if keep or response.status != 200:
-                        data += chunk
-                answer = Answer(response.status, {k.lower(): v for k, v in response.getheaders()},
-                                bytes(data), size)
-                if response.will_close:
-                    self.close()
-                tally(phase, what, answer)
-                return answer
-            except (OSError, http.client.HTTPException) as error:
-                self.close()
-                # A kept-alive connection the server closed meanwhile is
-                # tried once more on a new one; a new connection is not.
-                if fresh or attempt == 1:
-                    tally(phase, what, None, repr(error))
-                    return None
-        return None
-
-
-def call(phase, method, path, **options):
-    client = Client(options.pop("source", "127.0.0.1"))
-    try:
-        return client.call(phase, method, path, **options)
-    finally:
-        client.close()
-
-
-def call_until_not_busy(phase, method, path, deadline, **options):
-    """Retries a 503 `busy` after its Retry-After, as a client should, until
-    the deadline; returns the last answer."""
-    while True:
-        answer = call(phase, method, path, **options)
-        if answer is None or not answer.busy or time.monotonic() > deadline:
-            return answer
-        time.sleep(answer.retry_after)
-
-
-class Stream:
-    """A live stream's socket, opened and answered: status, code, socket."""
-
-    def __init__(self, phase, game_id, after, source, token=None):
-        self.status = None
-        self.code = None
-        self.socket = None
-        request = (f"GET /v1/games/{game_id}/stream?after={after} HTTP/1.1\r\nHost: soak\r\n"
-                   + (f"Authorization: Bearer {token}\r\n" if token else "") + "\r\n")
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        try:
-            sock.settimeout(30)
-            sock.bind((source, 0))
-            sock.connect((HOST, PORT))
-            sock.sendall(request.encode())
-            head = b""
-            while b"\r\n\r\n" not in head:
-                chunk = sock.recv(4096)
-                if not chunk:
-                    raise ConnectionError("closed before the answer's head")
-                head += chunk
-        except OSError as error:
-            sock.close()
-            tally(phase, f"stream {game_id} from {source}", None, repr(error))
-            return
-        head, _, rest = head.partition(b"\r\n\r\n")
-        lines = head.decode(errors="replace").split("\r\n")
-        self.status = int(lines[0].split(" ", 2)[1])
-        headers = {}
-        for line in lines[1:]:
-            name, _, value = line.partition(":")
-            headers[name.strip().lower()] = value.strip()
-        if self.status == 200:
-            self.socket = sock
-            tally(phase, "stream", Answer(200, headers, b"", 0))
-            return
-        length = int(headers.get("content-length", "0"))
-        try:
-            while len(rest) < length:
-                chunk = sock.recv(4096)
-                if not chunk:
-                    break
-                rest += chunk
-        except OSError:
-            pass
-        sock.close()
-        answer = Answer(self.status, headers, rest, len(rest))
-        self.code = answer.code
-        tally(phase, f"stream {game_id} from {source}", answer)
-
-    def state(self):
-        """What the server did with an open stream so far: `open`, `ended
-        REASON` (it sent `event: end`) or `cut` (closed without an end)."""
-        self.socket.setblocking(False)
-        received = b""
-        try:
-            while True:
-                chunk = self.socket.recv(65536)
-                if not chunk:
-                    break
-                received += chunk
-        except BlockingIOError:
-            return "open" if b"event: end" not in received else self.ended(received)
-        except OSError:
-            return "cut"
-        return self.ended(received) if b"event: end" in received else "cut"
-
-    @staticmethod
-    def ended(received):
-        data = received.split(b"event: end", 1)[1].split(b"data:", 1)[-1].split(b"\n", 1)[0]
-        try:
-            return f"ended {json.loads(data).get('reason')}"
-        except ValueError:
-            return "ended"
-
-    def close(self):
-        if self.socket is not None:
-            self.socket.close()
-            self.socket = None
-
-
-def source_address(index):
-    """The index-th loopback source address from 127.0.1.1: each is a client
-    of its own to the per-address stream cap."""
-    return f"127.0.{1 + index // 250}.{1 + index % 250}"
-
-
-# --- The process ------------------------------------------------------------
-
-
-def reset_peak():
-    """Resets VmHWM (writing 5 to clear_refs), so each phase has its own peak;
-    False where that is not allowed (the overall peak is then all we have)."""
-    try:
-        with open(f"/proc/{PID}/clear_refs", "w") as clear:
-            clear.write("5")
-        return True
-    except OSError:
-        return False
-
-
-def metrics_text():
-    answer = call("metrics", "GET", "/metrics")
-    return answer.data.decode(errors="replace") if answer and answer.status == 200 else ""
-
-
-def memory_series(text):
-    return [line for line in text.splitlines()
-            if line.startswith(("umpire_memory_", "umpire_streams_refused_total"))]
-
-
-def charged_summary(text):
-    """`umpire_memory_charged_bytes` by charge, in MiB, on one line."""
-    prefix = 'umpire_memory_charged_bytes{charge="'
-    charged = {}
-    for line in text.splitlines():
-        if line.startswith(prefix):
-            label, _, value = line[len(prefix):].partition('"} ')
-            charged[label] = float(value) / 2**20
-    return ", ".join(f"{label} {value:.1f}" for label, value in charged.items()) + \
-        f"; in all {sum(charged.values()):.1f}"
+watch = Watch()
 
 
 def run_phase(name, body):
-    """Runs one phase, then prints its answers by status and its peak RSS."""
+    """Runs one phase, then prints its answers by status, its peak RSS, the
+    service's CPU, /healthz's worst latency and the peak charged."""
     reset_peak()
-    started = time.monotonic()
+    watch.phase = name
+    started, cpu_started = time.monotonic(), cpu_seconds()
     log(f"phase {name}")
     try:
         body()
@@ -362,20 +115,14 @@ def run_phase(name, body):
     peak = status_mib(PID, "VmHWM")
     phase_peaks[name] = peak
     counts = ", ".join(f"{label}: {count}" for label, count in sorted(answers[name].items()))
-    print(f"  {name}: {time.monotonic() - started:.1f} s, peak RSS {peak:.0f} MiB, RSS now "
-          f"{status_mib(PID, 'VmRSS'):.0f} MiB; answers {counts}", flush=True)
-    print(f"  {name}: charged now (MiB) {charged_summary(metrics_text())}", flush=True)
+    print(f"  {name}: {time.monotonic() - started:.1f} s, service CPU {cpu_seconds() - cpu_started:.1f} s, "
+          f"peak RSS {peak:.0f} MiB, RSS now {status_mib(PID, 'VmRSS'):.0f} MiB; "
+          f"{sum(answers[name].values())} answers: {counts}", flush=True)
+    print(f"  {name}: {watch.report(name)}; charged now (MiB) "
+          f"{charged_summary(charged_bytes(metrics_text()))}", flush=True)
 
 
 # --- Archives ---------------------------------------------------------------
-
-
-def simulate(game, count, seed, max_actions=None):
-    command = [UMPIRE_BIN, "simulate", "--game", game, "--count", str(count), "--seed", str(seed)]
-    if max_actions is not None:
-        command += ["--max-actions", str(max_actions)]
-    output = subprocess.run(command, check=True, capture_output=True).stdout
-    return [line for line in output.split(b"\n") if line.strip()]
 
 
 def with_refusals(line, most):
@@ -407,37 +154,6 @@ def import_biggest(line, deadline):
         if answer is None or answer.status >= 500 or most == 0:
             raise RuntimeError(f"import: {answer and answer.status} {answer and answer.data[:300]!r}")
         most //= 2
-
-
-def body_of(lines, limit):
-    """JSON Lines of as many of `lines` as fit in `limit` bytes."""
-    body, size = [], 0
-    for line in lines:
-        if size + len(line) + 1 > limit:
-            break
-        body.append(line)
-        size += len(line) + 1
-    return b"\n".join(body) + b"\n"
-
-
-def import_lines(phase, lines, deadline):
-    """Imports archives in bodies of up to 16 MB: the new games (CreatedGame)."""
-    created = []
-    while lines:
-        body = body_of(lines, 16_000_000)
-        count = body.count(b"\n")
-        lines = lines[count:]
-        answer = call_until_not_busy(phase, "POST", "/v1/games/import", deadline, raw=body,
-                                     content_type="application/x-ndjson")
-        if answer is None or answer.status != 200:
-            raise RuntimeError(f"import: {answer.status if answer else 'no answer'} "
-                               f"{answer.data[:200] if answer else b''!r}")
-        for row in answer.data.split(b"\n"):
-            if row.strip():
-                imported = json.loads(row).get("imported")
-                if imported:
-                    created.append(imported)
-    return created
 
 
 # --- The seat playing throughout --------------------------------------------
@@ -762,6 +478,8 @@ def all_at_once_phase():
         "bodies": lambda: send_bodies(phase, deadline, 10**9),
         "audits": lambda: audit_all(phase, deadline, 10**9, clients=3),
     }
+    for module in MODULES:
+        jobs.update({name: (lambda job=job: job(deadline)) for name, job in module.DURING_ALL.items()})
     jobs = [job for name, job in jobs.items() if name in ATTACKS or name == "reads"]
     with concurrent.futures.ThreadPoolExecutor(len(jobs)) as pool:
         for future in [pool.submit(job) for job in jobs]:
@@ -769,6 +487,8 @@ def all_at_once_phase():
     check("all: a second client got a stream (or busy) in every round while one held its cap",
           "slots" not in ATTACKS or getattr(Shared, "fair_rounds", 0) > 0 and Shared.fair_failures == 0,
           f"{getattr(Shared, 'fair_failures', 0)} failed of {getattr(Shared, 'fair_rounds', 0)} rounds")
+    if "tokens" in ATTACKS:
+        soak_limits.during_all_checks()
 
 
 # --- The soak ---------------------------------------------------------------
@@ -776,17 +496,24 @@ def all_at_once_phase():
 
 def main():
     prepare_archives()
+    if ATTACKS & {"cold", "longlog"}:
+        soak_cold.prepare()
+    watch.start()
     seat = Seat()
     seat.thread.start()
     soak_started = time.monotonic()
-    for name, body in [("labels", labels_phase), ("streams", streams_phase), ("slots", slots_phase),
-                       ("bodies", bodies_phase), ("audits", audits_phase), ("all", all_at_once_phase)]:
+    phases = [("labels", labels_phase), ("streams", streams_phase), ("slots", slots_phase),
+              ("bodies", bodies_phase), ("audits", audits_phase)]
+    phases += [phase for module in MODULES for phase in module.PHASES.items()]
+    for name, body in phases + [("all", all_at_once_phase)]:
         if name in ATTACKS:
             run_phase(name, body)
         if not process_alive(PID):
             break
+    watch.phase = "end"
     seat.stop.set()
     seat.thread.join(timeout=60)
+    watch.finish()
     if Shared.streams:
         states = collections.Counter(stream.state() for stream in Shared.streams)
         check(f"the streams phase's {len(Shared.streams)} streams were never cut (open or ended with "
@@ -803,9 +530,17 @@ def main():
     for line in memory_series(text):
         print(f"    {line}")
     peak = max(list(phase_peaks.values()) + [status_mib(PID, "VmHWM")])
-    print(f"  peak RSS by phase (MiB): "
+    print("  peak RSS by phase (MiB): "
           + ", ".join(f"{name} {value:.0f}" for name, value in phase_peaks.items()), flush=True)
     check(f"peak RSS {peak:.0f} MiB under the budget plus 64 MiB ({RSS_LIMIT_MIB} MiB)", peak < RSS_LIMIT_MIB)
+    worst = max(watch.worst.values(), default=0)
+    print(f"  /healthz: {sum(watch.polls.values())} polls, answers "
+          + ", ".join(f"{label}: {count}" for label, count in sorted(answers["healthz"].items()))
+          + "; worst latency by phase (ms): "
+          + ", ".join(f"{name} {seconds * 1000:.0f}" for name, seconds in watch.worst.items()), flush=True)
+    check(f"/healthz was answered throughout (worst {worst * 1000:.0f} ms)",
+          sum(watch.polls.values()) > 0 and set(answers["healthz"]) <= {"200", "503 busy"},
+          str(dict(answers["healthz"])))
     check("no 5xx but 503 busy with Retry-After, and every request answered", not bad_answers,
           f"{len(bad_answers)}: " + "; ".join(bad_answers[:10]))
     for line in bad_answers[10:50]:

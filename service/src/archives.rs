@@ -64,26 +64,7 @@ pub async fn export_game_log(store: &EventStore, game_id: Uuid) -> Result<Archiv
 /// The error for an archive that does not replay: the first failing event
 /// and the cause in the code.
 pub fn refused(divergence: &Divergence) -> ServiceError {
-    let code = match divergence.cause {
-        Cause::UnknownGame => "unknown_game",
-        Cause::InvalidOptions => "invalid_options",
-        Cause::SequenceGap => "archive_sequence_gap",
-        Cause::ChainBroken => "archive_chain_broken",
-        Cause::HashMismatch => "archive_hash_mismatch",
-        Cause::EventTypeMismatch => "archive_event_type_mismatch",
-        Cause::SetupMismatch => "archive_setup_mismatch",
-        Cause::UnexplainedEvent => "archive_unexplained_event",
-        Cause::MissingEvent => "archive_missing_event",
-        Cause::EventDiffers => "archive_event_differs",
-        Cause::ActionRefused => "archive_action_refused",
-        Cause::MalformedAction => "archive_malformed_action",
-        Cause::UnstorableText => "archive_nul_character",
-        Cause::NilGameId => "archive_nil_game_id",
-        Cause::SeedOutOfRange => "archive_seed_out_of_range",
-        Cause::TimeRunsBackwards => "archive_time_runs_backwards",
-        Cause::TimeInFuture => "archive_time_in_future",
-        Cause::UntimelyTimeout => "archive_untimely_timeout",
-    };
+    let code = divergence.cause.code();
     let message = format!(
         "Event {} (decided at version {}) is refused: {}.",
         divergence.seq, divergence.version, divergence.message

@@ -1,7 +1,10 @@
 //! Every error code the service and the API answer with, besides the
 //! games' own violation codes (`Game::VIOLATIONS`): the list the OpenAPI
 //! document publishes as `ErrorBody.code`'s enum. A test holds every error
-//! the suite meets to it (`tests/http/support.rs::assert_error`).
+//! the suite meets to it (`tests/http/support.rs::assert_error`). An error
+//! row of a bulk score (`POST /v1/scores`, `umpire score`) carries one of
+//! them too, `umpire_archive::ScoreFault`'s: the code an answer about that
+//! archive would carry (`tests/http/codes_statuses.rs` holds every one).
 
 /// One platform error code and when it is answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +75,7 @@ error_codes! {
     "archive_seed_out_of_range" => "422: the archive's seed is past 2^63 - 1, the largest a game is created with.";
     "archive_time_runs_backwards" => "422: an event's recorded_at is earlier than the event before it (`details.seq`).";
     "archive_time_in_future" => "422: an event's recorded_at is more than 5 minutes past this server's clock.";
+    "archive_does_not_fold" => "422: an event of an archive does not fold into its game's state (it is not an event of the game, or the state before it cannot take it): the code of a bulk score's error row (an import refuses the archive with what its replay finds).";
     "archive_untimely_timeout" => "422: a clock timeout is recorded before the seat's deadline as the log gives it, for a seat that was not due, or while the clock was paused and the seat's deadline had not passed before the pause.";
     "archive_rejection_unknown_actor" => "422: a rejection's actor is not the umpire or a seat (`details.rejection`).";
     "archive_rejection_version_out_of_range" => "422: a rejection's version is outside the log.";

@@ -249,6 +249,12 @@ impl From<GameError> for ServiceError {
                     Malformed::Action => ("invalid_action", "The action is not an action"),
                     Malformed::Options => ("invalid_options", "The options are not options"),
                     Malformed::Event => ("invalid_event", "An event is not an event"),
+                    // A snapshot is the service's own (`snapshots.rs`).
+                    Malformed::Snapshot => {
+                        return ServiceError::Internal(format!(
+                            "a kept snapshot of {game} is not its state: {message}"
+                        ))
+                    }
                 };
                 ServiceError::invalid(code, format!("{subject} of {game}: {message}."))
             }

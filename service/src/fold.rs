@@ -101,7 +101,8 @@ impl Fold {
         Ok(Folded { state, clock })
     }
 
-    fn last_checkpoint(&self) -> u64 {
+    /// The version of the newest state kept, 0 for none.
+    pub(crate) fn last_checkpoint(&self) -> u64 {
         self.checkpoints
             .last()
             .map_or(0, |checkpoint| checkpoint.version)
@@ -110,6 +111,15 @@ impl Fold {
     /// Who must act, with the clock.
     pub fn status(&self) -> StatusJson {
         self.state.status().with_clock(self.clock.as_ref())
+    }
+
+    /// The states kept after `version`, oldest first.
+    pub(crate) fn checkpoints_after(&self, version: u64) -> Vec<Arc<Checkpoint>> {
+        self.checkpoints
+            .iter()
+            .filter(|checkpoint| checkpoint.version > version)
+            .cloned()
+            .collect()
     }
 
     /// Whether these events reissue `seat`'s token after `version`: what
@@ -306,49 +316,87 @@ pub(crate) fn fold_decoded(
     clock::fold(clock, event, state.as_ref()).map_err(|e| corrupt(game_id, e))
 }
 
-/// A game read from the store, and its state at the version asked for.
+/// A game read at the version asked for: from its whole fold, or resumed
+/// from a snapshot of it (`snapshots.rs`).
 pub struct LoadedGame {
-    pub(crate) latest: Arc<Fold>,
-    /// The state at an earlier version, when one was asked for.
-    pub(crate) past: Option<Folded>,
+    record: Arc<GameRecord>,
+    read: Read,
+}
+
+enum Read {
+    /// Every stored event folded, and the state at an earlier version when
+    /// one was asked for.
+    Whole {
+        latest: Arc<Fold>,
+        past: Option<Folded>,
+    },
+    /// The state at the version asked for, from a snapshot.
+    Resumed(Folded),
 }
 
 impl LoadedGame {
-    pub fn record(&self) -> &GameRecord {
-        &self.latest.record
+    /// The game from its whole fold, at `past` when an earlier version was
+    /// asked for.
+    pub(crate) fn whole(latest: Arc<Fold>, past: Option<Folded>) -> LoadedGame {
+        LoadedGame {
+            record: latest.record.clone(),
+            read: Read::Whole { latest, past },
+        }
     }
 
-    /// Every stored event (not only those folded into `state`).
+    /// The game at a version resumed from a snapshot.
+    pub(crate) fn resumed(record: Arc<GameRecord>, at: Folded) -> LoadedGame {
+        LoadedGame {
+            record,
+            read: Read::Resumed(at),
+        }
+    }
+
+    pub fn record(&self) -> &GameRecord {
+        &self.record
+    }
+
+    /// Every stored event of a game read whole (not only those folded into
+    /// `state`); none for one resumed from a snapshot.
     pub fn events(&self) -> &[Arc<RecordedEvent>] {
-        &self.latest.events
+        match &self.read {
+            Read::Whole { latest, .. } => &latest.events,
+            Read::Resumed(_) => &[],
+        }
+    }
+
+    /// The state and clock at the version asked for.
+    fn at(&self) -> (&dyn DynMatch, Option<&Clock>) {
+        match &self.read {
+            Read::Whole {
+                past: Some(past), ..
+            }
+            | Read::Resumed(past) => (past.state.as_ref(), past.clock.as_ref()),
+            Read::Whole { latest, past: None } => (latest.state.as_ref(), latest.clock.as_ref()),
+        }
     }
 
     /// The state at the version asked for.
     pub fn state(&self) -> &dyn DynMatch {
-        match &self.past {
-            Some(past) => past.state.as_ref(),
-            None => self.latest.state.as_ref(),
-        }
+        self.at().0
     }
 
     /// The game's clock at the version asked for, if it has one.
     pub fn clock(&self) -> Option<&Clock> {
-        match &self.past {
-            Some(past) => past.clock.as_ref(),
-            None => self.latest.clock.as_ref(),
-        }
+        self.at().1
     }
 
     /// Who must act at the version asked for, with the clock.
     pub fn status(&self) -> StatusJson {
-        match &self.past {
-            Some(past) => past.status(),
-            None => self.latest.status(),
-        }
+        self.state().status().with_clock(self.clock())
     }
 
-    /// The state after every stored event.
+    /// The state after every stored event of a game read whole; the state
+    /// at the version asked for of one resumed from a snapshot.
     pub fn latest_state(&self) -> &dyn DynMatch {
-        self.latest.state.as_ref()
+        match &self.read {
+            Read::Whole { latest, .. } => latest.state.as_ref(),
+            Read::Resumed(at) => at.state.as_ref(),
+        }
     }
 }

@@ -7,21 +7,22 @@
 //! head (one indexed query), which keeps several instances on one database
 //! correct.
 
-use std::num::NonZeroUsize;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use lru::LruCache;
 use umpire_domain::Registry;
 use umpire_storage::{EventStore, StoreError};
 use uuid::Uuid;
 
 use crate::budget::{Charge, MemoryBudget};
+use crate::charged_lru::ChargedLru;
+use crate::cold_folds::ColdFolds;
 use crate::error::ServiceError;
 use crate::fold::{replay, Fold};
 use crate::metrics::Metrics;
 use crate::replicas::{Replicas, Skip, Target};
+use crate::snapshots::Snapshots;
 
 /// How many games' folded states an instance keeps in memory, at most. In
 /// bytes, the cache holds what the memory budget leaves (`budget.rs`): a
@@ -114,98 +115,25 @@ pub(crate) struct Sources<'a> {
 /// The latest fold of recently used games.
 #[derive(Clone)]
 pub(crate) struct Folds {
-    cache: Arc<Mutex<Cache<Arc<Fold>>>>,
-    /// Turns at folding a game not in memory: the read and the fold hold
-    /// a whole log before the cache charges it, so only so many at once.
-    cold: Arc<tokio::sync::Semaphore>,
-}
-
-/// Games read and folded from nothing at once ([`Folds::cold`]): with a log's
-/// length capped, this bounds what cold reads hold uncharged.
-const COLD_FOLDS_AT_ONCE: usize = 4;
-
-/// How long a request waits for a cold fold's turn before it is `busy`.
-const COLD_FOLD_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// The folds, least recently used first out, within [`CACHED_GAMES`] games
-/// and the room the memory budget leaves them.
-struct Cache<F> {
-    folds: LruCache<Uuid, F>,
-    /// What a fold holds in memory.
-    bytes_of: fn(&F) -> usize,
-    /// The bytes of every fold in `folds`, charged to the budget.
-    bytes: usize,
-    budget: MemoryBudget,
-}
-
-impl<F> Drop for Cache<F> {
-    fn drop(&mut self) {
-        self.budget.release(Charge::Folds, self.bytes);
-    }
-}
-
-impl<F: Clone> Cache<F> {
-    fn new(max_games: usize, budget: MemoryBudget, bytes_of: fn(&F) -> usize) -> Cache<F> {
-        Cache {
-            folds: LruCache::new(NonZeroUsize::new(max_games.max(1)).expect("non-zero")),
-            bytes_of,
-            bytes: 0,
-            budget,
-        }
-    }
-
-    fn forget(&mut self, fold: &F) {
-        let bytes = (self.bytes_of)(fold);
-        self.bytes -= bytes;
-        self.budget.release(Charge::Folds, bytes);
-    }
-
-    /// Lets the least recently used folds go until the cache holds at most
-    /// `bytes` (keeping the newest `keep` folds).
-    fn shrink_to(&mut self, bytes: usize, keep: usize) {
-        while self.bytes > bytes && self.folds.len() > keep {
-            match self.folds.pop_lru() {
-                Some((_, gone)) => self.forget(&gone),
-                None => break,
-            }
-        }
-    }
-
-    fn get(&mut self, game_id: &Uuid) -> Option<F> {
-        self.folds.get(game_id).cloned()
-    }
-
-    fn peek(&self, game_id: &Uuid) -> Option<&F> {
-        self.folds.peek(game_id)
-    }
-
-    /// Keeps `fold`, replacing the game's older one, then lets the least
-    /// recently used folds go until the budget's room fits (always keeping
-    /// this one). Nothing in it can panic: the counts only ever subtract
-    /// what they added.
-    fn put(&mut self, game_id: Uuid, fold: F) {
-        let bytes = (self.bytes_of)(&fold);
-        self.bytes += bytes;
-        self.budget.add(Charge::Folds, bytes);
-        // `push` hands back the entry it replaced or the one it evicted.
-        if let Some((_, gone)) = self.folds.push(game_id, fold) {
-            self.forget(&gone);
-        }
-        let room = self.budget.room_for(Charge::Folds);
-        self.shrink_to(room, 1);
-    }
+    cache: Arc<Mutex<ChargedLru<Arc<Fold>>>>,
+    /// Turns at folding a game not in memory.
+    cold: ColdFolds,
+    /// Where the checkpoints of folds the cache takes are offered, to be
+    /// kept in the database (`snapshots.rs`).
+    pub(crate) snapshots: Snapshots,
 }
 
 impl Folds {
-    /// An empty cache charging `budget`.
-    pub fn new(budget: MemoryBudget) -> Folds {
+    /// An empty cache charging `budget`, taking turns at cold folds.
+    pub fn new(budget: MemoryBudget, cold: ColdFolds) -> Folds {
         Folds {
-            cache: Arc::new(Mutex::new(Cache::new(
+            cache: Arc::new(Mutex::new(ChargedLru::new(
                 CACHED_GAMES,
                 budget,
                 |fold: &Arc<Fold>| fold.bytes(),
             ))),
-            cold: Arc::new(tokio::sync::Semaphore::new(COLD_FOLDS_AT_ONCE)),
+            cold,
+            snapshots: Snapshots::default(),
         }
     }
 
@@ -225,13 +153,18 @@ impl Folds {
 
     /// Keeps `fold` as the game's latest, unless a fresher one written by a
     /// concurrent request is there already.
+    /// Its checkpoints that the fold it replaces did not hold are offered
+    /// for keeping.
     pub fn remember(&self, game_id: Uuid, fold: Arc<Fold>) {
         let mut cache = self.cache.lock();
-        let stale = cache
-            .peek(&game_id)
-            .is_none_or(|existing| existing.head.version() <= fold.head.version());
+        let cached = cache.peek(&game_id);
+        let stale = cached.is_none_or(|existing| existing.head.version() <= fold.head.version());
         if stale {
-            cache.put(game_id, fold);
+            let offered = cached.map_or(0, |existing| existing.last_checkpoint());
+            cache.put(game_id, fold.clone());
+            drop(cache);
+            let fresh = fold.checkpoints_after(offered);
+            self.snapshots.offer(game_id, &fold.record.game, fresh);
         }
     }
 
@@ -311,39 +244,39 @@ impl Folds {
         registry: &Registry,
         game_id: Uuid,
     ) -> Result<Arc<Fold>, Attempt> {
-        let cached = self.cached(game_id);
-        let fresh_start;
-        let _turn;
-        let base: &Fold = match &cached {
-            Some(fold) => fold,
+        let (cached, _turn) = match self.cached(game_id) {
+            Some(fold) => (Some(fold), None),
             None => {
-                _turn = tokio::time::timeout(COLD_FOLD_WAIT, self.cold.acquire())
-                    .await
-                    .map_err(|_| cold_folds_busy())?
-                    .expect("the semaphore is never closed");
-                let record = store.game(game_id).await?;
-                let state = replay(registry, &record, &[])?.state;
-                fresh_start = Fold::start(record, state);
-                &fresh_start
+                let turn = self.cold.turn().await?;
+                // Requests for one game that waited together fold it once:
+                // the first to have its turn caches the fold, the others
+                // find it.
+                (self.cached(game_id), Some(turn))
             }
         };
-        let (newer, head) = store.read_after(&base.head).await?;
-        if newer.is_empty() {
-            if let Some(fold) = cached {
-                return Ok(fold);
+        let fold = match cached {
+            Some(cached) => {
+                let (newer, head) = store.read_after(&cached.head).await?;
+                if newer.is_empty() {
+                    return Ok(cached);
+                }
+                cached.extended(newer, head)?
             }
-        }
-        let fold = Arc::new(base.extended(newer, head)?);
+            None => {
+                let record = store.game(game_id).await?;
+                let state = replay(registry, &record, &[])?.state;
+                let start = Fold::start(record, state);
+                let (events, head) = store.read_after(&start.head).await?;
+                // A whole log folded takes milliseconds: off the async
+                // workers, which keep answering everyone else meanwhile.
+                tokio::task::spawn_blocking(move || start.extended(events, head))
+                    .await
+                    .map_err(|e| ServiceError::Internal(format!("a cold fold failed: {e}")))??
+            }
+        };
+        let fold = Arc::new(fold);
         self.remember(game_id, fold.clone());
         Ok(fold)
-    }
-}
-
-fn cold_folds_busy() -> ServiceError {
-    ServiceError::Busy {
-        message: "The service is reading as many games from storage as it may at once; \
-                  send it again shortly."
-            .into(),
     }
 }
 
@@ -393,107 +326,5 @@ impl Folds {
             .lock()
             .peek(&game_id)
             .map(|fold| FoldProbe(Arc::downgrade(fold)))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A cache of folds that are just their sizes, in a budget of
-    /// `max_bytes` that nothing else charges.
-    fn cache(max_games: usize, max_bytes: usize) -> Cache<usize> {
-        Cache::new(
-            max_games,
-            Metrics::unregistered().memory_budget(max_bytes),
-            |bytes| *bytes,
-        )
-    }
-
-    fn game(n: u128) -> Uuid {
-        Uuid::from_u128(n)
-    }
-
-    #[test]
-    fn folds_fit_in_both_the_games_and_the_events_allowed() {
-        let mut folds = cache(3, 100);
-        folds.put(game(1), 40);
-        folds.put(game(2), 40);
-        assert_eq!(folds.bytes, 80);
-        // Game 1 is used, so game 2 is the least recently used.
-        assert_eq!(folds.get(&game(1)), Some(40));
-        folds.put(game(3), 30);
-        assert_eq!(folds.get(&game(2)), None, "over 100 events: game 2 goes");
-        assert_eq!(folds.bytes, 70);
-        folds.put(game(4), 1);
-        folds.put(game(5), 1);
-        assert_eq!(folds.folds.len(), 3, "at most three games");
-        assert_eq!(folds.get(&game(1)), None);
-        assert_eq!(folds.bytes, 32);
-    }
-
-    #[test]
-    fn a_newer_fold_of_a_game_replaces_its_count() {
-        let mut folds = cache(3, 100);
-        folds.put(game(1), 40);
-        folds.put(game(1), 60);
-        assert_eq!(folds.bytes, 60);
-        assert_eq!(folds.get(&game(1)), Some(60));
-        folds.put(game(2), 50);
-        assert_eq!(folds.get(&game(1)), None, "110 events: the older game goes");
-        assert_eq!(folds.bytes, 50);
-    }
-
-    /// The cache keeps to seven eighths of its room: the rest is for what
-    /// the budget does not charge.
-    #[test]
-    fn folds_leave_an_eighth_of_the_budget_uncharged() {
-        let mut folds = cache(10, 160);
-        folds.put(game(1), 50);
-        folds.put(game(2), 50);
-        folds.put(game(3), 50);
-        assert_eq!(folds.get(&game(1)), None, "150 bytes is past 140");
-        assert_eq!(folds.bytes, 100);
-    }
-
-    #[test]
-    fn a_game_larger_than_the_room_is_still_cached_alone() {
-        let mut folds = cache(3, 100);
-        folds.put(game(1), 10);
-        folds.put(game(2), 500);
-        assert_eq!(folds.get(&game(2)), Some(500));
-        assert_eq!(folds.get(&game(1)), None);
-        assert_eq!(folds.bytes, 500);
-    }
-
-    /// Given folds filling the budget, a reservation elsewhere makes them
-    /// give way, the least recently used first, and the budget shows what
-    /// they hold.
-    #[test]
-    fn folds_give_way_to_reservations_and_are_charged_to_the_budget() {
-        // 128 bytes: the cache keeps to 112, leaving an eighth uncharged.
-        let mut folds = cache(10, 128);
-        let budget = folds.budget.clone();
-        folds.put(game(1), 30);
-        folds.put(game(2), 30);
-        folds.put(game(3), 30);
-        assert_eq!(budget.charged(Charge::Folds), 90);
-        assert!(budget.try_reserve(Charge::Bodies, 50).is_none());
-        let room = budget.room_for(Charge::Folds);
-        folds.shrink_to(room.saturating_sub(50), 0);
-        assert_eq!(folds.get(&game(1)), None);
-        assert_eq!(folds.get(&game(2)), Some(30));
-        assert_eq!(folds.get(&game(3)), Some(30));
-        let body = budget.try_reserve(Charge::Bodies, 50).expect("room made");
-        folds.put(game(4), 30);
-        assert_eq!(
-            folds.get(&game(2)),
-            None,
-            "the body and the uncharged eighth leave room for two folds"
-        );
-        assert_eq!(budget.total(), 110);
-        drop(body);
-        drop(folds);
-        assert_eq!(budget.total(), 0, "a cache dropped gives its charge back");
     }
 }

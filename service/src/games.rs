@@ -16,15 +16,16 @@ use crate::access::{mint_tokens, new_seed};
 use crate::background::Background;
 use crate::budget::{Charge, MemoryBudget, Reservation, DEFAULT_MEMORY_BUDGET};
 use crate::client_address::ClientAddress;
+use crate::cold_folds::ColdFolds;
 use crate::error::ServiceError;
-use crate::fold::{corrupt, Fold, LoadedGame};
-use crate::folds::{Folds, Reader, Sources};
+use crate::fold::Fold;
+use crate::folds::{Folds, Reader};
 use crate::grants::{Credential, Grants};
 use crate::live::{Follower, Live, LiveLimits, StreamClient, STREAM_BYTES};
 use crate::log_every::LogEvery;
 use crate::metrics::Metrics;
-use crate::model::{CreateGameRequest, CreatedGame, GameSummary};
-use crate::replicas::{ReadAt, ReplicaSettings, Replicas, Skip, Target};
+use crate::model::{CreateGameRequest, CreatedGame};
+use crate::replicas::{ReplicaSettings, Replicas, Skip};
 use crate::throttle::{
     Rate, RefusalThrottle, Throttle, DEFAULT_CREATIONS_PER_MINUTE, DEVICE_LINKS_PER_SEAT,
     REDEMPTION_FAILURES, TRACKED_ADDRESSES, TRACKED_GAMES, TRACKED_SEATS, UMPIRE_EXTRAS_PER_GAME,
@@ -110,7 +111,13 @@ impl GameService {
         GameService {
             store,
             registry,
-            folds: Folds::new(budget.clone()),
+            folds: Folds::new(
+                budget.clone(),
+                ColdFolds::new(
+                    metrics.cold_folds.with_label_values(&["waiting"]),
+                    metrics.cold_folds.with_label_values(&["folding"]),
+                ),
+            ),
             grants: Arc::default(),
             turns: Turns::default(),
             refusals: Arc::default(),
@@ -394,81 +401,17 @@ impl GameService {
             invitations,
         })
     }
-
-    /// Reads a game as `read` asks and folds its events up to the version
-    /// asked for, or all it has read: a version named is read wherever it
-    /// is found first (`replicas.rs`), the newest from the primary.
-    pub async fn load(&self, game_id: Uuid, read: ReadAt) -> Result<LoadedGame, ServiceError> {
-        let latest = self.fold_for(game_id, read).await?;
-        let version = latest.head.version();
-        let past = match read {
-            ReadAt::At(at) if at < version => Some(latest.at(&self.registry, at)?),
-            ReadAt::At(at) | ReadAt::AtLeast(at) if at > version => {
-                return Err(ServiceError::invalid(
-                    "version_out_of_range",
-                    format!("Version {at} does not exist yet; the game is at version {version}."),
-                ))
-            }
-            _ => None,
-        };
-        Ok(LoadedGame { latest, past })
-    }
-
-    /// A fold holding the version `read` names, if the game has it (else
-    /// the newest, from the primary), or the newest from the primary.
-    pub(crate) async fn fold_for(
-        &self,
-        game_id: Uuid,
-        read: ReadAt,
-    ) -> Result<Arc<crate::fold::Fold>, ServiceError> {
-        Ok(match read.need() {
-            Some(need) => {
-                let sources = Sources {
-                    store: &self.store,
-                    replicas: &self.replicas,
-                    registry: &self.registry,
-                    metrics: &self.metrics,
-                };
-                self.folds.at_least(sources, game_id, need).await?
-            }
-            None => {
-                let latest = self.latest(game_id).await?;
-                self.replicas.served(&self.metrics, Target::Primary);
-                latest
-            }
-        })
-    }
-
-    pub async fn summary(
-        &self,
-        game_id: Uuid,
-        viewer: &Viewer<String>,
-        read: ReadAt,
-    ) -> Result<GameSummary, ServiceError> {
-        let loaded = self.load(game_id, read).await?;
-        let game = self
-            .registry
-            .get(&loaded.record().game)
-            .map_err(|e| corrupt(game_id, e))?;
-        Ok(GameSummary {
-            id: game_id,
-            game: loaded.record().game.clone(),
-            version: loaded.state().version(),
-            rules_version: loaded.record().rules_version,
-            seats: game
-                .seats(&loaded.record().options)
-                .map_err(|e| corrupt(game_id, e))?,
-            status: loaded.status(),
-            created_at: loaded.record().created_at.to_rfc3339(),
-            viewer: viewer.actor().map_or_else(
-                || "spectator".to_string(),
-                |actor| actor_label::write(&actor),
-            ),
-        })
-    }
 }
 
 impl GameService {
+    /// Starts keeping the checkpoints of the folds this instance makes in
+    /// the database, until the service stops (`snapshots.rs`).
+    pub fn keep_snapshots(&self) {
+        self.folds
+            .snapshots
+            .keep(&self.background, self.store.clone(), self.metrics.clone());
+    }
+
     /// Keeps `game` followed by the events this instance has just appended
     /// as the game's latest fold, and wakes the game's streams.
     pub(crate) fn keep_appended(

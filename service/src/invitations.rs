@@ -34,9 +34,11 @@ use crate::access::new_token;
 use crate::client_address::ClientAddress;
 use crate::error::ServiceError;
 use crate::games::GameService;
+use crate::grants::Credential;
 use crate::invitation_codes::mint_invitation;
 pub use crate::invitation_codes::{Invitation, INVITATION_LIFETIME_DAYS};
 use crate::seat_devices::PageSession;
+use crate::model::SubmitActionRequest;
 
 /// How many times a reissue is tried again after another instance
 /// appended to the game in between.
@@ -140,6 +142,9 @@ impl GameService {
             .check(client, Instant::now())
             .map_err(throttled)?;
         let redeemed = self.redeem(code, keep).await;
+        if let Ok(Redeemed { answer, .. }) = &redeemed {
+            self.join_the_clock(answer).await;
+        }
         if matches!(
             redeemed,
             Err(ServiceError::NotFound { .. } | ServiceError::Gone { .. })
@@ -150,6 +155,39 @@ impl GameService {
             let _ = self.redemption_failures.take(client, Instant::now());
         }
         redeemed
+    }
+
+    /// A seat that sits down by its invitation joins its game's clock, if
+    /// the clock waits for its seats and the seat has not joined (the last
+    /// to join starts it, `docs/rules/clock.md` §5). The seat has its token
+    /// whatever becomes of this: a join that fails (the game contended,
+    /// its log full) leaves the umpire to start the clock.
+    async fn join_the_clock(&self, redeemed: &RedeemedInvitation) {
+        let waiting = match self.latest(redeemed.game_id).await {
+            Ok(fold) => fold.clock.as_ref().is_some_and(|clock| {
+                clock
+                    .status()
+                    .waiting_for
+                    .is_some_and(|seats| seats.contains(&redeemed.seat))
+            }),
+            Err(_) => false,
+        };
+        if !waiting {
+            return;
+        }
+        let credential = Credential::checked(Viewer::Seat(redeemed.seat.clone()));
+        let join = SubmitActionRequest {
+            action: serde_json::json!({"type": "clock_join"}),
+            expected_version: None,
+        };
+        if let Err(error) = self.submit(redeemed.game_id, &credential, join, None).await {
+            tracing::warn!(
+                game_id = %redeemed.game_id,
+                seat = %redeemed.seat,
+                code = %error.body().code,
+                "a redeemed seat did not join the game's clock; the umpire may start it"
+            );
+        }
     }
 
     async fn redeem(&self, code: &str, keep: KeptAs) -> Result<Redeemed, ServiceError> {
@@ -237,6 +275,7 @@ impl GameService {
         for _ in 0..REISSUE_ATTEMPTS {
             let fold = self.latest(game_id).await?;
             let decision = seat_tokens::decide(fold.state.as_ref(), &actor, &action)?;
+            crate::log_length::check_room(fold.head.version(), decision.events.len())?;
             crate::throttle::admit_umpire_extra(&self.umpire_extras, game_id)?;
             let events = NewEvent::all(
                 decision.events,

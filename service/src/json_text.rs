@@ -60,6 +60,7 @@ mod tests {
             per_move_ms: 30_000,
             reserve_ms: 600_000,
             paused_since: None,
+            waiting_for: None,
             seats: [(
                 "red".to_string(),
                 SeatClockStatus {

@@ -9,9 +9,19 @@ use crate::error::ServiceError;
 /// resumes, reissues), whose every cold read would replay it.
 pub const MAX_EVENTS_PER_GAME: u64 = 10_000;
 
+/// Refuses `added` events at the end of a log of `version` events when
+/// they would take it past [`MAX_EVENTS_PER_GAME`]: every way of
+/// appending asks this (an action, the umpire's reissue of a seat).
+pub(crate) fn check_room(version: u64, added: usize) -> Result<(), ServiceError> {
+    if version + added as u64 > MAX_EVENTS_PER_GAME {
+        return Err(log_full(version));
+    }
+    Ok(())
+}
+
 /// The refusal of an action that would lengthen a log past
 /// [`MAX_EVENTS_PER_GAME`].
-pub(crate) fn log_full(version: u64) -> ServiceError {
+fn log_full(version: u64) -> ServiceError {
     ServiceError::unprocessable(
         "log_full",
         format!(

@@ -60,6 +60,12 @@ pub struct Metrics {
     pub standby_up: IntGaugeVec,
     pub standby_lag_seconds: GaugeVec,
     pub standby_lag_versions: IntGaugeVec,
+    /// Turns at cold folds (`cold_folds.rs`): requests waiting for one,
+    /// and folds holding one.
+    pub cold_folds: IntGaugeVec,
+    /// Snapshots of folds (`snapshots.rs`): kept, resumed by a read, or
+    /// passed by (they did not resume to the state they were kept from).
+    pub fold_snapshots: IntCounterVec,
 }
 
 impl Metrics {
@@ -250,6 +256,27 @@ impl Metrics {
                 &["standby"],
             )
             .expect("valid metric"),
+            cold_folds: IntGaugeVec::new(
+                Opts::new(
+                    "umpire_cold_folds",
+                    "Games read and folded from storage because no fold of them was in memory, \
+                     which take turns: requests waiting for a turn (waiting) and folds holding \
+                     one (folding)",
+                ),
+                &["state"],
+            )
+            .expect("valid metric"),
+            fold_snapshots: IntCounterVec::new(
+                Opts::new(
+                    "umpire_fold_snapshots_total",
+                    "Snapshots of games' folds (a state every 256 events): kept in the \
+                     database (kept), read to answer a past version of a game not in memory \
+                     (resumed), or passed by because they did not resume to the state they \
+                     were kept from (passed_by)",
+                ),
+                &["outcome"],
+            )
+            .expect("valid metric"),
         }
     }
 
@@ -294,6 +321,8 @@ impl Metrics {
             Box::new(self.standby_up.clone()),
             Box::new(self.standby_lag_seconds.clone()),
             Box::new(self.standby_lag_versions.clone()),
+            Box::new(self.cold_folds.clone()),
+            Box::new(self.fold_snapshots.clone()),
         ]
     }
 

@@ -3,18 +3,21 @@
 //! viewer.
 
 use serde_json::Value;
-use umpire_domain::{GameError, Viewer};
+use std::sync::Arc;
+
+use umpire_domain::{actor_label, GameError, Viewer};
 use uuid::Uuid;
 
 use crate::access::acting_for;
 use crate::error::ServiceError;
-use crate::fold::LoadedGame;
+use crate::fold::{corrupt, LoadedGame};
+use crate::folds::Sources;
 use crate::games::GameService;
 use crate::model::{
-    ActionCheck, ClockOffer, EventPage, GameType, GameTypes, LegalActions, ScoreResponse,
-    StateResponse,
+    ActionCheck, ClockOffer, EventPage, GameSummary, GameType, GameTypes, LegalActions,
+    ScoreResponse, StateResponse,
 };
-use crate::replicas::ReadAt;
+use crate::replicas::{ReadAt, Target};
 use crate::shown::envelopes;
 
 /// Page size of the event log.
@@ -48,6 +51,7 @@ impl GameService {
                 example: umpire_domain::clock::ClockSettings {
                     per_move_ms: 60_000,
                     reserve_ms: 300_000,
+                    start: umpire_domain::clock::ClockStart::WhenSeated,
                 },
             },
         })
@@ -150,12 +154,11 @@ impl GameService {
         limit: u64,
     ) -> Result<EventPage, ServiceError> {
         let beyond_the_page = after.saturating_add(limit).saturating_add(1);
-        let loaded = LoadedGame {
-            latest: self
-                .fold_for(game_id, ReadAt::AtLeast(beyond_the_page))
+        let loaded = LoadedGame::whole(
+            self.fold_for(game_id, ReadAt::AtLeast(beyond_the_page))
                 .await?,
-            past: None,
-        };
+            None,
+        );
         let version = loaded.state().version();
         let start = (after.min(version)) as usize;
         let end = (after.saturating_add(limit)).min(version) as usize;
@@ -166,6 +169,110 @@ impl GameService {
             version,
             events: envelopes(loaded.state(), page.iter().map(|e| e.as_ref()), &[], viewer)?,
             next_after: ((end as u64) < version).then_some(end as u64),
+        })
+    }
+
+    /// Reads a game as `read` asks. A version named of a game not in
+    /// memory is resumed from the snapshot before it when one is kept
+    /// (`snapshots.rs`); otherwise the game's events are folded up to the
+    /// version asked for, or all it has read ([`GameService::load_folded`]).
+    pub async fn load(&self, game_id: Uuid, read: ReadAt) -> Result<LoadedGame, ServiceError> {
+        if let ReadAt::At(at) = read {
+            if self.folds.cached(game_id).is_none() {
+                let record = self.record(game_id).await?;
+                let game = self
+                    .registry
+                    .get(&record.game)
+                    .map_err(|e| corrupt(game_id, e))?;
+                let resumed = crate::snapshots::past_from_snapshot(
+                    &self.store,
+                    game.as_ref(),
+                    &record,
+                    at,
+                    &self.metrics,
+                )
+                .await?;
+                if let Some(at) = resumed {
+                    return Ok(LoadedGame::resumed(record, at));
+                }
+            }
+        }
+        self.load_folded(game_id, read).await
+    }
+
+    /// Reads a game as `read` asks and folds its events up to the version
+    /// asked for, or all it has read: a version named is read wherever it
+    /// is found first (`replicas.rs`), the newest from the primary.
+    pub(crate) async fn load_folded(
+        &self,
+        game_id: Uuid,
+        read: ReadAt,
+    ) -> Result<LoadedGame, ServiceError> {
+        let latest = self.fold_for(game_id, read).await?;
+        let version = latest.head.version();
+        let past = match read {
+            ReadAt::At(at) if at < version => Some(latest.at(&self.registry, at)?),
+            ReadAt::At(at) | ReadAt::AtLeast(at) if at > version => {
+                return Err(ServiceError::invalid(
+                    "version_out_of_range",
+                    format!("Version {at} does not exist yet; the game is at version {version}."),
+                ))
+            }
+            _ => None,
+        };
+        Ok(LoadedGame::whole(latest, past))
+    }
+
+    /// A fold holding the version `read` names, if the game has it (else
+    /// the newest, from the primary), or the newest from the primary.
+    pub(crate) async fn fold_for(
+        &self,
+        game_id: Uuid,
+        read: ReadAt,
+    ) -> Result<Arc<crate::fold::Fold>, ServiceError> {
+        Ok(match read.need() {
+            Some(need) => {
+                let sources = Sources {
+                    store: &self.store,
+                    replicas: &self.replicas,
+                    registry: &self.registry,
+                    metrics: &self.metrics,
+                };
+                self.folds.at_least(sources, game_id, need).await?
+            }
+            None => {
+                let latest = self.latest(game_id).await?;
+                self.replicas.served(&self.metrics, Target::Primary);
+                latest
+            }
+        })
+    }
+
+    pub async fn summary(
+        &self,
+        game_id: Uuid,
+        viewer: &Viewer<String>,
+        read: ReadAt,
+    ) -> Result<GameSummary, ServiceError> {
+        let loaded = self.load(game_id, read).await?;
+        let game = self
+            .registry
+            .get(&loaded.record().game)
+            .map_err(|e| corrupt(game_id, e))?;
+        Ok(GameSummary {
+            id: game_id,
+            game: loaded.record().game.clone(),
+            version: loaded.state().version(),
+            rules_version: loaded.record().rules_version,
+            seats: game
+                .seats(&loaded.record().options)
+                .map_err(|e| corrupt(game_id, e))?,
+            status: loaded.status(),
+            created_at: loaded.record().created_at.to_rfc3339(),
+            viewer: viewer.actor().map_or_else(
+                || "spectator".to_string(),
+                |actor| actor_label::write(&actor),
+            ),
         })
     }
 }

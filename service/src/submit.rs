@@ -281,10 +281,7 @@ impl GameService {
         if decision.events.iter().all(clock::is_clock_event) && !decision.events.is_empty() {
             crate::throttle::admit_umpire_extra(&self.umpire_extras, submission.game_id)?;
         }
-        let length = version + decision.events.len() as u64;
-        if length > crate::MAX_EVENTS_PER_GAME {
-            return Err(crate::log_length::log_full(version));
-        }
+        crate::log_length::check_room(version, decision.events.len())?;
         let new_events = NewEvent::all(
             decision.events,
             &submission.label,
@@ -451,7 +448,7 @@ impl GameService {
     ) -> Result<ActionAcceptedJson, ServiceError> {
         let IdempotentAnswer { first_seq, version } = answer;
         let loaded = self
-            .load(submission.game_id, crate::ReadAt::At(version))
+            .load_folded(submission.game_id, crate::ReadAt::At(version))
             .await?;
         let events = loaded
             .events()

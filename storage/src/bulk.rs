@@ -110,6 +110,10 @@ pub enum ImportOutcome {
     AlreadyExists,
 }
 
+/// How long each statement of an import's batch may run
+/// ([`EventStore::import_games`]).
+pub const IMPORT_STATEMENT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
 type RowStream = Pin<Box<BinaryCopyOutStream>>;
 
 /// A connection of its own for a long read: out of the pool, without the
@@ -421,6 +425,18 @@ impl EventStore {
         };
         let mut client = self.pool().get().await?;
         let transaction = client.transaction().await?;
+        // A batch is bulk work, bounded by its size (the importer's: 64
+        // games or 16,384 events), not a request's statement: four archive
+        // bodies may be imported at once, and on a database busy with them
+        // and more a batch's COPY (every payload TOASTed) took past the
+        // pool's 10 s. A batch that fails is stored game by game, but a game
+        // is never split, so one long log would then never be imported.
+        transaction
+            .batch_execute(&format!(
+                "SET LOCAL statement_timeout = '{}s'",
+                IMPORT_STATEMENT_TIMEOUT.as_secs()
+            ))
+            .await?;
         let ids: Vec<Uuid> = games.iter().map(|g| g.record.game_id).collect();
         let names: Vec<&str> = games.iter().map(|g| g.record.game.as_str()).collect();
         let options: Vec<&Value> = games.iter().map(|g| &g.record.options).collect();

@@ -49,7 +49,7 @@ pub enum Grantee<'a> {
     /// is answered the token.
     Token { token_hash: &'a str },
     /// A page session, by its secret's SHA-256: the browser keeps the
-    /// secret in a cookie until `expires_at` (`migrations/V10`).
+    /// secret in a cookie until `expires_at` (`migrations/V12`).
     PageSession {
         secret_hash: &'a str,
         expires_at: DateTime<Utc>,

@@ -15,6 +15,7 @@ mod invitations;
 pub mod listing;
 mod page_sessions;
 pub mod pool;
+mod snapshots;
 mod standby;
 pub mod store;
 #[cfg(feature = "testing")]
@@ -32,6 +33,7 @@ pub use pool::{
     connect, connect_waiting, connect_with, logs_in_as_superuser, migrate, Pool, PoolTimeouts,
     POOL_WAIT,
 };
+pub use snapshots::FoldSnapshot;
 pub use standby::Replay;
 pub use store::{
     hash_token, AppendOutcome, Archive, EventStore, GameRecord, NewGame, NewToken, RejectionCursor,

@@ -1,4 +1,4 @@
-//! Seats kept by a browser (`migrations/V10__page_sessions.sql`): a page
+//! Seats kept by a browser (`migrations/V12__page_sessions.sql`): a page
 //! session, made by redeeming an invitation for it
 //! ([`crate::invitations::Grantee::PageSession`]), gives its seat while it
 //! has not ended, has not expired and its generation is still the seat's

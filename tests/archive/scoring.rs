@@ -81,6 +81,23 @@ fn a_mix_of_good_and_bad_games_yields_an_error_row_for_each_bad_one() {
             errors[2]
         );
         assert_eq!(errors[3].game_id, "x");
+        // Each error row's stable code, in CSV as in JSON Lines.
+        let codes: Vec<Option<&str>> = errors.iter().map(|r| r.code.as_deref()).collect();
+        assert_eq!(
+            codes,
+            [
+                Some("invalid_archive"),
+                Some("unknown_game"),
+                // The changed payload breaks the chain before it is folded.
+                Some("archive_hash_mismatch"),
+                Some("invalid_archive"),
+            ],
+            "{format:?}"
+        );
+        assert!(rows
+            .iter()
+            .filter(|r| r.error.is_none())
+            .all(|r| r.code.is_none()));
         let scored: Vec<&ScoreRow> = rows.iter().filter(|r| r.error.is_none()).collect();
         // The pretty document (directory walk is sorted: games.jsonl, more/one.json).
         let expected: Vec<_> = good.iter().chain([&good[1]]).collect();
@@ -97,6 +114,19 @@ fn a_mix_of_good_and_bad_games_yields_an_error_row_for_each_bad_one() {
             assert_eq!(row.events, archive.version());
         }
     }
+    // Trusted, the changed payload is folded, and does not fold.
+    let trusted = score_with(
+        &[Input::Path(dir.path().to_path_buf())],
+        OutputFormat::Csv,
+        ScoreSettings {
+            chain: ChainCheck::Trust,
+            ..ScoreSettings::default()
+        },
+    );
+    let errors: Vec<&ScoreRow> = trusted.iter().filter(|r| r.error.is_some()).collect();
+    assert_eq!(errors.len(), 4, "{errors:#?}");
+    assert_eq!(errors[2].code.as_deref(), Some("archive_does_not_fold"));
+    assert!(errors[2].error.as_ref().unwrap().contains("event 4"));
 }
 
 #[test]
@@ -151,6 +181,7 @@ fn a_changed_payload_is_an_error_row_naming_its_event_unless_the_chain_is_truste
         )),
         "{error}"
     );
+    assert_eq!(verified[1].code.as_deref(), Some("archive_hash_mismatch"));
     assert_eq!(verified[1].game_id, forged.game_id.to_string());
     assert_eq!(verified[1].game, "treeblox");
     assert!(verified[1].source.ends_with("games.jsonl:2"));

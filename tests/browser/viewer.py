@@ -55,6 +55,17 @@ def check(condition: bool, message: str) -> None:
         log(f"FAIL: {message}")
 
 
+def check_wall_clock(condition: bool, message: str) -> None:
+    """A budget in wall-clock time, judged only on a machine not busier than
+    its cores: beside other work (load over the CPU count) the browser's own
+    time is the machine's, not the page's, and the figure is reported only."""
+    load, cores = os.getloadavg()[0], os.cpu_count() or 1
+    if load > cores:
+        log(f"not judged (load {load:.1f} on {cores} CPUs): {message}")
+    else:
+        check(condition, message)
+
+
 # ---- the API, from the test's side ------------------------------------------
 
 
@@ -597,7 +608,7 @@ def play_from_the_page(driver: webdriver.Chrome) -> None:
 def clock_on_the_page(driver: webdriver.Chrome) -> None:
     """A game with a clock: the due seat's time runs down on the page, the
     clock's timeouts are marked in the timeline, a pause is shown."""
-    created = call("POST", "/v1/games", body={"game": "treeblox", "clock": {"per_move_ms": 6000, "reserve_ms": 2000}})
+    created = call("POST", "/v1/games", body={"game": "treeblox", "clock": {"per_move_ms": 6000, "reserve_ms": 2000, "start": "now"}})
     game_id, umpire = created["id"], created["umpire_token"]
     driver.execute_script("sessionStorage.clear()")
     open_page(driver, game_id)
@@ -640,7 +651,7 @@ def phone_and_speed() -> None:
             wait_version(driver, version)
             timings.append(driver.execute_script("return umpireDesk.openedMs"))
         opened = min(timings)
-        check(opened < OPEN_BUDGET_MS, f"a {version}-event game's page opens in < {OPEN_BUDGET_MS} ms (took {opened:.0f})")
+        check_wall_clock(opened < OPEN_BUDGET_MS, f"a {version}-event game's page opens in < {OPEN_BUDGET_MS} ms (took {opened:.0f})")
         renders = []
         for at in [1, 2, 3, 500, 999, 1000, 1500, 1998, 1999, 2000, 1234, 17, 640]:
             field = driver.find_element(By.ID, "at")
@@ -648,7 +659,7 @@ def phone_and_speed() -> None:
             field.send_keys(str(at), Keys.ENTER)
             wait_version(driver, at)
             renders.append(driver.execute_script("return umpireDesk.lastRenderMs"))
-        check(max(renders) < RENDER_BUDGET_MS, f"any version renders in < {RENDER_BUDGET_MS} ms (slowest {max(renders):.0f})")
+        check_wall_clock(max(renders) < RENDER_BUDGET_MS, f"any version renders in < {RENDER_BUDGET_MS} ms (slowest {max(renders):.0f})")
         log(f"{version}-event game: opened in {opened:.0f} ms (best of {timings}), "
             f"versions rendered in {min(renders):.0f}-{max(renders):.0f} ms")
     finally:

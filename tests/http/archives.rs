@@ -165,7 +165,9 @@ async fn scores_are_computed_from_the_body_without_storing_anything() {
     assert_eq!(scored["errors"], 1);
     let rows = scored["rows"].as_array().unwrap();
     assert_eq!(rows[0]["game_id"], good.game_id.to_string());
+    assert_eq!(rows[0]["code"], Value::Null);
     assert!(rows[1]["error"].is_string());
+    assert_eq!(rows[1]["code"], "invalid_archive");
     assert_eq!(rows[2]["game"], "treeblox");
     let summary = umpire_archive::replay(&crate::archive_support::registry(), &good, |_| {})
         .unwrap()
@@ -186,6 +188,71 @@ async fn scores_are_computed_from_the_body_without_storing_anything() {
     assert_eq!(response.json::<Value>().await.unwrap()["games"], 1);
     let response = app.get(&format!("/v1/games/{}", good.game_id), None).await;
     assert_eq!(response.status(), StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn scores_check_each_archives_hash_chain_unless_the_caller_trusts_it() {
+    let app = TestApp::spawn().await;
+    let good = simulated("treeblox", 3);
+    let mut forged = simulated("treeblox", 4);
+    // The result forged where the game ended: the winner changed.
+    let ended = forged.events.last_mut().unwrap();
+    assert_eq!(ended.event_type, "game_ended");
+    ended.payload["winner"] = match ended.payload["winner"].as_str() {
+        Some("dark") => "light".into(),
+        _ => "dark".into(),
+    };
+    // Hashed again by a forger who knows the scheme: the chain holds, and
+    // only a replay (audit, import) can tell.
+    let mut rechained = forged.clone();
+    rechain(&mut rechained);
+    let body = [&good, &forged, &rechained]
+        .map(|archive| archive.to_json_line())
+        .join("\n");
+
+    let response = app.post_json_lines("/v1/scores", None, body.clone()).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let verified: Value = response.json().await.unwrap();
+    assert_eq!(verified["errors"], 1, "{verified:#}");
+    let rows = verified["rows"].as_array().unwrap();
+    assert_eq!(rows[0]["error"], Value::Null, "{:#}", rows[0]);
+    assert_eq!(rows[1]["code"], "archive_hash_mismatch", "{:#}", rows[1]);
+    assert_eq!(rows[1]["game_id"], forged.game_id.to_string());
+    assert_eq!(rows[1]["game"], "treeblox");
+    assert_eq!(rows[1]["final"], Value::Null);
+    let error = rows[1]["error"].as_str().unwrap();
+    assert!(
+        error.starts_with(&format!(
+            "the hash chain does not hold (hash_mismatch) at event {}: ",
+            forged.version()
+        )),
+        "{error}"
+    );
+    assert_eq!(rows[2]["error"], Value::Null, "{:#}", rows[2]);
+
+    // Trusted, each is folded as it stands: the forged result is scored.
+    let response = app
+        .post_json_lines("/v1/scores?trust_chain=true", None, body.clone())
+        .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let trusted: Value = response.json().await.unwrap();
+    assert_eq!(trusted["errors"], 0, "{trusted:#}");
+    let trusted_rows = trusted["rows"].as_array().unwrap();
+    assert_eq!(trusted_rows[0], rows[0]);
+    assert_eq!(trusted_rows[1]["winners"], trusted_rows[2]["winners"]);
+    assert_eq!(trusted_rows[2], rows[2]);
+    // `trust_chain=false` is the default said aloud.
+    let response = app
+        .post_json_lines("/v1/scores?trust_chain=false", None, body.clone())
+        .await;
+    assert_eq!(response.json::<Value>().await.unwrap(), verified);
+
+    for query in ["trust_chain=yes", "trust=true"] {
+        let response = app
+            .post_json_lines(&format!("/v1/scores?{query}"), None, body.clone())
+            .await;
+        assert_error(response, StatusCode::BAD_REQUEST, "invalid_query").await;
+    }
 }
 
 #[tokio::test]

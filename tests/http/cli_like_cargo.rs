@@ -398,6 +398,8 @@ fn score_checks_each_hash_chain_and_a_forged_result_is_an_error_row_unless_trust
         .expect("the forged game is an error row");
     assert_eq!(rows[1].game_id, forged.game_id.to_string());
     assert_eq!(rows[1].source, format!("{path}:2"));
+    // The CSV's `code` column: what `POST /v1/scores` answers for it too.
+    assert_eq!(rows[1].code.as_deref(), Some("archive_hash_mismatch"));
     assert!(
         error.contains("hash chain") && error.contains("hash_mismatch"),
         "{error}"

@@ -26,7 +26,7 @@ const PATIENCE: Duration = Duration::from_secs(120);
 
 async fn create_clocked(app: &TestApp, game: &str, options: Value, per_move_ms: u64) -> Created {
     app.create_with(&json!({"game": game, "options": options, "seed": 5,
-                            "clock": {"per_move_ms": per_move_ms}}))
+                            "clock": {"per_move_ms": per_move_ms, "start": "now"}}))
         .await
 }
 

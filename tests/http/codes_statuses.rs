@@ -12,7 +12,7 @@ use reqwest::StatusCode;
 use serde_json::json;
 use umpire_api::error::ApiError;
 use umpire_archive::replay::{Cause, Divergence};
-use umpire_archive::{InvalidRejection, RejectionFault};
+use umpire_archive::{InvalidRejection, RejectionFault, ScoreFault};
 use umpire_domain::erased::Malformed;
 use umpire_domain::GameError;
 use umpire_service::ServiceError;
@@ -212,6 +212,46 @@ fn every_refused_archive_is_answered_the_status_its_code_states() {
             "an archive refused for {cause:?} is answered {code} with another status than \
              service/src/codes.rs states"
         );
+    }
+}
+
+/// Every way a bulk score's row can fail, listed like [`every_cause`]: a
+/// chain that does not hold for each of the causes the chain check finds.
+fn every_score_fault() -> Vec<ScoreFault> {
+    let faults = vec![
+        ScoreFault::NotAnArchive,
+        ScoreFault::UnsupportedFormat,
+        ScoreFault::UnknownGame,
+        ScoreFault::InvalidOptions,
+        ScoreFault::DoesNotFold,
+        ScoreFault::Chain(Cause::SequenceGap),
+        ScoreFault::Chain(Cause::ChainBroken),
+        ScoreFault::Chain(Cause::HashMismatch),
+    ];
+    for fault in &faults {
+        match fault {
+            ScoreFault::NotAnArchive
+            | ScoreFault::UnsupportedFormat
+            | ScoreFault::UnknownGame
+            | ScoreFault::InvalidOptions
+            | ScoreFault::DoesNotFold
+            | ScoreFault::Chain(_) => {}
+        }
+    }
+    faults
+}
+
+#[test]
+fn every_score_row_code_is_a_published_error_code() {
+    for fault in every_score_fault() {
+        // Panics for a code the document does not list.
+        let status = stated_status(fault.code());
+        assert!((400..500).contains(&status), "{fault:?}: {status}");
+    }
+    // The chain's codes are the ones an import of the same archive is
+    // refused with.
+    for cause in [Cause::SequenceGap, Cause::ChainBroken, Cause::HashMismatch] {
+        assert_eq!(ScoreFault::Chain(cause).code(), cause.code());
     }
 }
 

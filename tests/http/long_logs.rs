@@ -19,7 +19,7 @@ async fn clocked_game(app: &TestApp) -> crate::support::Created {
         "game": "treeblox",
         "options": {},
         "seed": 11,
-        "clock": {"per_move_ms": 600_000, "reserve_ms": 600_000}
+        "clock": {"per_move_ms": 600_000, "reserve_ms": 600_000, "start": "now"}
     }))
     .await
 }
@@ -120,10 +120,11 @@ async fn every_past_version_of_a_long_log_is_the_state_it_was() {
 }
 
 /// Given a game whose log holds `MAX_EVENTS_PER_GAME` events, when the
-/// umpire pauses its clock once more, then it is refused `log_full` and the
-/// log is unchanged.
+/// umpire pauses its clock once more, or reissues a seat's token (the other
+/// way the umpire appends), then each is refused `log_full` and the log is
+/// unchanged.
 #[tokio::test]
-async fn an_action_past_the_longest_log_is_refused_log_full() {
+async fn an_action_or_a_reissue_past_the_longest_log_is_refused_log_full() {
     let app = TestApp::spawn().await;
     let game = a_full_game(&app).await;
     let umpire = game.umpire_token.as_str();
@@ -136,6 +137,14 @@ async fn an_action_past_the_longest_log_is_refused_log_full() {
         body["message"].as_str().unwrap().contains("10000"),
         "{body}"
     );
+    let reissue = app
+        .post_json(
+            &format!("/v1/games/{}/seats/dark/reissue", game.id),
+            Some(umpire),
+            &json!({}),
+        )
+        .await;
+    assert_error(reissue, StatusCode::UNPROCESSABLE_ENTITY, "log_full").await;
     assert_eq!(app.stored_version(&game.id).await, max);
 }
 

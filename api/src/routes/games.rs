@@ -133,7 +133,7 @@ fn idempotency_key(request: &HttpRequest) -> Result<Option<String>, ApiError> {
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "The body was sent without `Content-Type: application/json`", body = ErrorBody),
         (status = 422, description = "The rules refuse the action (code, message, rule)", body = ErrorBody),
-        (status = 429, description = "Too many refused actions from this token in this game: `too_many_refusals`, retry after `Retry-After` seconds", body = ErrorBody),
+        (status = 429, description = "Too many refused actions from this token in this game (`too_many_refusals`), or the umpire's actions outside the rules faster than the game takes them (`too_many_umpire_actions`): retry after `Retry-After` seconds", body = ErrorBody),
     )
 )]
 #[post("/games/{id}/actions")]

@@ -79,6 +79,7 @@ pub async fn redeem_invitation(
         (status = 200, description = "Reissued: the seat's new invitation, shown once", body = ReissuedSeat),
         (status = 409, description = "The game was too busy (`contended`)", body = ErrorBody),
         (status = 422, description = "Not the umpire's token (`seats.umpire_only`), no such seat (`seats.unknown_seat`) or the game is over (`seats.game_over`)", body = ErrorBody),
+        (status = 429, description = "The game has taken as many of the umpire's actions outside the rules as it may for now: `too_many_umpire_actions`, retry after `Retry-After` seconds", body = ErrorBody),
         ActingInAGame,
     )
 )]

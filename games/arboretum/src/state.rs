@@ -47,7 +47,8 @@ impl ArboretumPhase {
 }
 
 /// One seat's personal area.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PlayerArea {
     pub parrots: u8,
     pub arboretum: BTreeMap<ArboretumCell, ArboretumCard>,
@@ -118,7 +119,8 @@ pub struct ArboretumSpecials {
 
 /// Everything the events have established. Fields are public so tests can
 /// build scoring positions directly; only `apply` changes a live state.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ArboretumState {
     pub options: ArboretumOptions,
     /// The recorded shuffled deck, umpire-only; `dealt` cards are gone.

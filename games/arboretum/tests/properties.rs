@@ -628,3 +628,14 @@ fn the_umpire_sees_every_event_and_everyone_the_public_ones_whole() {
         umpire_domain::testing::assert_unredacted_events_are_whole(&game);
     }
 }
+
+/// What the service keeps of a fold between folds (a snapshot of the
+/// state) resumes the same match at every version of random games, and
+/// folds on to the same end.
+#[test]
+fn a_snapshot_resumes_the_same_match_at_every_version() {
+    for seed in 0..3 {
+        let game = play_random::<Arboretum>(options(seed % 2 == 0), seed, 3_000);
+        umpire_domain::testing::assert_snapshots_resume_every_state(&game);
+    }
+}

@@ -70,7 +70,8 @@ pub struct FlowerFieldsGarnets {
     pub balance: i64,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SeatState {
     pub hand: Vec<FlowerFieldsHandPiece>,
     pub garnets: FlowerFieldsGarnets,
@@ -132,7 +133,8 @@ pub struct FlowerFieldsLastPiece {
     pub broken: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FieldState {
     /// Row by row, `None` for an empty cell.
     pub cells: Vec<Option<FlowerFieldsFlower>>,
@@ -224,7 +226,8 @@ pub struct FlowerFieldsResult {
     pub elimination_candidate: Option<SeatIndex>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FlowerFieldsState {
     pub options: FlowerFieldsOptions,
     /// The mapping in effect, as recorded by the setup event.

@@ -5,7 +5,7 @@
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use serde_json::{json, Value};
-use umpire_domain::clock::{self, Clock, ClockSettings};
+use umpire_domain::clock::{self, Clock, ClockSettings, ClockStart};
 use umpire_domain::record::format_recorded_at;
 use umpire_domain::{actor_label, Actor, DynMatch, GameError, RecordedEvent};
 
@@ -108,11 +108,28 @@ fn due(seats: &[(&str, f64)]) -> Vec<(String, f64)> {
         .collect()
 }
 
+/// A clock that runs from the game's creation (`"start": "now"`).
 fn settings(per_move_s: u64, reserve_s: u64) -> Option<ClockSettings> {
     Some(ClockSettings {
         per_move_ms: per_move_s * 1000,
         reserve_ms: reserve_s * 1000,
+        start: ClockStart::Now,
     })
+}
+
+/// A clock that waits for every seat to join (§5, the default).
+fn waiting(per_move_s: u64) -> Option<ClockSettings> {
+    Some(ClockSettings {
+        per_move_ms: per_move_s * 1000,
+        reserve_ms: 0,
+        start: ClockStart::WhenSeated,
+    })
+}
+
+const UMPIRE: &str = "umpire";
+
+fn join() -> Value {
+    json!({"type": "clock_join"})
 }
 
 fn clock_timeout(seat: &str, deadline_s: f64) -> Value {
@@ -377,6 +394,7 @@ fn clock_settings_out_of_range_are_refused() {
         let refused = ClockSettings {
             per_move_ms,
             reserve_ms,
+            start: ClockStart::Now,
         }
         .validate()
         .unwrap_err();
@@ -384,7 +402,8 @@ fn clock_settings_out_of_range_are_refused() {
     }
     assert!(ClockSettings {
         per_move_ms: 100,
-        reserve_ms: clock::MAX_CLOCK_MS
+        reserve_ms: clock::MAX_CLOCK_MS,
+        start: ClockStart::WhenSeated,
     }
     .validate()
     .is_ok());
@@ -399,6 +418,7 @@ fn clock_settings_out_of_range_are_refused() {
         let refused = clock::RequestedClock {
             per_move_ms,
             reserve_ms,
+            start: ClockStart::Now,
         }
         .validate()
         .unwrap_err();
@@ -553,4 +573,147 @@ fn extra_time_given_during_the_pause_counts_from_the_passed_deadline() {
         .act(30.0, "umpire", json!({"type": "clock_resume"}))
         .unwrap();
     assert_eq!(table.deadlines(), due(&[("dark", 33.0)]));
+}
+
+#[test]
+fn a_clock_that_waits_runs_no_time_until_every_seat_has_joined() {
+    // Given treeblox with 10 s a move, waiting for its seats.
+    let mut table = Table::new("treeblox", Value::Null, waiting(10));
+    let status = table.clock.as_ref().unwrap().status();
+    assert_eq!(
+        status.waiting_for,
+        Some(vec!["dark".to_string(), "light".to_string()])
+    );
+    assert!(status.paused_since.is_none(), "waiting is not a pause");
+    assert_eq!(table.deadlines(), due(&[]));
+    // When dark joins at 30 s: still no time runs; the clock cannot time
+    // dark out however late it is.
+    table.act(30.0, DARK, join()).unwrap();
+    assert_eq!(table.deadlines(), due(&[]));
+    assert_eq!(
+        table.refusal(500.0, actor_label::CLOCK, clock_timeout("dark", 10.0)),
+        clock::SEAT_NOT_DUE.code
+    );
+    // When light joins at 50 s, the last: the clock starts then, recorded
+    // in the same decision, and dark has its whole 10 s from 50 s.
+    table.act(50.0, LIGHT, join()).unwrap();
+    let types: Vec<&str> = table.log[table.log.len() - 2..]
+        .iter()
+        .map(|event| event.event_type.as_str())
+        .collect();
+    assert_eq!(types, ["clock_seat_joined", "clock_started"]);
+    assert_eq!(table.deadlines(), due(&[("dark", 60.0)]));
+    assert_eq!(table.clock.as_ref().unwrap().status().waiting_for, None);
+}
+
+#[test]
+fn seats_may_move_before_the_clock_starts_untimed() {
+    let mut table = Table::new("treeblox", Value::Null, waiting(10));
+    table.act(1.0, DARK, join()).unwrap();
+    // Dark moves at 40 s, long past a time per move: nothing is owed.
+    first_leaf(&mut table, 40.0, DARK);
+    assert_eq!(table.deadlines(), due(&[]));
+    table.act(45.0, LIGHT, join()).unwrap();
+    // Light, due since dark's move, has all its time from the start.
+    assert_eq!(table.deadlines(), due(&[("light", 55.0)]));
+    assert_eq!(
+        table.clock.as_ref().unwrap().status().seats["dark"].reserve_left_ms,
+        0
+    );
+}
+
+#[test]
+fn the_umpire_may_start_a_clock_that_waits_and_only_once() {
+    let mut table = Table::new("treeblox", Value::Null, waiting(10));
+    table.act(5.0, DARK, join()).unwrap();
+    table
+        .act(20.0, UMPIRE, json!({"type": "clock_start"}))
+        .unwrap();
+    assert_eq!(table.log.last().unwrap().event_type, "clock_started");
+    assert_eq!(table.deadlines(), due(&[("dark", 30.0)]));
+    // Refused: a second start, and a join once the clock runs.
+    assert_eq!(
+        table.refusal(21.0, UMPIRE, json!({"type": "clock_start"})),
+        clock::ALREADY_STARTED.code
+    );
+    assert_eq!(
+        table.refusal(22.0, LIGHT, join()),
+        clock::ALREADY_STARTED.code
+    );
+}
+
+#[test]
+fn joining_and_starting_are_refused_to_the_wrong_actor_and_twice() {
+    let mut table = Table::new("treeblox", Value::Null, waiting(10));
+    table.act(1.0, DARK, join()).unwrap();
+    // Refused: dark twice, the umpire joining, a seat starting the clock,
+    // a pause or resume before the start.
+    assert_eq!(table.refusal(2.0, DARK, join()), clock::ALREADY_JOINED.code);
+    assert_eq!(table.refusal(2.0, UMPIRE, join()), clock::SEATS_JOIN.code);
+    assert_eq!(
+        table.refusal(2.0, LIGHT, json!({"type": "clock_start"})),
+        clock::UMPIRE_ONLY.code
+    );
+    assert_eq!(
+        table.refusal(2.0, UMPIRE, json!({"type": "clock_pause"})),
+        clock::NOT_STARTED.code
+    );
+    assert_eq!(
+        table.refusal(2.0, UMPIRE, json!({"type": "clock_resume"})),
+        clock::NOT_STARTED.code
+    );
+    // Extra time may be given before the start: it waits in the reserve.
+    table
+        .act(
+            3.0,
+            UMPIRE,
+            json!({"type": "clock_add_time", "seat": "light", "ms": 4000}),
+        )
+        .unwrap();
+    table.act(6.0, LIGHT, join()).unwrap();
+    assert_eq!(table.deadlines(), due(&[("dark", 16.0)]));
+    // A clock without waiting was never waiting: joining it is refused.
+    let mut running = Table::new("treeblox", Value::Null, settings(10, 0));
+    assert_eq!(
+        running.refusal(1.0, DARK, join()),
+        clock::ALREADY_STARTED.code
+    );
+    let mut unclocked = Table::new("treeblox", Value::Null, None);
+    assert_eq!(
+        unclocked.refusal(1.0, DARK, join()),
+        clock::NOT_CLOCKED.code
+    );
+}
+
+#[test]
+fn a_clock_set_without_start_runs_from_the_setup_as_logs_before_waiting_did() {
+    // A log written before clocks waited: `clock_set` has no `start`.
+    let mut table = Table::new("treeblox", Value::Null, None);
+    table.record(
+        0.0,
+        actor_label::SYSTEM,
+        Value::Null,
+        vec![json!({"type": "clock_set", "per_move_ms": 10000, "reserve_ms": 0})],
+    );
+    assert_eq!(table.deadlines(), due(&[("dark", 10.0)]));
+    // And a clock that starts now writes no `start`: such logs read as before.
+    assert_eq!(
+        settings(10, 0).unwrap().event(),
+        json!({"type": "clock_set", "per_move_ms": 10000, "reserve_ms": 0})
+    );
+}
+
+#[test]
+fn every_game_waits_for_all_its_seats() {
+    // Draft & Cider with three seats: the clock starts with the third join.
+    let mut table = Table::new("draft_cider", json!({"players": 3}), waiting(10));
+    table.act(1.0, "seat:0", join()).unwrap();
+    table.act(2.0, "seat:2", join()).unwrap();
+    assert_eq!(
+        table.clock.as_ref().unwrap().status().waiting_for,
+        Some(vec!["1".to_string()])
+    );
+    assert!(table.deadlines().is_empty());
+    table.act(3.0, "seat:1", join()).unwrap();
+    assert!(!table.deadlines().is_empty());
 }

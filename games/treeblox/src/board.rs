@@ -3,19 +3,23 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use serde::{Deserialize, Serialize};
+
 use crate::cell::TreebloxCell;
 use crate::model::TreebloxCubeKind;
 use crate::seat::TreebloxSeat;
 
 /// A cube on the board: its colour (the seat that owns it) and kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PlacedCube {
     pub owner: TreebloxSeat,
     pub kind: TreebloxCubeKind,
 }
 
 /// The cubes a seat has not yet placed ("available cubes", public).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Supply {
     pub branches: u8,
     pub leaves: u8,
@@ -44,10 +48,38 @@ impl Supply {
 
 /// Cubes on the board plus each seat's supply: everything a placement
 /// changes, so a turn can be tried out on a copy.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Position {
+    /// Kept as a list of `[cell, cube]` pairs: JSON keys are strings only.
+    #[serde(with = "cells_as_pairs")]
     pub cubes: BTreeMap<TreebloxCell, PlacedCube>,
     pub supplies: [Supply; 2],
+}
+
+/// The board's cubes as a list of `[cell, cube]` pairs, for a snapshot's
+/// JSON, whose object keys must be strings.
+mod cells_as_pairs {
+    use std::collections::BTreeMap;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use super::PlacedCube;
+    use crate::cell::TreebloxCell;
+
+    pub fn serialize<S: Serializer>(
+        cubes: &BTreeMap<TreebloxCell, PlacedCube>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(cubes.iter())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<BTreeMap<TreebloxCell, PlacedCube>, D::Error> {
+        let pairs = Vec::<(TreebloxCell, PlacedCube)>::deserialize(deserializer)?;
+        Ok(pairs.into_iter().collect())
+    }
 }
 
 impl Position {

@@ -49,7 +49,8 @@ pub struct TreebloxOutcome {
 }
 
 /// Everything known about a game; changed only by `apply`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TreebloxState {
     pub position: Position,
     pub phase: TreebloxPhase,

@@ -430,7 +430,8 @@ def resume_after_a_dropped_stream(base_url: str) -> None:
 def catch_typed_errors(base_url: str) -> None:
     """Seat 1 plays seat 0's legal pick out of turn: with the client from
     `connect`, the 422 is raised as an UmpireError carrying the status, the
-    stable `code`, the message and the rule section. Without it, the
+    stable `code`, the service's sentence, the rule section and where the
+    service serves it (`rule_url`). Without it, the
     generated client returns the same answer as a typed ErrorBody value."""
     created = create(base_url, "draft_cider", {"players": 2}, 5)
     tokens = created.seat_tokens.additional_properties
@@ -445,20 +446,28 @@ def catch_typed_errors(base_url: str) -> None:
     except UmpireError as refused:
         expect(refused.status == HTTPStatus.UNPROCESSABLE_ENTITY, f"expected 422, got {refused.status}")
         expect(refused.code == "draft_cider.not_your_turn", f"unexpected violation code {refused.code!r}")
-        expect(refused.rule is not None and refused.rule.startswith("draft_cider"), f"unexpected rule {refused.rule!r}")
+        expect(refused.rule == "draft_cider §2", f"unexpected rule {refused.rule!r}")
+        expect(refused.rule_url == "/rules/draft_cider#s2", f"unexpected rule_url {refused.rule_url!r}")
         expect(refused.message.endswith("."), f"not a sentence: {refused.message!r}")
-        print(f"python client: 422 caught as UmpireError(code={refused.code!r}, rule={refused.rule!r})", file=sys.stderr)
+        sentence = refused.message
+        print(
+            f"python client: 422 caught as UmpireError(code={refused.code!r}, rule={refused.rule!r}, rule_url={refused.rule_url!r})",
+            file=sys.stderr,
+        )
     plain = AuthenticatedClient(base_url=base_url, token=tokens["1"])
     response = submit_action.sync_detailed(created.id, client=plain, body=SubmitActionRequest(action=legal.actions[0]))
     expect(response.status_code == HTTPStatus.UNPROCESSABLE_ENTITY, f"expected 422, got {response.status_code}")
     violation = response.parsed
     if not isinstance(violation, ErrorBody) or violation.code != "draft_cider.not_your_turn":
         raise Failure(f"the 422 body is not the typed ErrorBody: {violation!r}")
+    expect(violation.message == sentence, f"UmpireError.message {sentence!r} is not the body's {violation.message!r}")
+    expect(violation.rule_url == "/rules/draft_cider#s2", f"the body's rule_url: {violation.rule_url!r}")
     try:
         get_game.sync(uuid.uuid4(), client=connect(base_url))
         raise Failure("an unknown game was found")
     except UmpireError as missing:
         expect(missing.status == HTTPStatus.NOT_FOUND and missing.code == "game_not_found", f"unknown game: {missing}")
+        expect(missing.rule is None and missing.rule_url is None, f"a rule for an unknown game: {missing.rule_url!r}")
 
 
 def every_other_operation(base_url: str) -> None:

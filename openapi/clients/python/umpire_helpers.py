@@ -8,13 +8,13 @@ This module adds what it lacks:
 
 * `connect(base_url, token)`: the generated client, with every error answer
   raised as an `UmpireError` (its HTTP `status`, the stable `code`, the
-  `message`, and the `rule` and `details` some carry)::
+  `message`, and the `rule`, `rule_url` and `details` some carry)::
 
       client = connect("http://127.0.0.1:8080", seat_token)
       try:
           submit_action.sync(game_id, client=client, body=SubmitActionRequest(action=action))
       except UmpireError as refused:
-          print(refused.status, refused.code, refused.rule)   # 422 arboretum.not_your_turn arboretum §3.4
+          print(refused.status, refused.code, refused.rule_url)   # 422 treeblox.not_your_turn /rules/treeblox#s2
 
 * `follow_game(client, game_id, TreebloxStreamEvent.from_dict)`: a game's
   events as it is played (GET /v1/games/{id}/stream, Server-Sent Events),
@@ -38,6 +38,7 @@ import json
 import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar, cast
+from uuid import UUID
 
 import httpx
 from umpire_client import AuthenticatedClient, Client
@@ -50,13 +51,16 @@ Entry = TypeVar("Entry")
 
 
 class UmpireError(Exception):
-    """An error answer: `{code, message, rule?, details?}` and its status.
+    """An error answer: `{code, message, rule?, rule_url?, details?}` and its
+    status.
 
     `code` is stable and one of the codes the spec lists as `ErrorBody.code`
     (the platform's, and each game's violation codes such as
     `arboretum.cell_not_adjacent`); `message` is a sentence for a person;
-    `rule` is the rule book section that decided a violation; `details` the
-    structured facts some errors carry (`{"expected": 3, "actual": 5}`).
+    `rule` is the rule book section that decided a violation (`treeblox §2`)
+    and `rule_url` where the service serves that section, a path on it
+    (`/rules/treeblox#s2`); `details` the structured facts some errors carry
+    (`{"expected": 3, "actual": 5}`).
     `retry_after` is the seconds `Retry-After` asks to wait (503, 429, 409
     `contended`), if it says."""
 
@@ -67,6 +71,7 @@ class UmpireError(Exception):
         self.code: str = body.code
         self.message: str = body.message
         self.rule: str | None = body.rule if isinstance(body.rule, str) else None
+        self.rule_url: str | None = body.rule_url if isinstance(body.rule_url, str) else None
         self.details: dict[str, Any] | None = None if isinstance(body.details, Unset) else body.details.to_dict()
         self.retry_after = retry_after
 
@@ -122,13 +127,14 @@ _STREAM_TIMEOUT = httpx.Timeout(10.0, read=60.0)
 
 def follow_game(
     client: AuthenticatedClient | Client,
-    game_id: str,
+    game_id: str | UUID,
     parse: Callable[[dict[str, Any]], Entry],
     after: int = 0,
     reconnects: int = 5,
 ) -> Iterator[Entry | StreamEnd]:
-    """The game's events after version `after`, then each new one as it is
-    played, parsed with `parse` (the followed game's generated model:
+    """The game's events (`game_id`: a `CreatedGame.id` as it is, or its
+    text) after version `after`, then each new one as it is played, parsed
+    with `parse` (the followed game's generated model:
     `ArboretumStreamEvent.from_dict`, `TreebloxStreamEvent.from_dict`, ...);
     then the `StreamEnd` (reason `finished`) once every event of the
     finished game has come, and nothing more.

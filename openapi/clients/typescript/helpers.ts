@@ -9,14 +9,15 @@
  *
  * - `throwErrors`: an openapi-fetch middleware that throws every error
  *   answer as an `UmpireError` (the HTTP `status`, the stable `code`, the
- *   `message`, and the `rule` and `details` some carry):
+ *   service's sentence as its `message`, and the `rule`, `ruleUrl` and
+ *   `details` some carry):
  *
  *       const api = createClient<paths>({ baseUrl });
  *       api.use(throwErrors);
  *       try {
  *         await api.POST("/v1/games/{id}/actions", { params: { path: { id } }, headers, body: { action } });
  *       } catch (refused) {
- *         if (refused instanceof UmpireError) console.log(refused.status, refused.code, refused.rule);
+ *         if (refused instanceof UmpireError) console.log(refused.status, refused.code, refused.ruleUrl);
  *       }
  *
  * - `followGame({ baseUrl, gameId, token })`: a game's events as it is
@@ -39,15 +40,20 @@ export type ErrorBody = Schemas["ErrorBody"];
 export type StreamEvent = Schemas["StreamEvent"];
 export type StreamEnd = Schemas["StreamEnd"];
 
-/** An error answer: `{code, message, rule?, details?}` and its status. */
+/** An error answer: `{code, message, rule?, rule_url?, details?}` and its
+ * status. `message` is the service's sentence, as it sent it; the status and
+ * the code are fields of their own. */
 export class UmpireError extends Error {
   /** The HTTP status: 400, 401, 403, 404, 405, 408, 409, 413, 415, 422, 429, 500 or 503. */
   readonly status: number;
   /** Stable: one of the codes the spec lists as `ErrorBody.code`
    * (`version_conflict`, `arboretum.cell_not_adjacent`, …). */
   readonly code: ErrorBody["code"];
-  /** The rule book section that decided a violation. */
+  /** The rule book section that decided a violation (`treeblox §2`). */
   readonly rule: string | undefined;
+  /** Where the service serves that section, a path on it
+   * (`/rules/treeblox#s2`): the body's `rule_url`. */
+  readonly ruleUrl: string | undefined;
   /** Structured facts some errors carry (`{expected, actual}`). */
   readonly details: ErrorBody["details"];
   /** Seconds `Retry-After` asks to wait (503, 429, 409 `contended`), if it says. */
@@ -55,11 +61,12 @@ export class UmpireError extends Error {
   readonly body: ErrorBody;
 
   constructor(status: number, body: ErrorBody, retryAfter?: number) {
-    super(`${status} ${body.code}: ${body.message}`);
+    super(body.message);
     this.name = "UmpireError";
     this.status = status;
     this.code = body.code;
     this.rule = body.rule ?? undefined;
+    this.ruleUrl = body.rule_url ?? undefined;
     this.details = body.details;
     this.retryAfter = retryAfter;
     this.body = body;

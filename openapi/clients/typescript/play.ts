@@ -379,7 +379,8 @@ async function resumeAfterADroppedStream(): Promise<void> {
 
 /** Seat 1 plays seat 0's legal pick out of turn: through a client with
  * `throwErrors`, the 422 is thrown as an UmpireError carrying the status,
- * the stable `code`, the message and the rule section. Without it,
+ * the stable `code`, the service's sentence as its message, the rule
+ * section and where the service serves it (`ruleUrl`). Without it,
  * openapi-fetch returns the same answer as a typed `error` value. */
 async function catchTypedErrors(): Promise<void> {
   const strict = createClient<paths>({ baseUrl });
@@ -392,6 +393,7 @@ async function catchTypedErrors(): Promise<void> {
   const legal = await strict.GET("/v1/games/{id}/legal-actions", { params: { path: { id } }, headers: bearer(first) });
   const action = legal.data?.actions[0];
   expect(action, "no legal action for seat 0");
+  let sentence: string | undefined;
   try {
     await strict.POST("/v1/games/{id}/actions", { params: { path: { id } }, headers: bearer(second), body: { action } });
     throw new Failure("an action out of turn was not refused");
@@ -399,9 +401,13 @@ async function catchTypedErrors(): Promise<void> {
     if (!(refused instanceof UmpireError)) throw refused;
     expect(refused.status === 422, `expected 422, got ${refused.status}`);
     expect(refused.code === "draft_cider.not_your_turn", `unexpected violation code ${refused.code}`);
-    expect(refused.rule?.startsWith("draft_cider"), `unexpected rule ${refused.rule}`);
+    expect(refused.rule === "draft_cider §2", `unexpected rule ${refused.rule}`);
+    expect(refused.ruleUrl === "/rules/draft_cider#s2", `unexpected rule_url ${refused.ruleUrl}`);
     expect(refused.message.endsWith("."), `not a sentence: ${refused.message}`);
-    console.error(`typescript client: 422 caught as UmpireError{code: ${refused.code}, rule: ${refused.rule}}`);
+    sentence = refused.message;
+    console.error(
+      `typescript client: 422 caught as UmpireError{status: ${refused.status}, code: ${refused.code}, rule: ${refused.rule}, ruleUrl: ${refused.ruleUrl}}`,
+    );
   }
   const { data, error, response } = await api.POST("/v1/games/{id}/actions", {
     params: { path: { id } },
@@ -412,12 +418,17 @@ async function catchTypedErrors(): Promise<void> {
   // `error` is typed from the spec's responses: ErrorBody, so `code` is a string.
   const code: string | undefined = error?.code;
   expect(code === "draft_cider.not_your_turn", `the 422 value is not the typed ErrorBody: ${code}`);
+  // The thrown error's message is the service's sentence, nothing added:
+  // the status and the code are fields of their own.
+  expect(error?.message === sentence, `UmpireError.message ${sentence} is not the body's ${error?.message}`);
+  expect(error?.rule_url === "/rules/draft_cider#s2", `the body's rule_url: ${error?.rule_url}`);
   try {
     await strict.GET("/v1/games/{id}", { params: { path: { id: randomUUID() } } });
     throw new Failure("an unknown game was found");
   } catch (missing) {
     if (!(missing instanceof UmpireError)) throw missing;
     expect(missing.status === 404 && missing.code === "game_not_found", `unknown game: ${missing.message}`);
+    expect(missing.rule === undefined && missing.ruleUrl === undefined, `a rule for an unknown game: ${missing.ruleUrl}`);
   }
 }
 

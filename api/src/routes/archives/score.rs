@@ -1,5 +1,7 @@
-//! `POST /v1/scores`: archives sent in the body scored one at a time, rows
-//! streamed as they are made; nothing is stored.
+//! `POST /v1/scores`: archives sent in the body scored one at a time, each
+//! one's hash chain checked first unless the caller trusts it (as `umpire
+//! score` does, by the same function), rows streamed as they are made;
+//! nothing is stored.
 
 use actix_web::{post, web, HttpRequest, HttpResponse};
 use serde::Deserialize;
@@ -10,6 +12,7 @@ use uuid::Uuid;
 use super::body::{archive_body_turn, archives_in_body, read_body, SCORING_HANDLING};
 use super::streamed::streamed_json;
 use crate::error::{ApiError, ErrorBody};
+use crate::params::ScoresQuery;
 use crate::AppState;
 
 /// What `/v1/scores` takes as `application/json`: one archive, or an array.
@@ -21,10 +24,13 @@ pub enum ArchivesToScore {
 }
 
 /// Score archives sent in the body (one archive, a JSON array of archives,
-/// or JSON Lines); nothing is stored. One bad archive is one error row.
+/// or JSON Lines); nothing is stored. Each archive's hash chain is checked
+/// before it is scored, unless `trust_chain=true`. One bad archive is one
+/// error row, with its `error` and its `code`.
 #[utoipa::path(
     operation_id = "score_archives",
     tag = "archives",
+    params(ScoresQuery),
     // openapi-python-client 0.29 generates code that does not import for
     // an operation with two request content types: its generator is given
     // the spec without the JSON Lines one (openapi/generate-clients.sh).
@@ -37,7 +43,7 @@ pub enum ArchivesToScore {
     ),
     responses(
         (status = 200, description = "One row per archive, in order", body = ScoreRows),
-        (status = 400, description = "The body is not JSON", body = ErrorBody),
+        (status = 400, description = "The body is not JSON, or the query is not `trust_chain` (`invalid_query`)", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 503, description = "Too many archive bodies at once (`busy`); retry after `Retry-After`", body = ErrorBody),
     )
@@ -46,8 +52,10 @@ pub enum ArchivesToScore {
 pub async fn score_archives(
     state: web::Data<AppState>,
     request: HttpRequest,
+    query: web::Query<ScoresQuery>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
+    let chain = query.chain();
     let mut turn = archive_body_turn(&state).await?;
     let body = read_body(&state, &mut turn, &request, payload, SCORING_HANDLING).await?;
     // The whole body is read once without scoring: a malformed body or one
@@ -69,7 +77,7 @@ pub async fn score_archives(
                 found.archives.iter().try_for_each(|(span, place)| {
                     let text = &found.text[span.clone()];
                     let row =
-                        umpire_archive::score_archive_text(&registry, text, &place.label("body"))
+                        umpire_archive::score_archive(&registry, text, &place.label("body"), chain)
                             .bounded();
                     errors += usize::from(row.error.is_some());
                     output.write_element(&mut first, &row)

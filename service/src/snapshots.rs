@@ -1,0 +1,290 @@
+//! A fold's checkpoints kept in the database, so that a read at a past
+//! version of a game that is not in memory starts from the nearest one.
+//!
+//! A fold keeps its game's state every `CHECKPOINT_EVERY` events
+//! (`fold.rs`); once the fold cache takes a fold, the checkpoints it holds
+//! that are not kept yet are written to `fold_snapshots` (migrations/V11)
+//! in the background ([`Snapshots::offer`], [`Snapshots::keep`]). A read at
+//! version N of a game not in memory then reads the snapshot at or before N
+//! and the events after it, at most `CHECKPOINT_EVERY` of them
+//! ([`past_from_snapshot`]), instead of the whole log: a cold
+//! read anywhere in a log at the cap costs what a read of a short game does
+//! (`scripts/bench-cold-reads.sh`, docs/benchmarks.md). A game read before
+//! any of its snapshots is kept is folded whole, as before, and its
+//! snapshots kept then.
+//!
+//! The table is derived, never the log: nothing but these reads uses it,
+//! and a snapshot that does not resume to the state it was kept from (of
+//! another format, or whose umpire's view differs from the one recorded
+//! with it) is passed by, the log folded instead.
+
+use std::num::NonZeroUsize;
+use std::sync::Arc;
+
+use lru::LruCache;
+use parking_lot::Mutex;
+use tokio::sync::mpsc;
+use umpire_domain::clock::Clock;
+use umpire_domain::erased::SNAPSHOT_FORMAT;
+use umpire_domain::{DynGame, DynMatch, Viewer};
+use umpire_storage::{EventStore, FoldSnapshot, GameRecord};
+use uuid::Uuid;
+
+use crate::background::{Background, Stopping};
+use crate::error::ServiceError;
+use crate::fold::{corrupt, fold_event, Checkpoint, Folded, CHECKPOINT_EVERY};
+use crate::log_every::LogEvery;
+use crate::metrics::Metrics;
+
+/// Folds whose checkpoints wait to be written, at most: each holds its
+/// states until then (a log at the cap holds 39), so when the writer falls
+/// behind, a fold's checkpoints are left for a later fold of the game to
+/// offer rather than queued.
+const WAITING_FOLDS: usize = 16;
+
+/// Games whose newest kept snapshot the writer remembers, so that a game
+/// folded again offers only what is new.
+const REMEMBERED_GAMES: usize = 4096;
+
+/// A snapshot that could not be written or used is logged at most this often.
+static TROUBLE: LogEvery = LogEvery::new(std::time::Duration::from_secs(10));
+
+/// What the snapshots of one game's states are written as: the game, and
+/// what its state's JSON holds ([`SNAPSHOT_FORMAT`]).
+pub(crate) fn format(game: &str) -> String {
+    format!("{game}/{SNAPSHOT_FORMAT}")
+}
+
+/// Checkpoints of one game offered for keeping.
+struct Offered {
+    game_id: Uuid,
+    game: String,
+    checkpoints: Vec<Arc<Checkpoint>>,
+}
+
+/// The queue from the fold cache to the writer. Until the writer runs
+/// (`umpire serve`), nothing is queued.
+#[derive(Clone)]
+pub(crate) struct Snapshots {
+    sender: mpsc::Sender<Offered>,
+    receiver: Arc<Mutex<Option<mpsc::Receiver<Offered>>>>,
+    running: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Default for Snapshots {
+    fn default() -> Self {
+        let (sender, receiver) = mpsc::channel(WAITING_FOLDS);
+        Snapshots {
+            sender,
+            receiver: Arc::new(Mutex::new(Some(receiver))),
+            running: Arc::default(),
+        }
+    }
+}
+
+impl Snapshots {
+    /// Offers `checkpoints` of a game for keeping; dropped when the writer
+    /// is not running or is behind.
+    pub fn offer(&self, game_id: Uuid, game: &str, checkpoints: Vec<Arc<Checkpoint>>) {
+        if checkpoints.is_empty() || !self.running.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        let _ = self.sender.try_send(Offered {
+            game_id,
+            game: game.to_string(),
+            checkpoints,
+        });
+    }
+}
+
+/// The SHA-256 (hex) of the umpire's view of `state`: what a snapshot is
+/// held to when it is resumed.
+fn umpire_view_hash(state: &dyn DynMatch) -> Result<String, ServiceError> {
+    let view = state.view(&Viewer::Umpire)?;
+    let text = serde_json::to_vec(&view)
+        .map_err(|e| ServiceError::Internal(format!("a view did not serialise: {e}")))?;
+    Ok(umpire_domain::chain::sha256_hex(&text))
+}
+
+/// A checkpoint as a row of `fold_snapshots`.
+fn snapshot_of(checkpoint: &Checkpoint) -> Result<FoldSnapshot, ServiceError> {
+    let clock = checkpoint
+        .clock
+        .as_ref()
+        .map(serde_json::to_value)
+        .transpose()
+        .map_err(|e| ServiceError::Internal(format!("a clock did not serialise: {e}")))?;
+    Ok(FoldSnapshot {
+        version: checkpoint.version,
+        state: checkpoint.state.snapshot(),
+        clock,
+        view_sha256: umpire_view_hash(checkpoint.state.as_ref())?,
+    })
+}
+
+impl Snapshots {
+    /// Starts writing what is offered to `store`, until the service stops
+    /// (`umpire serve`; elsewhere nothing is offered).
+    pub fn keep(&self, background: &Background, store: EventStore, metrics: Metrics) {
+        let Some(receiver) = self.receiver.lock().take() else {
+            return;
+        };
+        self.running
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        background.spawn(|stopping| async move {
+            write_offered(store, metrics, receiver, stopping).await;
+        });
+    }
+}
+
+/// The game at `at`, from the snapshot at or before it and the events
+/// after (at most [`CHECKPOINT_EVERY`]), when one resumes; `None` when none
+/// is kept near enough, none resumes, or the log does not reach `at`: the
+/// game is then read whole.
+pub(crate) async fn past_from_snapshot(
+    store: &EventStore,
+    game: &dyn DynGame,
+    record: &GameRecord,
+    at: u64,
+    metrics: &Metrics,
+) -> Result<Option<Folded>, ServiceError> {
+    let game_id = record.game_id;
+    let kept = store
+        .snapshot_at_or_before(game_id, &format(&record.game), at)
+        .await?;
+    let from = kept.as_ref().map_or(0, |kept| kept.version);
+    if at == 0 || at - from > CHECKPOINT_EVERY {
+        return Ok(None);
+    }
+    let events = store.read_events(game_id, from, Some(at), None).await?;
+    if from + events.len() as u64 != at {
+        return Ok(None);
+    }
+    let Some(mut folded) = resumed(game, record, kept.as_ref())? else {
+        metrics
+            .fold_snapshots
+            .with_label_values(&["passed_by"])
+            .inc();
+        return Ok(None);
+    };
+    for event in &events {
+        fold_event(&mut folded.state, &mut folded.clock, event, game_id)?;
+    }
+    metrics.fold_snapshots.with_label_values(&["resumed"]).inc();
+    Ok(Some(folded))
+}
+
+/// The state and clock `kept` was written from, or the game's start for
+/// none; `None` when it does not resume to the state it was kept from.
+fn resumed(
+    game: &dyn DynGame,
+    record: &GameRecord,
+    kept: Option<&FoldSnapshot>,
+) -> Result<Option<Folded>, ServiceError> {
+    let Some(kept) = kept else {
+        let state = game
+            .new_match(&record.options)
+            .map_err(|e| corrupt(record.game_id, e))?;
+        return Ok(Some(Folded { state, clock: None }));
+    };
+    let Ok(state) = game.resume(&record.options, &kept.state) else {
+        return Ok(None);
+    };
+    let clock = match &kept.clock {
+        None => None,
+        Some(clock) => match serde_json::from_value::<Clock>(clock.clone()) {
+            Ok(clock) => Some(clock),
+            Err(_) => return Ok(None),
+        },
+    };
+    if state.version() != kept.version || umpire_view_hash(state.as_ref())? != kept.view_sha256 {
+        if let Some(unlogged) = TROUBLE.due() {
+            tracing::warn!(
+                game_id = %record.game_id,
+                version = kept.version,
+                unlogged,
+                "a kept snapshot resumed to another state than it was kept from; the log is folded instead"
+            );
+        }
+        return Ok(None);
+    }
+    Ok(Some(Folded { state, clock }))
+}
+
+/// The writer: each game's offered checkpoints newer than what is kept,
+/// made into rows off the async workers and written in one statement.
+async fn write_offered(
+    store: EventStore,
+    metrics: Metrics,
+    mut receiver: mpsc::Receiver<Offered>,
+    mut stopping: Stopping,
+) {
+    let mut newest_kept: LruCache<Uuid, u64> =
+        LruCache::new(NonZeroUsize::new(REMEMBERED_GAMES).expect("non-zero"));
+    loop {
+        let offered = tokio::select! {
+            offered = receiver.recv() => offered,
+            () = stopping.stopped() => None,
+        };
+        let Some(offered) = offered else {
+            return;
+        };
+        let format = format(&offered.game);
+        let kept = match newest_kept.get(&offered.game_id) {
+            Some(version) => *version,
+            None => match store.newest_snapshot(offered.game_id, &format).await {
+                Ok(version) => version,
+                Err(error) => {
+                    trouble(&offered, &error.to_string());
+                    continue;
+                }
+            },
+        };
+        let fresh: Vec<Arc<Checkpoint>> = offered
+            .checkpoints
+            .iter()
+            .filter(|checkpoint| checkpoint.version > kept)
+            .cloned()
+            .collect();
+        let Some(newest) = fresh.last().map(|checkpoint| checkpoint.version) else {
+            newest_kept.put(offered.game_id, kept);
+            continue;
+        };
+        let rows = tokio::task::spawn_blocking(move || {
+            fresh
+                .iter()
+                .map(|checkpoint| snapshot_of(checkpoint))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .await;
+        let rows = match rows {
+            Ok(Ok(rows)) => rows,
+            Ok(Err(error)) => {
+                trouble(&offered, &error.to_string());
+                continue;
+            }
+            Err(error) => {
+                trouble(&offered, &error.to_string());
+                continue;
+            }
+        };
+        match store.keep_snapshots(offered.game_id, &format, &rows).await {
+            Ok(()) => {
+                newest_kept.put(offered.game_id, newest);
+                metrics
+                    .fold_snapshots
+                    .with_label_values(&["kept"])
+                    .inc_by(rows.len() as u64);
+            }
+            Err(error) => trouble(&offered, &error.to_string()),
+        }
+    }
+}
+
+/// Snapshots are derived: one that could not be written is left for a
+/// later fold of the game, and said at most every 10 s.
+fn trouble(offered: &Offered, error: &str) {
+    if let Some(unlogged) = TROUBLE.due() {
+        tracing::warn!(game_id = %offered.game_id, %error, unlogged, "a game's snapshots could not be kept");
+    }
+}
