@@ -1,13 +1,15 @@
-//! Credentials as HTTP carries them: the bearer token of a request, resolved
-//! by the service into who is calling.
+//! Credentials as HTTP carries them: the bearer token of a request, or the
+//! seat's cookie a game's page keeps (`seat_cookie.rs`), resolved by the
+//! service into who is calling.
 
-use actix_web::http::header;
+use actix_web::http::{header, Method};
 use actix_web::HttpRequest;
 use umpire_domain::Viewer;
-use umpire_service::{access, Credential, GameService, ServiceError};
+use umpire_service::{access, Credential, GameService, Presented, ServiceError};
 use uuid::Uuid;
 
 use crate::error::ApiError;
+use crate::seat_cookie;
 
 /// The bearer token of a request, if any. A malformed header is an error
 /// rather than silently treated as a spectator.
@@ -33,19 +35,60 @@ pub fn bearer_token(request: &HttpRequest) -> Result<Option<String>, ApiError> {
     Ok(Some(token.to_string()))
 }
 
+/// What `request` presents to say who sends it: its bearer token, which
+/// wins; else the seat's cookie, only from the game's own page (403
+/// `cross_site_request` from anywhere else, `seat_cookie.rs`); else nothing.
+pub fn presented(request: &HttpRequest) -> Result<Presented, ApiError> {
+    if let Some(token) = bearer_token(request)? {
+        return Ok(Presented::Token(token));
+    }
+    let Some(secret) = seat_cookie::value(request)? else {
+        return Ok(Presented::Nothing);
+    };
+    let safe = matches!(*request.method(), Method::GET | Method::HEAD);
+    if !seat_cookie::from_own_origin(request, safe) {
+        return Err(seat_cookie::cross_site());
+    }
+    Ok(Presented::PageSession(secret))
+}
+
+/// A page session's refusal answered with its cookie cleared; any other
+/// error as it is.
+pub fn clearing_an_ended_cookie(
+    error: ServiceError,
+    game_id: Uuid,
+    request: &HttpRequest,
+) -> ApiError {
+    match error {
+        ServiceError::Unauthenticated {
+            code: "page_session_ended",
+            ..
+        } => ApiError::SeatCookieEnded {
+            error: Box::new(error),
+            game_id,
+            secure: seat_cookie::from_https_page(request),
+        },
+        other => other.into(),
+    }
+}
+
 /// Who sends `request` to a game: 404 for an unknown game before anything
-/// about the token is said (so a stranger's token cannot tell games apart),
-/// 401 for a token that is not valid there, a spectator without one.
+/// about the token or cookie is said (so a stranger's token cannot tell
+/// games apart), 401 for a token or a seat's cookie that is not valid
+/// there, a spectator without either.
 pub async fn viewer(
     service: &GameService,
     game_id: Uuid,
     request: &HttpRequest,
 ) -> Result<Viewer<String>, ApiError> {
-    match bearer_token(request) {
-        Ok(token) => Ok(service.viewer(game_id, token.as_deref()).await?),
-        Err(malformed) => {
+    match presented(request) {
+        Ok(presented) => service
+            .viewer_of(game_id, &presented)
+            .await
+            .map_err(|error| clearing_an_ended_cookie(error, game_id, request)),
+        Err(refused) => {
             service.record(game_id).await?;
-            Err(malformed)
+            Err(refused)
         }
     }
 }
@@ -58,11 +101,14 @@ pub async fn credential(
     game_id: Uuid,
     request: &HttpRequest,
 ) -> Result<Credential, ApiError> {
-    match bearer_token(request) {
-        Ok(token) => Ok(service.credential(game_id, token.as_deref()).await?),
-        Err(malformed) => {
+    match presented(request) {
+        Ok(presented) => service
+            .credential_of(game_id, &presented)
+            .await
+            .map_err(|error| clearing_an_ended_cookie(error, game_id, request)),
+        Err(refused) => {
             service.record(game_id).await?;
-            Err(malformed)
+            Err(refused)
         }
     }
 }

@@ -34,6 +34,16 @@ pub enum ApiError {
     /// answer closes it.
     #[error("{0}")]
     ConnectionNotAdmitted(&'static str),
+    /// A seat's cookie that no longer gives a seat (`page_session_ended`):
+    /// the error, answered with the cookie of `game_id` cleared, so that
+    /// the browser's next request is a spectator's (`seat_cookie.rs`).
+    #[error("{error}")]
+    SeatCookieEnded {
+        // Boxed: beside a game id it would make every ApiError larger.
+        error: Box<ServiceError>,
+        game_id: uuid::Uuid,
+        secure: bool,
+    },
 }
 
 impl From<umpire_storage::StoreError> for ApiError {
@@ -68,6 +78,7 @@ impl ApiError {
     pub fn body(&self) -> ErrorBody {
         match self {
             ApiError::Service(error) => error.body(),
+            ApiError::SeatCookieEnded { error, .. } => error.body(),
             ApiError::BodyTimeout { .. } => self.http_only_body("body_timeout"),
             ApiError::UnsupportedMediaType => self.http_only_body("unsupported_content_type"),
             ApiError::MethodNotAllowed { .. } => self.http_only_body("method_not_allowed"),
@@ -102,6 +113,7 @@ impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         let error = match self {
             ApiError::Service(error) => error,
+            ApiError::SeatCookieEnded { error, .. } => error.as_ref(),
             ApiError::BodyTimeout { .. } => return StatusCode::REQUEST_TIMEOUT,
             ApiError::UnsupportedMediaType => return StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::MethodNotAllowed { .. } => return StatusCode::METHOD_NOT_ALLOWED,
@@ -144,6 +156,15 @@ impl ResponseError for ApiError {
         match self {
             ApiError::Service(ServiceError::Unauthenticated { .. }) => {
                 response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
+            }
+            ApiError::SeatCookieEnded {
+                game_id, secure, ..
+            } => {
+                response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
+                response.insert_header((
+                    header::SET_COOKIE,
+                    crate::seat_cookie::cleared(*game_id, *secure),
+                ));
             }
             ApiError::Service(
                 ServiceError::Unavailable(_)

@@ -20,6 +20,7 @@ pub mod openapi;
 pub mod params;
 pub mod request_span;
 pub mod routes;
+pub mod seat_cookie;
 pub mod security_headers;
 pub mod startup;
 pub mod stop_signal;

@@ -7,12 +7,12 @@ use utoipa::openapi::example::ExampleBuilder;
 use utoipa::openapi::extensions::ExtensionsBuilder;
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::schema::Schema;
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{OpenApi as Document, RefOr};
 use utoipa::{Modify, OpenApi};
 use utoipa_actix_web::{scope, service_config::ServiceConfig, AppExt};
 
-use crate::routes::{archives, games, health, invitations, stream};
+use crate::routes::{archives, games, health, invitations, seat_devices, stream};
 
 pub mod by_game;
 pub mod flattened;
@@ -64,6 +64,18 @@ impl Modify for BearerScheme {
                     .build(),
             ),
         );
+        components.add_security_scheme(
+            "seat_cookie",
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(
+                crate::seat_cookie::NAME,
+                "A seat kept by a browser: set by redeem_invitation with `keep: cookie` \
+                 (HttpOnly, SameSite=Strict, Path=/v1/games/{id}), for the game's own page \
+                 only. A request that carries it must come from that page's origin \
+                 (`Sec-Fetch-Site: same-origin`, or an `Origin` naming the `Host`), else 403 \
+                 `cross_site_request`; a bearer token sent with it wins. Clients use the \
+                 bearer token.",
+            ))),
+        );
     }
 }
 
@@ -109,7 +121,9 @@ fn routes_in(order: RouteOrder, config: &mut ServiceConfig) {
         .service(archives::score_archives)
         .service(archives::run_game_what_if)
         .service(invitations::redeem_invitation)
-        .service(invitations::reissue_seat_token);
+        .service(invitations::reissue_seat_token)
+        .service(seat_devices::create_device_link)
+        .service(seat_devices::end_page_session);
 }
 
 pub fn base() -> utoipa::openapi::OpenApi {
@@ -325,6 +339,15 @@ fn error_example(status: &str, description: &str) -> Option<Value> {
         }
         "429" if names("too_many_failed_redemptions") => {
             json!({"code": "too_many_failed_redemptions", "message": "This address redeemed too many unknown, used or expired invitations; check the link. Retry in 2 s.", "details": {"retry_after_seconds": 2}})
+        }
+        "429" if names("too_many_device_links") => {
+            json!({"code": "too_many_device_links", "message": "This seat made links to another device faster than a seat may. Retry in 41 s.", "details": {"retry_after_seconds": 41}})
+        }
+        "400" if names("ambiguous_seat_cookie") => {
+            json!({"code": "ambiguous_seat_cookie", "message": "This request carries more than one seat cookie for this game; only the service sets it, once per game. Clear this site's cookies and take the seat again."})
+        }
+        "403" if names("cross_site_request") && !description.contains("umpire") => {
+            json!({"code": "cross_site_request", "message": "This request carries the seat's cookie but does not come from the game's own page (Sec-Fetch-Site, Origin): only that page may use it. A client sends the seat's token as Authorization: Bearer <token> instead."})
         }
         "400" => {
             json!({"code": "malformed_json", "message": "The body is not valid for this request: missing field `action` at line 1 column 2."})

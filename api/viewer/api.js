@@ -1,5 +1,9 @@
 // The page's only way to the service: /v1 with the viewer's token as a
-// header. The token lives in this tab's session storage, never in a URL.
+// header, or, for a seat this browser keeps, the seat's cookie, which the
+// service set when the seat was taken (`join.js`) and which no script can
+// read: it is HttpOnly, scoped to this game's API paths, and the API takes
+// it only from this origin. A pasted token lives in this tab's session
+// storage, never in a URL, and wins over the cookie.
 
 const TOKEN_KEY = (gameId) => `umpire.token.${gameId}`;
 
@@ -19,7 +23,8 @@ export class Api {
   }
 
   // The token requests carry: none while the page shows the spectator's
-  // view on purpose (`?as=spectator`), even when one is kept.
+  // view on purpose (`?as=spectator`), even when one is kept (and then no
+  // cookie either: `credentials`).
   get token() {
     if (this.anonymous) return null;
     return sessionStorage.getItem(TOKEN_KEY(this.gameId));
@@ -37,8 +42,13 @@ export class Api {
     return headers;
   }
 
+  // Whether requests may carry the seat's cookie.
+  get credentials() {
+    return this.anonymous ? 'omit' : 'same-origin';
+  }
+
   async request(path, { method = 'GET', body, signal } = {}) {
-    const init = { method, headers: this.headers(), signal, cache: 'no-store' };
+    const init = { method, headers: this.headers(), signal, cache: 'no-store', credentials: this.credentials };
     if (body !== undefined) {
       init.headers['Content-Type'] = 'application/json';
       init.body = JSON.stringify(body);
@@ -61,6 +71,10 @@ export class Api {
   legalActions() { return this.request('/legal-actions'); }
   audit() { return this.request('/audit'); }
   whatIf(options) { return this.request('/what-if', { method: 'POST', body: { options } }); }
+  // A one-time link that gives this seat to another device (10 minutes).
+  deviceLink() { return this.request('/device-links', { method: 'POST' }); }
+  // This browser leaves the seat: the service ends its cookie and clears it.
+  leaveDevice() { return this.request('/page-session', { method: 'DELETE' }); }
   submit(action, expectedVersion) {
     return this.request('/actions', {
       method: 'POST',
@@ -91,6 +105,7 @@ export class Api {
         headers: this.headers({ Accept: 'text/event-stream' }),
         signal: controller.signal,
         cache: 'no-store',
+        credentials: this.credentials,
       });
       if (!response.ok || !response.body) throw new ApiError(response.status, null);
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();

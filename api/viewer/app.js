@@ -10,12 +10,14 @@ import { Play } from './play.js';
 import { clearMarks, mark, touched } from './marks.js';
 import { showClocks } from './clock.js';
 import { seatsPanel } from './seats.js';
+import { devicePanel } from './device.js';
 
 const STATES_KEPT = 64;
 const POLL_MS = 3000;
 
 const $ = (id) => document.getElementById(id);
-const gameId = decodeURIComponent(location.pathname.split('/')[2] ?? '');
+// Lower case, as the seat's cookie is scoped to `/v1/games/<id>`.
+const gameId = decodeURIComponent(location.pathname.split('/')[2] ?? '').toLowerCase();
 const api = new Api(gameId);
 
 const desk = {
@@ -322,9 +324,12 @@ function follow() {
     },
     onEnd: (end) => {
       if (end.reason === 'revoked') {
-        // The umpire reissued this seat's token: it shows nothing more.
+        // The umpire reissued this seat: its token, or this browser's
+        // cookie, shows nothing more.
         api.token = null;
-        notice('The umpire has reissued this seat: this token no longer works. Ask the umpire for your new invitation link. Showing the spectator\'s view.');
+        notice('The umpire has reissued this seat: this browser no longer holds it. Ask the umpire for your new invitation link. Showing the spectator\'s view.');
+        history.replaceState(null, '', `${location.pathname}?at=${desk.at}`);
+        $('notice').scrollIntoView({ block: 'nearest' });
         load({ keepVersion: true });
       } else if (end.reason === 'finished') {
         desk.summary.status = end.status ?? desk.summary.status;
@@ -350,7 +355,7 @@ function follow() {
 
 // ---- who is looking -------------------------------------------------------
 
-async function load({ keepVersion } = {}) {
+async function load({ keepVersion, retried } = {}) {
   const params = new URLSearchParams(location.search);
   const wanted = params.get('as');
   api.anonymous = wanted === 'spectator';
@@ -362,6 +367,15 @@ async function load({ keepVersion } = {}) {
       api.token = null;
       notice('That token is not valid for this game: showing the spectator\'s view.');
       return load({ keepVersion });
+    }
+    // The seat's cookie has ended; the answer cleared it.
+    if (error instanceof ApiError && error.body.code === 'page_session_ended' && !retried) {
+      // Unless the page already said why (a reissue seen on the stream).
+      if ($('notice').hidden) notice('This browser no longer holds a seat in this game: it left this device, its 30 days ran out, or the umpire reissued the seat. Ask for a new link. Showing the spectator\'s view.');
+      // The address no longer names that seat.
+      const at = keepVersion ? String(desk.at) : params.get('at');
+      history.replaceState(null, '', at == null ? location.pathname : `${location.pathname}?at=${at}`);
+      return load({ keepVersion, retried: true });
     }
     $('title').textContent = error.status === 404 ? 'No such game' : 'The game cannot be shown';
     $('board').replaceChildren(refusal(error));
@@ -387,6 +401,9 @@ async function load({ keepVersion } = {}) {
   $('at').max = String(latest());
   renderTimeline();
   const umpire = desk.viewer === 'umpire';
+  const seat = desk.viewer.startsWith('seat:') ? seatOf(desk.viewer) : null;
+  $('device-panel').hidden = !seat;
+  $('device').replaceChildren(...(seat ? [devicePanel(api, seat, { onLeft: leftDevice })] : []));
   $('umpire-panel').hidden = !umpire;
   $('seats').replaceChildren(...(umpire ? [seatsPanel(api, summary)] : []));
   playFor = -1;
@@ -398,7 +415,35 @@ async function load({ keepVersion } = {}) {
   follow();
 }
 
+// This browser left its seat (device.js): shown again as the spectator.
+function leftDevice(message) {
+  api.token = null;
+  notice(message);
+  $('notice').scrollIntoView({ block: 'nearest' });
+  history.replaceState(null, '', `${location.pathname}?at=${desk.at}`);
+  desk.stopFollowing?.();
+  load({ keepVersion: true });
+}
+
+// Another tab may have left the seat, or taken another seat of this game,
+// in this browser (one cookie per game): when this tab is looked at again,
+// it shows whom the browser now is.
+async function recheckViewer() {
+  if (document.visibilityState !== 'visible' || !desk.summary || api.anonymous) return;
+  let now = null;
+  try {
+    now = (await api.summary()).viewer;
+  } catch {
+    now = null;
+  }
+  if (now !== desk.viewer) {
+    desk.stopFollowing?.();
+    load({ keepVersion: true });
+  }
+}
+
 function wire() {
+  document.addEventListener('visibilitychange', recheckViewer);
   desk.play = new Play({ panel: $('play'), board: $('board'), onSubmit: submit });
   $('submit-form').addEventListener('submit', submitJson);
   $('play-json').addEventListener('toggle', () => { if ($('play-json').open) listLegalJson(); });
@@ -432,7 +477,8 @@ function wire() {
   $('forget').addEventListener('click', () => {
     api.token = null;
     notice(null);
-    history.replaceState(null, '', `${location.pathname}?at=${desk.at}`);
+    // Without the seat's cookie either, which this browser may keep.
+    history.replaceState(null, '', `${location.pathname}?at=${desk.at}&as=spectator`);
     desk.stopFollowing?.();
     load({ keepVersion: true });
   });

@@ -1,5 +1,14 @@
 // A link shown with a copy button, for the pages that hand out links
-// (new.js, seats.js).
+// (new.js, seats.js, device.js).
+
+// The links' styles (seats.css), loaded once into whatever page shows them.
+export function ensureLinkStyles() {
+  if (document.querySelector('link[href="/viewer/seats.css"]')) return;
+  const link = document.createElement('link');
+  link.rel = 'stylesheet';
+  link.href = '/viewer/seats.css';
+  document.head.append(link);
+}
 
 export function linkRow(label, href, { id } = {}) {
   const row = document.createElement('li');

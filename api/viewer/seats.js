@@ -6,19 +6,10 @@
 //   import { seatsPanel } from './seats.js';
 //   umpirePanel.append(seatsPanel(api, summary));   // api: Api, summary: GET /v1/games/{id}
 
-import { linkRow } from './links.js';
-
-// The panel's styles, loaded once into whatever page shows it.
-function ensureStyles() {
-  if (document.querySelector('link[href="/viewer/seats.css"]')) return;
-  const link = document.createElement('link');
-  link.rel = 'stylesheet';
-  link.href = '/viewer/seats.css';
-  document.head.append(link);
-}
+import { ensureLinkStyles, linkRow } from './links.js';
 
 export function seatsPanel(api, summary) {
-  ensureStyles();
+  ensureLinkStyles();
   const panel = document.createElement('div');
   panel.className = 'seats-panel';
   const title = document.createElement('strong');

@@ -27,8 +27,8 @@ use crate::metrics::Metrics;
 use crate::model::{CreateGameRequest, CreatedGame};
 use crate::replicas::{ReplicaSettings, Replicas, Skip};
 use crate::throttle::{
-    Rate, RefusalThrottle, Throttle, DEFAULT_CREATIONS_PER_MINUTE, REDEMPTION_FAILURES,
-    TRACKED_ADDRESSES, TRACKED_GAMES, UMPIRE_EXTRAS_PER_GAME,
+    Rate, RefusalThrottle, Throttle, DEFAULT_CREATIONS_PER_MINUTE, DEVICE_LINKS_PER_SEAT,
+    REDEMPTION_FAILURES, TRACKED_ADDRESSES, TRACKED_GAMES, TRACKED_SEATS, UMPIRE_EXTRAS_PER_GAME,
 };
 use crate::turns::Turns;
 
@@ -49,6 +49,8 @@ pub struct GameService {
     pub(crate) redemption_failures: Arc<Throttle<Option<ClientAddress>>>,
     /// The umpire's actions outside the rules, per game.
     pub(crate) umpire_extras: Arc<Throttle<Uuid>>,
+    /// A seat's links to another device, per (game, seat).
+    pub(crate) device_links: Arc<Throttle<(Uuid, String)>>,
     /// Live streams and what wakes them.
     pub(crate) live: Live,
     /// The process's memory budget, which the fold cache, the streams and
@@ -125,6 +127,7 @@ impl GameService {
             )),
             redemption_failures: Arc::new(Throttle::new(REDEMPTION_FAILURES, TRACKED_ADDRESSES)),
             umpire_extras: Arc::new(Throttle::new(limits.umpire_extras, TRACKED_GAMES)),
+            device_links: Arc::new(Throttle::new(DEVICE_LINKS_PER_SEAT, TRACKED_SEATS)),
             live: Live::new(limits.live, budget.clone(), metrics.clone()),
             budget,
             metrics,

@@ -1,7 +1,8 @@
 //! Invitations as minted: a code (the game's id, then 128 random bits from
 //! the operating system), its link and expiry, and what the store keeps of
-//! it (its SHA-256). Creating a game (`games.rs`) and reissuing a seat
-//! (`invitations.rs`) both mint here.
+//! it (its SHA-256). Creating a game (`games.rs`), reissuing a seat
+//! (`invitations.rs`) and a seat's link to another device
+//! (`seat_devices.rs`) all mint here.
 
 use std::collections::BTreeMap;
 
@@ -17,8 +18,8 @@ use crate::error::ServiceError;
 /// How long an invitation may be redeemed: 7 days from when it is made.
 pub const INVITATION_LIFETIME_DAYS: i64 = 7;
 
-/// One seat's invitation: shown once, to whoever created the game or
-/// reissued the seat.
+/// One seat's invitation: shown once, to whoever created the game,
+/// reissued the seat or (a link to another device) holds the seat.
 #[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
 pub struct Invitation {
     pub seat: String,
@@ -33,15 +34,29 @@ pub struct Invitation {
     pub expires_at: String,
 }
 
-/// A new invitation of `game_id` for `seat`: what to show and what to store.
+/// A new invitation of `game_id` for `seat`, for 7 days from `now`: what
+/// to show and what to store.
 pub(crate) fn mint_invitation(
     game_id: Uuid,
     seat: &str,
     now: DateTime<Utc>,
 ) -> Result<(Invitation, NewInvitation), ServiceError> {
+    mint_invitation_until(
+        game_id,
+        seat,
+        now + Duration::days(INVITATION_LIFETIME_DAYS),
+    )
+}
+
+/// A new invitation of `game_id` for `seat`, redeemable until
+/// `expires_at`, at generation 0 (the store or the caller sets another).
+pub(crate) fn mint_invitation_until(
+    game_id: Uuid,
+    seat: &str,
+    expires_at: DateTime<Utc>,
+) -> Result<(Invitation, NewInvitation), ServiceError> {
     let secret = &new_token()?[..32];
     let code = format!("{}{secret}", game_id.simple());
-    let expires_at = now + Duration::days(INVITATION_LIFETIME_DAYS);
     let stored = NewInvitation {
         code_hash: hash_token(&code),
         seat: seat.to_string(),

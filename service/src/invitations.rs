@@ -1,6 +1,7 @@
 //! Seats by invitation: each seat of a new game gets a one-time code,
 //! which `POST /v1/invitations/redeem` exchanges once for a token of that
-//! seat; the umpire's reissue of a seat's token revokes every earlier one
+//! seat, or for a page session its browser keeps (`seat_devices.rs`,
+//! which also mints a seat's own link to another device); the umpire's reissue of a seat's token revokes every earlier one
 //! and hands out a new invitation, and the game's log records it
 //! (`seat_token_reissued`, `umpire_domain::seat_tokens`), never the token
 //! or the code.
@@ -25,7 +26,7 @@ use std::time::Instant;
 use chrono::Utc;
 use serde::{Deserialize, Serialize};
 use umpire_domain::{actor_label, seat_tokens, Actor, Viewer};
-use umpire_storage::{hash_token, NewEvent, Redemption, StoreError};
+use umpire_storage::{hash_token, Grantee, NewEvent, Redemption, StoreError};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -36,6 +37,7 @@ use crate::games::GameService;
 use crate::grants::Credential;
 use crate::invitation_codes::mint_invitation;
 pub use crate::invitation_codes::{Invitation, INVITATION_LIFETIME_DAYS};
+use crate::seat_devices::PageSession;
 use crate::model::SubmitActionRequest;
 
 /// How many times a reissue is tried again after another instance
@@ -47,15 +49,45 @@ const REISSUE_ATTEMPTS: u32 = 8;
 pub struct RedeemInvitationRequest {
     /// The code of an invitation (what follows `#` in its link).
     pub code: String,
+    /// Where the seat is kept: `token` (the default) answers a bearer
+    /// token; `cookie`, which only the game's own page asks for, keeps it
+    /// in this browser instead (see [`KeptAs`]).
+    #[serde(default)]
+    pub keep: KeptAs,
 }
 
-/// What a redeemed invitation gives: the seat's new token, shown once.
+/// Where a redeemed seat is kept.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum KeptAs {
+    /// A bearer token, in the answer, for API clients.
+    #[default]
+    Token,
+    /// A page session: a secret the answer sets as an HttpOnly,
+    /// SameSite=Strict cookie scoped to the game's API paths, which the
+    /// page's script cannot read and only the page's own origin may use
+    /// (`seat_devices.rs`). The answer then holds no token.
+    Cookie,
+}
+
+/// What a redeemed invitation gives: the seat, and its new token, shown
+/// once, unless the seat is kept in a cookie.
 #[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
 pub struct RedeemedInvitation {
     pub game_id: Uuid,
     pub seat: String,
-    /// The seat's token: `Authorization: Bearer <token>`.
-    pub token: String,
+    /// The seat's token: `Authorization: Bearer <token>`. Absent when the
+    /// seat is kept in a cookie (`keep: cookie`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+}
+
+/// A redemption as the service made it: the answer, and the page session
+/// to set as a cookie when one was asked for.
+#[derive(Debug, Clone)]
+pub struct Redeemed {
+    pub answer: RedeemedInvitation,
+    pub page_session: Option<PageSession>,
 }
 
 /// A seat's token reissued: every earlier token of the seat is revoked,
@@ -94,8 +126,9 @@ impl GameService {
     pub async fn redeem_invitation(
         &self,
         code: &str,
+        keep: KeptAs,
         client: Option<ClientAddress>,
-    ) -> Result<RedeemedInvitation, ServiceError> {
+    ) -> Result<Redeemed, ServiceError> {
         let throttled = |retry_after_seconds| ServiceError::Throttled {
             code: "too_many_failed_redemptions",
             message: "This address redeemed too many unknown, used or expired invitations; \
@@ -108,9 +141,9 @@ impl GameService {
         self.redemption_failures
             .check(client, Instant::now())
             .map_err(throttled)?;
-        let redeemed = self.redeem(code).await;
-        if let Ok(seat) = &redeemed {
-            self.join_the_clock(seat).await;
+        let redeemed = self.redeem(code, keep).await;
+        if let Ok(Redeemed { answer, .. }) = &redeemed {
+            self.join_the_clock(answer).await;
         }
         if matches!(
             redeemed,
@@ -157,22 +190,47 @@ impl GameService {
         }
     }
 
-    async fn redeem(&self, code: &str) -> Result<RedeemedInvitation, ServiceError> {
+    async fn redeem(&self, code: &str, keep: KeptAs) -> Result<Redeemed, ServiceError> {
         let unknown = || ServiceError::NotFound {
             code: "invitation_unknown",
             message: "This invitation is not known: check that the whole link was copied.".into(),
         };
         let game_id = game_of(code).ok_or_else(unknown)?;
-        let token = new_token()?;
+        let now = Utc::now();
+        let secret = new_token()?;
+        let secret_hash = hash_token(&secret);
+        let page_session = PageSession::new(game_id, secret, now);
+        let grantee = match keep {
+            KeptAs::Token => Grantee::Token {
+                token_hash: &secret_hash,
+            },
+            KeptAs::Cookie => Grantee::PageSession {
+                secret_hash: &secret_hash,
+                expires_at: page_session.expires_at,
+            },
+        };
         match self
             .store
-            .redeem_invitation(game_id, &hash_token(code), &hash_token(&token), Utc::now())
+            .redeem_invitation_for(game_id, &hash_token(code), &grantee, now)
             .await?
         {
-            Redemption::Redeemed { seat } => Ok(RedeemedInvitation {
-                game_id,
-                seat,
-                token,
+            Redemption::Redeemed { seat } => Ok(match keep {
+                KeptAs::Token => Redeemed {
+                    answer: RedeemedInvitation {
+                        game_id,
+                        seat,
+                        token: Some(page_session.secret),
+                    },
+                    page_session: None,
+                },
+                KeptAs::Cookie => Redeemed {
+                    answer: RedeemedInvitation {
+                        game_id,
+                        seat,
+                        token: None,
+                    },
+                    page_session: Some(page_session),
+                },
             }),
             Redemption::Unknown => Err(unknown()),
             Redemption::Used => Err(gone(
@@ -182,8 +240,8 @@ impl GameService {
             )),
             Redemption::Expired => Err(gone(
                 "invitation_expired",
-                "This invitation has expired (invitations last 7 days). Ask the umpire for \
-                 a new one.",
+                "This invitation has expired (an umpire's invitation lasts 7 days, a seat's \
+                 link to another device 10 minutes). Ask for a new one.",
             )),
             Redemption::Revoked => Err(gone(
                 "invitation_revoked",

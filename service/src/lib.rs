@@ -34,6 +34,7 @@ pub mod model;
 pub mod reads;
 pub mod replicas;
 pub mod schemas;
+pub mod seat_devices;
 mod shown;
 mod snapshots;
 mod stopping;
@@ -56,3 +57,4 @@ pub use live::{Follower, LiveLimits, RenderedEvent, StreamBatch, StreamClient, W
 pub use log_length::MAX_EVENTS_PER_GAME;
 pub use metrics::Metrics;
 pub use replicas::{ReadAt, ReplicaSettings};
+pub use seat_devices::Presented;

@@ -8,7 +8,9 @@
 //!   admin token), so that one address cannot mint games and tokens without
 //!   end ([`DEFAULT_CREATIONS_PER_MINUTE`]);
 //! - failed invitation redemptions per client address, so that codes cannot
-//!   be guessed at the database's speed ([`REDEMPTION_FAILURES`]).
+//!   be guessed at the database's speed ([`REDEMPTION_FAILURES`]);
+//! - a seat's links to another device, per (game, seat), so that a seat
+//!   cannot fill the invitations table ([`DEVICE_LINKS_PER_SEAT`]).
 //!
 //! Each key has a bucket of `burst` tokens, refilled at `per_second`. What
 //! finds its bucket empty is answered 429 with `Retry-After`, and is neither
@@ -44,6 +46,18 @@ pub const REDEMPTION_FAILURES: Rate = Rate {
     burst: 10.0,
     per_second: 0.2,
 };
+
+/// Links to another device one seat of a game may make
+/// (`seat_devices.rs`): 5 at once, then one a minute. Each is a row of the
+/// insert-only invitations table; a player moving between a few devices
+/// needs a handful.
+pub const DEVICE_LINKS_PER_SEAT: Rate = Rate {
+    burst: 5.0,
+    per_second: 1.0 / 60.0,
+};
+
+/// How many (game, seat) buckets of device links are remembered.
+pub const TRACKED_SEATS: usize = 65_536;
 
 /// The umpire's actions outside the rules (pausing and resuming the clock,
 /// extra time, reissuing a seat's token) one game takes: a burst of 30,

@@ -1,8 +1,9 @@
 //! Seats by invitation (`migrations/V9__invitations.sql`): one-time codes
 //! exchanged for a seat's token, and the umpire's reissue of a seat's
 //! token, which revokes every earlier token of the seat and is recorded in
-//! the log in the same transaction. Insert-only: nothing here updates or
-//! deletes a row.
+//! the log in the same transaction. A code is redeemed for a bearer token
+//! or for a page session (`page_sessions.rs`). Insert-only: nothing here
+//! updates or deletes a row.
 
 use chrono::{DateTime, Utc};
 use tokio_postgres::error::SqlState;
@@ -39,6 +40,20 @@ pub enum Redemption {
     Expired,
     /// The seat's token was reissued since: a newer invitation replaced it.
     Revoked,
+}
+
+/// Whom a redeemed invitation gives its seat to.
+#[derive(Debug, Clone, Copy)]
+pub enum Grantee<'a> {
+    /// A bearer token, by its SHA-256 ([`crate::hash_token`]): the client
+    /// is answered the token.
+    Token { token_hash: &'a str },
+    /// A page session, by its secret's SHA-256: the browser keeps the
+    /// secret in a cookie until `expires_at` (`migrations/V12`).
+    PageSession {
+        secret_hash: &'a str,
+        expires_at: DateTime<Utc>,
+    },
 }
 
 /// Inserts invitations inside the transaction that creates their game or
@@ -113,16 +128,29 @@ impl EventStore {
         Ok((linked.events, next))
     }
 
-    /// Redeems an invitation's code once, at `now`: on success the token
-    /// whose hash is `token_hash` is stored for the invitation's seat and
-    /// generation. One transaction; of two concurrent redemptions of one
-    /// code, the second waits on the first's `redemptions` key and then
-    /// finds the code used.
+    /// Redeems an invitation's code once, at `now`, for a bearer token:
+    /// [`EventStore::redeem_invitation_for`] a [`Grantee::Token`].
     pub async fn redeem_invitation(
         &self,
         game_id: Uuid,
         code_hash: &str,
         token_hash: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Redemption, StoreError> {
+        self.redeem_invitation_for(game_id, code_hash, &Grantee::Token { token_hash }, now)
+            .await
+    }
+
+    /// Redeems an invitation's code once, at `now`: on success `grantee`
+    /// (a token's or a page session's hash) is stored for the invitation's
+    /// seat and generation. One transaction; of two concurrent redemptions
+    /// of one code, the second waits on the first's `redemptions` key and
+    /// then finds the code used.
+    pub async fn redeem_invitation_for(
+        &self,
+        game_id: Uuid,
+        code_hash: &str,
+        grantee: &Grantee<'_>,
         now: DateTime<Utc>,
     ) -> Result<Redemption, StoreError> {
         let mut client = self.pool().get().await?;
@@ -157,13 +185,27 @@ impl EventStore {
         if generation < newest {
             return Ok(Redemption::Revoked);
         }
-        transaction
-            .execute(
-                "INSERT INTO tokens (game_id, token_hash, role, seat, generation)
-                 VALUES ($1, $2, 'seat', $3, $4)",
-                &[&game_id, &token_hash, &seat, &generation],
-            )
-            .await?;
+        match grantee {
+            Grantee::Token { token_hash } => {
+                transaction
+                    .execute(
+                        "INSERT INTO tokens (game_id, token_hash, role, seat, generation)
+                         VALUES ($1, $2, 'seat', $3, $4)",
+                        &[&game_id, token_hash, &seat, &generation],
+                    )
+                    .await?
+            }
+            Grantee::PageSession {
+                secret_hash,
+                expires_at,
+            } => transaction
+                .execute(
+                    "INSERT INTO page_sessions (game_id, secret_hash, seat, generation, expires_at)
+                         VALUES ($1, $2, $3, $4, $5)",
+                    &[&game_id, secret_hash, &seat, &generation, expires_at],
+                )
+                .await?,
+        };
         transaction.commit().await?;
         Ok(Redemption::Redeemed { seat })
     }

@@ -13,6 +13,7 @@ pub mod cluster;
 mod group_commit;
 mod invitations;
 pub mod listing;
+mod page_sessions;
 pub mod pool;
 mod snapshots;
 mod standby;
@@ -26,7 +27,7 @@ pub use bulk::{BulkGame, FullGame, ImportGame, ImportOutcome};
 pub use clock_checks::ClockCheck;
 pub use cluster::{ClusterError, Durability, PrivateCluster};
 pub use group_commit::{BatchObserver, GroupCommitLimits};
-pub use invitations::{NewInvitation, Redemption};
+pub use invitations::{Grantee, NewInvitation, Redemption};
 pub use listing::{GameListFilter, GamePage, ListCursor, ListedGame, GAMES_EXAMINED_PER_PAGE};
 pub use pool::{
     connect, connect_waiting, connect_with, logs_in_as_superuser, migrate, Pool, PoolTimeouts,

@@ -50,8 +50,11 @@ def check(driver) -> None:
     expected("#" not in driver.current_url, "the code left the address bar")
     driver.save_screenshot(str(OUT / "joined-as-dark.png"))
 
-    # The same link again: refused, plainly.
+    # The same link again, in another browser (this one's cookies cleared:
+    # this one keeps dark, and would offer to open the game as dark):
+    # refused, plainly.
     driver.execute_script("sessionStorage.clear()")
+    driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
     driver.get(dark_link)
     wait_for(driver, "return document.body.dataset.join === 'refused'", "the second use to be refused")
     said = driver.find_element(By.ID, "join-status").text

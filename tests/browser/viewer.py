@@ -147,13 +147,17 @@ def registered_games() -> list[str]:
     return [game["game"] for game in call("GET", "/v1/game-types")["games"]]
 
 
-def browser(width: int = 1280, height: int = 800) -> webdriver.Chrome:
+def browser(width: int = 1280, height: int = 800, profile: Path | None = None) -> webdriver.Chrome:
+    """Headless Chromium; with `profile`, its user data directory (cookies
+    kept there survive the browser, as a person's do across a restart)."""
     options = Options()
     options.binary_location = "/usr/bin/chromium"
     for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--disable-dev-shm-usage", f"--window-size={width},{height}"):
         options.add_argument(flag)
+    if profile is not None:
+        options.add_argument(f"--user-data-dir={profile}")
     options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     driver.set_script_timeout(30)

@@ -39,6 +39,7 @@ mod refusals_audited;
 mod replicas;
 mod retries;
 mod rules;
+mod seat_devices;
 mod streams;
 mod support;
 mod viewer;

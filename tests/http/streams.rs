@@ -49,7 +49,12 @@ impl Sse {
         token: Option<&str>,
         last_event_id: Option<u64>,
     ) -> Sse {
-        let response = Self::request(app, id, token, last_event_id).await;
+        Self::of(Self::request(app, id, token, last_event_id).await)
+    }
+
+    /// The stream a request for one answered (with headers of its own: a
+    /// seat's cookie, say).
+    pub(crate) fn of(response: reqwest::Response) -> Sse {
         assert_eq!(response.status(), StatusCode::OK, "opening the stream");
         assert_eq!(
             response.headers()["content-type"],

@@ -1,7 +1,7 @@
 //! The error answers whole families of operations share, declared once for
 //! their OpenAPI descriptions: reading a game (a token is optional), acting
-//! in one (a seat or umpire token is needed), and what only its umpire may
-//! do. An operation lists the family it belongs to beside the answers that
+//! in one (a seat or umpire token, or the seat's cookie from the game's
+//! page, is needed), and what only its umpire may do. An operation lists the family it belongs to beside the answers that
 //! are its own (`responses((status = 200, ..), ReadingAGame)`).
 
 use utoipa::IntoResponses;
@@ -11,8 +11,16 @@ use crate::error::ErrorBody;
 /// Reading a game, which a spectator may do without a token.
 #[derive(IntoResponses)]
 pub enum ReadingAGame {
-    #[response(status = 401, description = "Invalid token")]
+    #[response(
+        status = 401,
+        description = "Invalid token, or a seat's cookie that has ended (`page_session_ended`; the answer clears it)"
+    )]
     InvalidToken(ErrorBody),
+    #[response(
+        status = 403,
+        description = "The seat's cookie, sent from another origin (`cross_site_request`)"
+    )]
+    CrossSite(ErrorBody),
     #[response(status = 404, description = "No such game")]
     NoSuchGame(ErrorBody),
     #[response(status = 503, description = "Database unavailable")]
@@ -23,8 +31,16 @@ pub enum ReadingAGame {
 /// token is needed.
 #[derive(IntoResponses)]
 pub enum ActingInAGame {
-    #[response(status = 401, description = "Missing or invalid token")]
+    #[response(
+        status = 401,
+        description = "Missing or invalid token, or a seat's cookie that has ended (`page_session_ended`; the answer clears it)"
+    )]
     MissingOrInvalidToken(ErrorBody),
+    #[response(
+        status = 403,
+        description = "The seat's cookie, sent from another origin (`cross_site_request`); for a seat's own operations, not a seat (`seat_only`)"
+    )]
+    CrossSiteOrNotASeat(ErrorBody),
     #[response(status = 404, description = "No such game")]
     NoSuchGame(ErrorBody),
     #[response(status = 503, description = "Database unavailable")]
@@ -36,7 +52,10 @@ pub enum ActingInAGame {
 pub enum UmpireOnly {
     #[response(status = 401, description = "Missing or invalid token")]
     MissingOrInvalidToken(ErrorBody),
-    #[response(status = 403, description = "Not the umpire token")]
+    #[response(
+        status = 403,
+        description = "Not the umpire token, or the seat's cookie sent from another origin (`cross_site_request`)"
+    )]
     NotTheUmpire(ErrorBody),
     #[response(status = 404, description = "No such game")]
     NoSuchGame(ErrorBody),

@@ -1,26 +1,33 @@
 //! Seats by invitation: redeeming an invitation's code for a seat's token,
 //! and the umpire's reissue of a seat's token (`umpire_service::invitations`).
 
+use actix_web::http::header;
 use actix_web::{post, web, HttpRequest, HttpResponse};
 use uuid::Uuid;
 
-use umpire_service::invitations::{RedeemInvitationRequest, RedeemedInvitation, ReissuedSeat};
+use umpire_service::invitations::{
+    KeptAs, RedeemInvitationRequest, RedeemedInvitation, ReissuedSeat,
+};
 
 use super::error_answers::ActingInAGame;
 use crate::auth::{bearer_token, viewer};
 use crate::error::{ApiError, ErrorBody};
 use crate::json_body::JsonObject;
+use crate::seat_cookie;
 use crate::AppState;
 
 /// Redeem an invitation: its one-time code, once, for a new token of its
-/// seat and the game's id.
+/// seat and the game's id; or, asked by the game's own page
+/// (`keep: cookie`), for a cookie that keeps the seat in this browser, with
+/// no token in the answer.
 #[utoipa::path(
     operation_id = "redeem_invitation",
     tag = "games",
     request_body = RedeemInvitationRequest,
     responses(
-        (status = 200, description = "The seat's new token, shown once", body = RedeemedInvitation),
+        (status = 200, description = "The seat's new token, shown once; with `keep: cookie`, no token and `Set-Cookie: umpire_seat=…; Path=/v1/games/{id}; HttpOnly; SameSite=Strict` (and `Secure` from an https page)", body = RedeemedInvitation),
         (status = 400, description = "Malformed JSON", body = ErrorBody),
+        (status = 403, description = "`keep: cookie` asked by a request that does not come from this service's own page (`cross_site_request`)", body = ErrorBody),
         (status = 404, description = "No invitation has this code (`invitation_unknown`)", body = ErrorBody),
         (status = 410, description = "The invitation was used (`invitation_used`), has expired (`invitation_expired`) or was revoked by a reissue (`invitation_revoked`)", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
@@ -35,9 +42,24 @@ pub async fn redeem_invitation(
     request: HttpRequest,
     body: JsonObject<RedeemInvitationRequest>,
 ) -> Result<HttpResponse, ApiError> {
+    // A cookie is set only for the service's own page: another site must
+    // not seat a visitor's browser with an invitation of its choosing.
+    if body.keep == KeptAs::Cookie && !seat_cookie::from_own_origin(&request, false) {
+        return Err(seat_cookie::cross_site());
+    }
     let client = state.trusted_proxies.client_of(&request);
-    let redeemed = state.service.redeem_invitation(&body.code, client).await?;
-    Ok(HttpResponse::Ok().json(redeemed))
+    let redeemed = state
+        .service
+        .redeem_invitation(&body.code, body.keep, client)
+        .await?;
+    let mut answer = HttpResponse::Ok();
+    if let Some(session) = &redeemed.page_session {
+        answer.insert_header((
+            header::SET_COOKIE,
+            seat_cookie::kept(session, seat_cookie::from_https_page(&request)),
+        ));
+    }
+    Ok(answer.json(redeemed.answer))
 }
 
 /// Reissue a seat's token: every earlier token of the seat is revoked at

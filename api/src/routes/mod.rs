@@ -8,5 +8,6 @@ pub mod health;
 pub mod home;
 pub mod invitations;
 pub mod rules;
+pub mod seat_devices;
 pub mod stream;
 pub mod viewer;

@@ -16,10 +16,12 @@ use uuid::Uuid;
 use umpire_domain::erased::StatusJson;
 use umpire_domain::Viewer;
 use umpire_service::model::{StreamEnd, StreamEvent};
-use umpire_service::{Follower, GameService, RenderedEvent, ServiceError, StreamClient, Woken};
+use umpire_service::{
+    Follower, GameService, Presented, RenderedEvent, ServiceError, StreamClient, Woken,
+};
 
 use super::error_answers::ReadingAGame;
-use crate::auth::{bearer_token, viewer};
+use crate::auth::{presented, viewer};
 use crate::error::{ApiError, ErrorBody};
 use crate::AppState;
 
@@ -145,10 +147,10 @@ pub async fn stream_game_events(
     // A seat's token may be revoked while its stream is open (a reissue):
     // the stream asks again when the log records a reissue.
     let recheck = match &viewer {
-        Viewer::Seat(_) => bearer_token(&request)?.map(|token| Recheck {
+        Viewer::Seat(_) => Some(Recheck {
             service: state.service.clone(),
             game_id,
-            token,
+            presented: presented(&request)?,
         }),
         _ => None,
     };
@@ -166,11 +168,12 @@ pub async fn stream_game_events(
 /// The reissue's event type as it stands in an event's JSON (a string).
 const REISSUED_IN_JSON: &str = "\"seat_token_reissued\"";
 
-/// What a seat's stream needs to ask whether its token still stands.
+/// What a seat's stream needs to ask whether its token (or its page
+/// session) still stands.
 struct Recheck {
     service: GameService,
     game_id: Uuid,
-    token: String,
+    presented: Presented,
 }
 
 impl Recheck {
@@ -185,7 +188,7 @@ impl Recheck {
             return false;
         }
         matches!(
-            self.service.viewer(self.game_id, Some(&self.token)).await,
+            self.service.viewer_of(self.game_id, &self.presented).await,
             Err(ServiceError::Unauthenticated { .. })
         )
     }
