@@ -109,6 +109,19 @@ pub fn validate_for_import(
     policy: &RejectionPolicy,
     now: DateTime<Utc>,
 ) -> Result<Replayed, ImportRefusal> {
+    validate_for_import_observing(registry, archive, policy, now, |_| {})
+}
+
+/// [`validate_for_import`], shown each step of the replay as [`replay`]
+/// shows it: what an importer keeps of the states on the way (the
+/// service's snapshots of a fold).
+pub fn validate_for_import_observing(
+    registry: &Registry,
+    archive: &Archive,
+    policy: &RejectionPolicy,
+    now: DateTime<Utc>,
+    observe: impl FnMut(&crate::replay::Step<'_>),
+) -> Result<Replayed, ImportRefusal> {
     if archive.game_id.is_nil() {
         return Err(Divergence::new(
             0,
@@ -133,7 +146,7 @@ pub fn validate_for_import(
         )
         .into());
     }
-    let replayed = replay(registry, archive, |_| {})?;
+    let replayed = replay(registry, archive, observe)?;
     if let Some(first) = replayed.first_failure() {
         return Err(first.clone().into());
     }

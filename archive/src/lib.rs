@@ -25,11 +25,12 @@ pub use audit::{
 };
 pub use format::{Archive, FormatError, FORMAT, FORMAT_VERSION};
 pub use import::{
-    validate_for_import, ImportRefusal, InvalidRejection, RejectionFault, RejectionPolicy,
+    validate_for_import, validate_for_import_observing, ImportRefusal, InvalidRejection,
+    RejectionFault, RejectionPolicy,
 };
 pub use inputs::{Input, MAX_ARCHIVE_BYTES};
 pub use pipeline::{score_inputs, ChainCheck, Progress, ScoreSettings};
-pub use replay::{replay, Cause, Divergence, Replayed};
+pub use replay::{replay, Cause, Divergence, Replayed, Step};
 pub use score::{
     score_archive, score_archive_text, score_events, score_verified_archive_text, OutputFormat,
     RowWriter, ScoreFault, ScoreRow,

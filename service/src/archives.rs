@@ -126,6 +126,8 @@ pub struct PreparedImport {
     tokens: MintedTokens,
     /// How the game ended, if its log ends it.
     result: Option<GameResult>,
+    /// Its states on the way, kept once it is stored (`snapshots.rs`).
+    snapshots: Vec<umpire_storage::FoldSnapshot>,
 }
 
 /// Validates an archive by replay (format, hash chain, setup, every action
@@ -149,12 +151,15 @@ pub fn prepare_import(
     // The archive crate reads no clock: the times an archive may hold are
     // judged against this server's.
     let now = chrono::Utc::now();
-    let replayed = umpire_archive::validate_for_import(registry, &archive, &policy, now).map_err(
-        |refusal| match refusal {
+    let mut snapshots = crate::snapshots::ImportSnapshots::default();
+    let replayed =
+        umpire_archive::validate_for_import_observing(registry, &archive, &policy, now, |step| {
+            snapshots.observe(step)
+        })
+        .map_err(|refusal| match refusal {
             ImportRefusal::Log(divergence) => refused(&divergence),
             ImportRefusal::Rejection(invalid) => refused_rejection(&invalid),
-        },
-    )?;
+        })?;
     let result = crate::listing::result_of(replayed.state.as_ref());
     let game = registry.get(&archive.game)?;
     let created_at = chrono::DateTime::parse_from_rfc3339(&archive.created_at)
@@ -179,6 +184,7 @@ pub fn prepare_import(
         record,
         tokens,
         result,
+        snapshots: snapshots.rows(),
     })
 }
 
@@ -230,6 +236,18 @@ impl PreparedImport {
     pub fn events(&self) -> usize {
         self.archive.events.len()
     }
+
+    /// Keeps its snapshots: once it is stored, never before (a row of
+    /// `fold_snapshots` names a stored game).
+    pub(crate) async fn keep_snapshots(&self, store: &EventStore) {
+        crate::snapshots::keep_imported(
+            store,
+            self.record.game_id,
+            &self.record.game,
+            &self.snapshots,
+        )
+        .await;
+    }
 }
 
 /// Validates an archive by replay and stores it whole with new tokens.
@@ -247,10 +265,12 @@ async fn store_one(
     store: &EventStore,
     prepared: PreparedImport,
 ) -> Result<CreatedGame, ServiceError> {
-    store_prepared(store, std::slice::from_ref(&prepared))
+    let created = store_prepared(store, std::slice::from_ref(&prepared))
         .await?
         .pop()
-        .unwrap_or_else(|| Err(ServiceError::Internal("an import answered nothing".into())))
+        .unwrap_or_else(|| Err(ServiceError::Internal("an import answered nothing".into())))?;
+    prepared.keep_snapshots(store).await;
+    Ok(created)
 }
 
 /// Runs a blocking job (a replay) off the async threads.

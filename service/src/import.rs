@@ -218,7 +218,13 @@ async fn store_batch(store: &EventStore, batch: Vec<Validated>) -> Vec<ImportLin
             Err(refusal) => refusals.push(Some(refusal)),
         }
     }
-    let mut stored = store_together_or_alone(store, &prepared).await.into_iter();
+    let outcomes = store_together_or_alone(store, &prepared).await;
+    for (game, outcome) in prepared.iter().zip(&outcomes) {
+        if outcome.is_ok() {
+            game.keep_snapshots(store).await;
+        }
+    }
+    let mut stored = outcomes.into_iter();
     sources
         .into_iter()
         .zip(refusals)

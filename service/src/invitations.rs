@@ -37,8 +37,8 @@ use crate::games::GameService;
 use crate::grants::Credential;
 use crate::invitation_codes::mint_invitation;
 pub use crate::invitation_codes::{Invitation, INVITATION_LIFETIME_DAYS};
-use crate::seat_devices::PageSession;
 use crate::model::SubmitActionRequest;
+use crate::seat_devices::PageSession;
 
 /// How many times a reissue is tried again after another instance
 /// appended to the game in between.

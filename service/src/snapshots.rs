@@ -108,18 +108,86 @@ fn umpire_view_hash(state: &dyn DynMatch) -> Result<String, ServiceError> {
 
 /// A checkpoint as a row of `fold_snapshots`.
 fn snapshot_of(checkpoint: &Checkpoint) -> Result<FoldSnapshot, ServiceError> {
-    let clock = checkpoint
-        .clock
-        .as_ref()
+    snapshot_row(checkpoint.state.as_ref(), checkpoint.clock.as_ref())
+}
+
+/// A state and its clock as a row of `fold_snapshots`, at the state's
+/// version.
+fn snapshot_row(state: &dyn DynMatch, clock: Option<&Clock>) -> Result<FoldSnapshot, ServiceError> {
+    let clock = clock
         .map(serde_json::to_value)
         .transpose()
         .map_err(|e| ServiceError::Internal(format!("a clock did not serialise: {e}")))?;
     Ok(FoldSnapshot {
-        version: checkpoint.version,
-        state: checkpoint.state.snapshot(),
+        version: state.version(),
+        state: state.snapshot(),
         clock,
-        view_sha256: umpire_view_hash(checkpoint.state.as_ref())?,
+        view_sha256: umpire_view_hash(state)?,
     })
+}
+
+/// How much closer than [`CHECKPOINT_EVERY`] an import keeps its states:
+/// its replay shows the state before each decision, and a decision's
+/// events (a handful; a round's end a few dozen) pass a version between
+/// two of them, so a state is kept once this close to the next 256 and a
+/// read never folds more than 256 events from one.
+const IMPORT_SLACK: u64 = 64;
+
+/// The snapshots an import keeps of the states its validating replay
+/// passes (`umpire_archive::validate_for_import_observing`), so that a
+/// game imported and never read is read at a past version as cheaply as
+/// one played here. Built on the blocking thread that validates.
+#[derive(Default)]
+pub(crate) struct ImportSnapshots {
+    rows: Vec<FoldSnapshot>,
+    last: u64,
+    failed: bool,
+}
+
+impl ImportSnapshots {
+    pub fn observe(&mut self, step: &umpire_archive::Step<'_>) {
+        let version = step.before.version();
+        if self.failed
+            || step.divergence.is_some()
+            || version < self.last + CHECKPOINT_EVERY - IMPORT_SLACK
+        {
+            return;
+        }
+        match snapshot_row(step.before, step.clock) {
+            Ok(row) => {
+                self.rows.push(row);
+                self.last = version;
+            }
+            // Derived: a game without snapshots is read whole.
+            Err(_) => self.failed = true,
+        }
+    }
+
+    pub fn rows(self) -> Vec<FoldSnapshot> {
+        if self.failed {
+            Vec::new()
+        } else {
+            self.rows
+        }
+    }
+}
+
+/// Keeps an imported game's snapshots, once the game is stored. Derived:
+/// one that could not be written is logged, and the game read whole.
+pub(crate) async fn keep_imported(
+    store: &EventStore,
+    game_id: Uuid,
+    game: &str,
+    rows: &[FoldSnapshot],
+) {
+    if rows.is_empty() {
+        return;
+    }
+    if let Err(error) = store.keep_snapshots(game_id, &format(game), rows).await {
+        if let Some(unlogged) = TROUBLE.due() {
+            tracing::warn!(%game_id, %error, unlogged, "an imported game's snapshots could not be kept");
+        }
+    }
 }
 
 impl Snapshots {

@@ -162,6 +162,39 @@ async fn a_cold_read_at_a_past_version_resumes_from_the_snapshot_before_it() {
     assert_eq!(snapshots(&cold, "passed_by").await, 0.0);
 }
 
+/// Given a whole Flower Fields game (past the first checkpoint) imported,
+/// when versions past 256 are read before the service ever folded the game,
+/// then each is resumed from a snapshot the import kept (without one, a
+/// version past 256 is read whole, and not counted), and is the state the
+/// whole fold answers once the game is read.
+#[tokio::test]
+async fn an_imported_game_is_read_at_a_past_version_from_the_snapshots_its_import_kept() {
+    let app = TestApp::spawn().await;
+    let archive = crate::archive_support::simulated("flower_fields", 3);
+    let last = archive.version();
+    assert!(last > 270, "a game past the first checkpoint: {last}");
+    let (status, created) = app.import(&archive).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let (id, umpire) = (
+        created["id"].as_str().unwrap(),
+        created["umpire_token"].as_str().unwrap(),
+    );
+
+    let versions = [260, last - 1];
+    let mut resumed = Vec::new();
+    for version in versions {
+        resumed.push(umpire_state(&app, id, umpire, Some(version)).await);
+    }
+    assert_eq!(snapshots(&app, "resumed").await, versions.len() as f64);
+
+    umpire_state(&app, id, umpire, None).await;
+    for (version, resumed) in versions.iter().zip(&resumed) {
+        let whole = umpire_state(&app, id, umpire, Some(*version)).await;
+        assert_eq!(resumed, &whole, "version {version}");
+    }
+    assert_eq!(snapshots(&app, "resumed").await, versions.len() as f64);
+}
+
 /// Given a game whose log holds `MAX_EVENTS_PER_GAME` events, when the
 /// umpire pauses its clock once more, or reissues a seat's token (the other
 /// way the umpire appends), then each is refused `log_full` and the log is
