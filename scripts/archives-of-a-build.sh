@@ -84,7 +84,7 @@ for _ in range(6):
 
 # A clocked game the clock times out, and a seat's token reissued.
 response = api.request("POST", "/v1/games", {"game": "treeblox", "seed": 12,
-                        "clock": {"per_move_ms": 300, "reserve_ms": 300}})
+                        "clock": {"per_move_ms": 300, "reserve_ms": 300, "start": "now"}})
 assert response.status == 201, response.body
 games.append(response.body)
 time.sleep(2.5)

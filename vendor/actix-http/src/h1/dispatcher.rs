@@ -1223,8 +1223,16 @@ where
         let mut read_some = false;
 
         loop {
+            // Umpire's patch: while the pipeline queue is full (a client
+            // pipelining requests without reading the answers), read no
+            // further than a small buffer of undecoded requests, rather
+            // than up to MAX_BUFFER_SIZE (128 KiB a connection). Woken at
+            // once, as below, so that the queue's draining is seen.
+            let pipeline_full = this.messages.len() >= MAX_PIPELINED_MESSAGES
+                && this.payload.is_none()
+                && this.read_buf.len() >= HW_BUFFER_SIZE;
             // Return early when read buf exceed decoder's max buffer size.
-            if this.read_buf.len() >= MAX_BUFFER_SIZE {
+            if pipeline_full || this.read_buf.len() >= MAX_BUFFER_SIZE {
                 // At this point it's not known IO stream is still scheduled to be waked up so
                 // force wake up dispatcher just in case.
                 //
