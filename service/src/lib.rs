@@ -10,6 +10,7 @@
 pub mod access;
 mod answer;
 pub mod archives;
+mod attempt;
 mod background;
 pub mod budget;
 mod charged_lru;

@@ -10,9 +10,10 @@ use umpire_storage::GameRecord;
 use uuid::Uuid;
 
 use crate::access::acting_for;
+use crate::attempt::pass_by;
 use crate::error::ServiceError;
 use crate::fold::{corrupt, Folded, LoadedGame};
-use crate::folds::{pass_by, Sources};
+use crate::folds::Sources;
 use crate::games::GameService;
 use crate::model::{
     ActionCheck, ClockOffer, EventPage, GameSummary, GameType, GameTypes, LegalActions,
@@ -179,7 +180,7 @@ impl GameService {
     /// with at most `CHECKPOINT_EVERY` events, read where that version is
     /// held first, a standby before the primary, and counted there
     /// (`snapshots.rs`); otherwise the game's events are folded up to the
-    /// version asked for, or all it has read ([`GameService::load_folded`]).
+    /// version asked for, or all it has read (`load_folded`).
     pub async fn load(&self, game_id: Uuid, read: ReadAt) -> Result<LoadedGame, ServiceError> {
         if let ReadAt::At(at) = read {
             if self.folds.cached(game_id).is_none() {

@@ -225,7 +225,7 @@ pub(crate) async fn past_from_snapshot(
     record: &GameRecord,
     at: u64,
     metrics: &Metrics,
-) -> Result<FromSnapshot, crate::folds::Attempt> {
+) -> Result<FromSnapshot, crate::attempt::Attempt> {
     let game_id = record.game_id;
     let kept = store
         .snapshot_at_or_before(game_id, &format(&record.game), at)
