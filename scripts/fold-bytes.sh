@@ -51,8 +51,15 @@ url = urllib.parse.urlparse(base)
 connection = http.client.HTTPConnection(url.hostname, url.port, timeout=60)
 
 def get(path):
-    connection.request("GET", path)
-    response = connection.getresponse()
+    # Waiting for RSS to settle may outlast the server's keep-alive: a
+    # connection it closed meanwhile is opened again.
+    try:
+        connection.request("GET", path)
+        response = connection.getresponse()
+    except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+        connection.close()
+        connection.request("GET", path)
+        response = connection.getresponse()
     return response.status, response.read()
 
 def rss():

@@ -244,6 +244,9 @@ pub trait DynMatch: Send + Sync {
     /// what the service keeps of a fold between folds. Umpire-only: it
     /// holds every secret.
     fn snapshot(&self) -> Value;
+    /// The bytes this match holds in memory, itself and what its state
+    /// holds on the heap: what a copy of it costs.
+    fn bytes(&self) -> usize;
 }
 
 impl Clone for Box<dyn DynMatch> {
@@ -702,6 +705,11 @@ impl<G: Game> DynMatch for Match<G> {
             version: self.version,
             state: &self.state,
         })
+    }
+
+    fn bytes(&self) -> usize {
+        // The seats are shared by every match of the game: not counted.
+        std::mem::size_of::<Self>() + get_size2::GetSize::get_heap_size(&self.state)
     }
 }
 

@@ -56,8 +56,10 @@ pub trait Game: Send + Sync + 'static {
     /// the service may keep a fold between folds (`DynMatch::snapshot`, a
     /// derived table, never the log): its JSON must give back the same
     /// state (a property test per game holds it), and a change to what it
-    /// holds bumps `erased::SNAPSHOT_FORMAT`.
-    type State: Clone + Send + Sync + Serialize + DeserializeOwned;
+    /// holds bumps `erased::SNAPSHOT_FORMAT`. Its `GetSize` says what it
+    /// holds in memory: what the service's fold cache charges the memory
+    /// budget for each state it keeps.
+    type State: Clone + Send + Sync + Serialize + DeserializeOwned + get_size2::GetSize;
     /// An action, tagged by `type` in snake_case.
     type Action: Serialize + DeserializeOwned + Clone + Send + Sync;
     /// An event, a past-tense fact tagged by `type` in snake_case.

@@ -11,6 +11,7 @@ pub mod clock;
 pub mod dry_run;
 pub mod erased;
 pub mod game;
+pub mod memory;
 pub mod record;
 pub mod rng;
 pub mod schema_names;

@@ -16,6 +16,7 @@ pub trait Seat: Copy + Eq + Ord + Hash + Debug + Send + Sync + 'static {
 /// Serialised as a plain integer in actions and events, named `"0"`, `"1"`
 /// in token maps and URLs.
 #[derive(
+    get_size2::GetSize,
     Debug,
     Clone,
     Copy,

@@ -7,11 +7,11 @@ use std::sync::Arc;
 
 use umpire_domain::clock::{self, Clock};
 use umpire_domain::erased::DecodedEvent;
-use umpire_domain::{DynMatch, GameError, RecordedEvent, Registry, StatusJson, Viewer};
+use umpire_domain::{DynMatch, GameError, RecordedEvent, Registry, StatusJson};
 use umpire_storage::{GameRecord, Head};
 use uuid::Uuid;
 
-use crate::budget::{allocation, events_bytes, value_heap_bytes};
+use crate::budget::{allocation, events_bytes};
 use crate::error::ServiceError;
 
 /// How far apart the states a fold keeps are: a read at a past version
@@ -24,6 +24,22 @@ pub(crate) struct Checkpoint {
     pub version: u64,
     pub state: Box<dyn DynMatch>,
     pub clock: Option<Clock>,
+}
+
+impl Checkpoint {
+    /// A state kept at `version`: a copy of `state` and `clock`.
+    fn kept(version: u64, state: &dyn DynMatch, clock: &Option<Clock>) -> Arc<Checkpoint> {
+        Arc::new(Checkpoint {
+            version,
+            state: state.clone_box(),
+            clock: clock.clone(),
+        })
+    }
+
+    /// What it holds in memory, its `Arc` included.
+    fn bytes(&self) -> usize {
+        allocation(16 + std::mem::size_of::<Checkpoint>()) + self.state.bytes()
+    }
 }
 
 /// A game folded up to its latest known event. Shared, read-only, between
@@ -45,16 +61,17 @@ pub(crate) struct Fold {
     checkpoints: Vec<Arc<Checkpoint>>,
     /// What `events` hold in memory, measured ([`events_bytes`]).
     events_bytes: usize,
-    /// What `state` holds, measured by its umpire's view when the game was
-    /// read from the store (the typed state is smaller than that JSON) and
-    /// carried on as it grows: a game's state barely changes in size.
+    /// What `state` holds in memory ([`DynMatch::bytes`]).
     state_bytes: usize,
+    /// What `checkpoints` hold in memory.
+    checkpoints_bytes: usize,
 }
 
 impl Fold {
     /// A game not folded yet: its record and its state before any event.
     pub(crate) fn start(record: GameRecord, state: Box<dyn DynMatch>) -> Fold {
         let game_id = record.game_id;
+        let state_bytes = state.bytes();
         Fold {
             record: Arc::new(record),
             events: Vec::new(),
@@ -64,7 +81,8 @@ impl Fold {
             reissues: Vec::new(),
             checkpoints: Vec::new(),
             events_bytes: 0,
-            state_bytes: 0,
+            state_bytes,
+            checkpoints_bytes: 0,
         }
     }
 
@@ -75,7 +93,8 @@ impl Fold {
             + allocation(self.events.capacity() * std::mem::size_of::<Arc<RecordedEvent>>())
             + self.events_bytes
             + self.state_bytes
-            + self.checkpoints.len() * (self.state_bytes + std::mem::size_of::<Checkpoint>())
+            + allocation(self.checkpoints.capacity() * std::mem::size_of::<Arc<Checkpoint>>())
+            + self.checkpoints_bytes
     }
 
     /// The state and clock at `version` (at most the fold's own), folded
@@ -151,21 +170,12 @@ impl Fold {
             fold_event(&mut state, &mut clock, event, self.record.game_id)?;
             let version = self.events.len() as u64 + index as u64 + 1;
             if version - last_kept >= CHECKPOINT_EVERY {
-                checkpoints.push(Arc::new(Checkpoint {
-                    version,
-                    state: state.clone(),
-                    clock: clock.clone(),
-                }));
+                checkpoints.push(Checkpoint::kept(version, state.as_ref(), &clock));
                 last_kept = version;
             }
         }
-        let measured =
-            (self.events.is_empty() || self.state_bytes == 0).then(|| state_bytes(state.as_ref()));
         let mut fold = self.joined(events, state, clock, head);
-        fold.checkpoints.extend(checkpoints);
-        if let Some(bytes) = measured {
-            fold.state_bytes = bytes;
-        }
+        fold.keep(checkpoints);
         Ok(fold)
     }
 
@@ -194,13 +204,16 @@ impl Fold {
         let mut fold = self.joined(events, state, clock, head);
         let version = fold.events.len() as u64;
         if version - self.last_checkpoint() >= CHECKPOINT_EVERY {
-            fold.checkpoints.push(Arc::new(Checkpoint {
-                version,
-                state: fold.state.clone(),
-                clock: fold.clock.clone(),
-            }));
+            let kept = Checkpoint::kept(version, fold.state.as_ref(), &fold.clock);
+            fold.keep(vec![kept]);
         }
         Ok(fold)
+    }
+
+    /// Keeps `checkpoints`, newer than those kept already.
+    fn keep(&mut self, checkpoints: Vec<Arc<Checkpoint>>) {
+        self.checkpoints_bytes += checkpoints.iter().map(|kept| kept.bytes()).sum::<usize>();
+        self.checkpoints.extend(checkpoints);
     }
 
     fn joined(
@@ -213,6 +226,7 @@ impl Fold {
         let added = events_bytes(&events, self.events.last().map(|event| event.as_ref()));
         let mut reissues = self.reissues.clone();
         reissues.extend(events.iter().filter_map(reissue));
+        let state_bytes = state.bytes();
         let mut all = Vec::with_capacity(self.events.len() + events.len());
         all.extend(self.events.iter().cloned());
         all.extend(events.into_iter().map(Arc::new));
@@ -225,7 +239,9 @@ impl Fold {
             reissues,
             checkpoints: self.checkpoints.clone(),
             events_bytes: self.events_bytes + added,
-            state_bytes: self.state_bytes,
+            // Measured anew: a game's state grows as it is played.
+            state_bytes,
+            checkpoints_bytes: self.checkpoints_bytes,
         }
     }
 }
@@ -237,14 +253,6 @@ fn reissue(event: &RecordedEvent) -> Option<(String, u64)> {
     }
     let seat = event.payload.get("seat")?.as_str()?;
     Some((seat.to_string(), event.seq))
-}
-
-/// What a state holds, measured by the JSON of the umpire's view of it.
-fn state_bytes(state: &dyn DynMatch) -> usize {
-    state
-        .view(&Viewer::Umpire)
-        .map(|view| value_heap_bytes(&view))
-        .unwrap_or(0)
 }
 
 /// The error for a stored log that no longer folds: ours, never the caller's.

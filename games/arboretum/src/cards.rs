@@ -9,6 +9,7 @@ use utoipa::openapi::RefOr;
 
 /// One of the eight tree suits, written as its letter.
 #[derive(
+    get_size2::GetSize,
     Debug,
     Clone,
     Copy,
@@ -67,6 +68,7 @@ impl ArboretumSuit {
 
 /// A tree card such as `Q7`. Only valid cards can be built or parsed.
 #[derive(
+    get_size2::GetSize,
     Debug,
     Clone,
     Copy,

@@ -12,6 +12,7 @@ pub const ARBORETUM_SIZE: u8 = 6;
 /// A cell such as `D5`. Ordered by column, then row (`A1 < A2 < … < B1`),
 /// which is the order used to break ties between equal scoring paths.
 #[derive(
+    get_size2::GetSize,
     Debug,
     Clone,
     Copy,

@@ -8,7 +8,18 @@ use crate::cells::ArboretumCell;
 
 /// The two seats: `red` (left) and `blue` (right).
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
+    get_size2::GetSize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    ToSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum ArboretumSeat {
@@ -53,7 +64,7 @@ impl umpire_domain::Seat for ArboretumSeat {
 }
 
 /// Setup options (§2). The RNG seed is not an option: `setup` receives it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(get_size2::GetSize, Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ArboretumOptions {
     /// The seat holding the DM Advantage: it chooses the round-1 starting
@@ -76,7 +87,9 @@ impl Default for ArboretumOptions {
 }
 
 /// What a parrot group plans to do on its turn (§3.2, §4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ArboretumPlan {
     /// Plant, dig or start.
@@ -86,7 +99,9 @@ pub enum ArboretumPlan {
 }
 
 /// One parrot group of a bid.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct ArboretumGroup {
     /// Parrots in the group, at least 1.
@@ -96,7 +111,9 @@ pub struct ArboretumGroup {
 }
 
 /// One turn of the round's turn order, taken by one parrot group.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema,
+)]
 pub struct ArboretumTurn {
     pub seat: ArboretumSeat,
     /// Zero-based index of the group in the seat's bid.

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use umpire_domain::memory::btree_map_bytes;
 use utoipa::ToSchema;
 
 use crate::cards::ArboretumCard;
@@ -21,7 +22,9 @@ pub const TURNS_PER_ROUND: usize = 9;
 pub const LAST_ROUND: u8 = 11;
 
 /// Where the game stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ArboretumPhase {
     /// The DM Advantage holder picks round 1's starting player.
@@ -47,10 +50,11 @@ impl ArboretumPhase {
 }
 
 /// One seat's personal area.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(get_size2::GetSize, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PlayerArea {
     pub parrots: u8,
+    #[get_size(size_fn = btree_map_bytes)]
     pub arboretum: BTreeMap<ArboretumCell, ArboretumCard>,
     pub ad_board: Vec<ArboretumCard>,
 }
@@ -107,7 +111,9 @@ pub enum PlantingProblem {
 }
 
 /// Which once-per-round special actions were taken this round, and by whom.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema,
+)]
 pub struct ArboretumSpecials {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dig_taken_by: Option<ArboretumSeat>,
@@ -119,7 +125,7 @@ pub struct ArboretumSpecials {
 
 /// Everything the events have established. Fields are public so tests can
 /// build scoring positions directly; only `apply` changes a live state.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(get_size2::GetSize, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ArboretumState {
     pub options: ArboretumOptions,

@@ -63,7 +63,17 @@ impl DraftCiderBatch {
 }
 
 /// One player's eight batches, each in placement order.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(
+    get_size2::GetSize,
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    utoipa::ToSchema,
+)]
 pub struct DraftCiderOrchard {
     pub monochrome: Vec<DraftCiderCard>,
     pub feather: Vec<DraftCiderCard>,

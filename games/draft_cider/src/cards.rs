@@ -9,6 +9,7 @@ use utoipa::openapi::RefOr;
 
 /// An apple's colour (rule book §1).
 #[derive(
+    get_size2::GetSize,
     Debug,
     Clone,
     Copy,
@@ -63,6 +64,7 @@ pub const HIGHEST_VALUE: u8 = 5;
 /// One apple card. Height and sweetness are always within 1–5: the only ways
 /// to make a card are [`DraftCiderCard::new`] and parsing, which both check.
 #[derive(
+    get_size2::GetSize,
     Debug,
     Clone,
     Copy,

@@ -9,7 +9,18 @@ pub const FEWEST_PLAYERS: u8 = 1;
 pub const MOST_PLAYERS: u8 = 6;
 
 /// Which round structure is played (§2 ruling).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(
+    get_size2::GetSize,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    utoipa::ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum DraftCiderRoundPreset {
     /// 4 rounds, 3 cards per player per round (2 with 3 or 6 players).
@@ -21,7 +32,18 @@ pub enum DraftCiderRoundPreset {
 
 /// What a Special Colour Tree is worth when a card of its colour ended up
 /// outside the Bad batch (§3 ruling).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(
+    get_size2::GetSize,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    utoipa::ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum DraftCiderBrokenTree {
     /// The batch scores 0.
@@ -32,7 +54,9 @@ pub enum DraftCiderBrokenTree {
 }
 
 /// Setup options. Every field may be left out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema,
+)]
 #[serde(default, deny_unknown_fields)]
 #[schema(example = json!({"players": 3, "rounds": "classic", "first_picker": 0, "easy": false, "broken_tree": "zero"}))]
 pub struct DraftCiderOptions {

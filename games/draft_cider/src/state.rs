@@ -7,7 +7,7 @@ use crate::cards::DraftCiderCard;
 use crate::options::{seats, DraftCiderOptions, RoundNumbers};
 
 /// Everything about one game, secrets included.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(get_size2::GetSize, Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DraftCiderState {
     pub options: DraftCiderOptions,

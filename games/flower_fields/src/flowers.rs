@@ -29,7 +29,18 @@ pub const LAST_REPLACEABLE_DEAL_ROUND: u8 = 3;
 
 /// A flower type. `black` is only the end-of-game filler (§2, §7).
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
+    get_size2::GetSize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    ToSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum FlowerFieldsFlower {
@@ -84,6 +95,7 @@ impl fmt::Display for FlowerFieldsFlower {
 /// order as written matters only for placement: the first flower goes on the
 /// first cell named. Two pieces are the same piece whatever their order.
 #[derive(
+    get_size2::GetSize,
     Debug,
     Clone,
     Copy,
@@ -147,6 +159,7 @@ impl std::str::FromStr for FlowerFieldsPiece {
 
 /// A cell of a field, `A1`..`E5`: column letter, row number (§1).
 #[derive(
+    get_size2::GetSize,
     Debug,
     Clone,
     Copy,

@@ -9,7 +9,9 @@ use crate::flowers::{FlowerFieldsCell, FlowerFieldsPiece};
 use crate::options::FlowerFieldsScoringMapping;
 
 /// How a manager pays for a break (§3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum FlowerFieldsPenalty {
     Garnets,
@@ -47,7 +49,9 @@ pub fn amount_of(amount: i64, recorded_v1: i64) -> Option<i64> {
 
 /// A seat's penalty choice for breaks in each of its two fields this round
 /// (§3). A missing choice means points.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema,
+)]
 #[serde(default, deny_unknown_fields)]
 pub struct FlowerFieldsPenaltyChoices {
     /// For breaks in the seat's clockwise field (field `s`).
@@ -60,7 +64,9 @@ pub struct FlowerFieldsPenaltyChoices {
 
 /// One piece put into a field: its flowers in the order written go on the
 /// cells in the order named. Non-adjacent cells are a break (§3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct FlowerFieldsPlacement {
     pub piece: FlowerFieldsPiece,
@@ -72,7 +78,9 @@ pub struct FlowerFieldsPlacement {
 }
 
 /// A seat's secret submission for a round (§1, §3, §5).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema,
+)]
 pub struct FlowerFieldsSubmission {
     /// The field due this round (odd rounds clockwise, even counterclockwise).
     pub field: u8,

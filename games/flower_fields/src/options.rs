@@ -13,7 +13,9 @@ use crate::flowers::FlowerFieldsFlower;
 pub const MAXIMUM_PARAMETER: i64 = 1_000_000;
 
 /// One rule of the scoring library (§7), with its parameters as data.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema,
+)]
 #[serde(tag = "rule", rename_all = "snake_case", deny_unknown_fields)]
 pub enum FlowerFieldsScoringRule {
     /// Scores no points; earns garnets at the end (§4).
@@ -48,7 +50,9 @@ impl FlowerFieldsScoringRule {
 
 /// Which library rule each of the six types scores by. Defaults are the
 /// rule book's table (§7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema,
+)]
 #[serde(default, deny_unknown_fields)]
 pub struct FlowerFieldsScoringMapping {
     pub white: FlowerFieldsScoringRule,
@@ -92,7 +96,9 @@ impl FlowerFieldsScoringMapping {
 }
 
 /// Options of a game of Between Flower Fields.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema,
+)]
 #[serde(default, deny_unknown_fields)]
 pub struct FlowerFieldsOptions {
     /// Garnets every seat starts with (§4).

@@ -13,7 +13,9 @@ use crate::messages::{FlowerFieldsPenalty, FlowerFieldsSubmission};
 use crate::options::{FlowerFieldsOptions, FlowerFieldsScoringMapping};
 
 /// A piece in a seat's hand and the round it was dealt (§2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema,
+)]
 pub struct FlowerFieldsHandPiece {
     pub piece: FlowerFieldsPiece,
     pub dealt_round: u8,
@@ -32,7 +34,9 @@ impl FlowerFieldsHandPiece {
 }
 
 /// Why a seat lost points.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema,
+)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum FlowerFieldsPenaltyReason {
     /// A piece was broken in a field the seat manages and it took points (§3).
@@ -42,7 +46,9 @@ pub enum FlowerFieldsPenaltyReason {
 }
 
 /// One point penalty.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema,
+)]
 pub struct FlowerFieldsPointPenalty {
     pub round: u8,
     // Nested rather than flattened: a flattened tagged enum becomes an
@@ -52,7 +58,9 @@ pub struct FlowerFieldsPointPenalty {
 }
 
 /// One break a seat paid for, and how (its private penalty choice, §8).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema,
+)]
 pub struct FlowerFieldsBreakPayment {
     pub round: u8,
     pub break_field: u8,
@@ -60,7 +68,9 @@ pub struct FlowerFieldsBreakPayment {
 }
 
 /// A seat's garnet account (§4, §6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema,
+)]
 pub struct FlowerFieldsGarnets {
     pub starting: i64,
     pub spent_on_breaks: i64,
@@ -70,7 +80,7 @@ pub struct FlowerFieldsGarnets {
     pub balance: i64,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(get_size2::GetSize, Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SeatState {
     pub hand: Vec<FlowerFieldsHandPiece>,
@@ -113,7 +123,9 @@ impl SeatState {
 }
 
 /// A piece revealed by a missed submission, waiting in its field (§5).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema,
+)]
 pub struct FlowerFieldsRevealedPiece {
     pub piece: FlowerFieldsPiece,
     pub from_seat: SeatIndex,
@@ -122,7 +134,9 @@ pub struct FlowerFieldsRevealedPiece {
 }
 
 /// The last piece placed in a field (§8: its managers see it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema,
+)]
 pub struct FlowerFieldsLastPiece {
     pub round: u8,
     /// The manager who placed it (named so because the field, not this
@@ -133,7 +147,7 @@ pub struct FlowerFieldsLastPiece {
     pub broken: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(get_size2::GetSize, Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FieldState {
     /// Row by row, `None` for an empty cell.
@@ -191,7 +205,9 @@ impl FieldState {
 }
 
 /// Where the game is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum FlowerFieldsPhase {
     /// Before the setup events.
@@ -205,7 +221,9 @@ pub enum FlowerFieldsPhase {
 }
 
 /// One switch of a ruling, for the audit (§6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema,
+)]
 pub struct FlowerFieldsRulingChange {
     /// The round in which it was switched (`0` with `at_setup`).
     pub round: u8,
@@ -215,7 +233,9 @@ pub struct FlowerFieldsRulingChange {
 }
 
 /// The result once the game ended (§7).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema,
+)]
 pub struct FlowerFieldsResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub winner: Option<SeatIndex>,
@@ -226,7 +246,7 @@ pub struct FlowerFieldsResult {
     pub elimination_candidate: Option<SeatIndex>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(get_size2::GetSize, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowerFieldsState {
     pub options: FlowerFieldsOptions,

@@ -6,3 +6,4 @@ mod clock;
 mod decide_fuzz;
 mod redaction;
 mod rule_reference;
+mod state_bytes;

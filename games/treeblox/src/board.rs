@@ -4,13 +4,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
+use umpire_domain::memory::btree_map_bytes;
 
 use crate::cell::TreebloxCell;
 use crate::model::TreebloxCubeKind;
 use crate::seat::TreebloxSeat;
 
 /// A cube on the board: its colour (the seat that owns it) and kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PlacedCube {
     pub owner: TreebloxSeat,
@@ -18,7 +19,9 @@ pub struct PlacedCube {
 }
 
 /// The cubes a seat has not yet placed ("available cubes", public).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize,
+)]
 #[serde(deny_unknown_fields)]
 pub struct Supply {
     pub branches: u8,
@@ -48,11 +51,12 @@ impl Supply {
 
 /// Cubes on the board plus each seat's supply: everything a placement
 /// changes, so a turn can be tried out on a copy.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(get_size2::GetSize, Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Position {
     /// Kept as a list of `[cell, cube]` pairs: JSON keys are strings only.
     #[serde(with = "cells_as_pairs")]
+    #[get_size(size_fn = btree_map_bytes)]
     pub cubes: BTreeMap<TreebloxCell, PlacedCube>,
     pub supplies: [Supply; 2],
 }

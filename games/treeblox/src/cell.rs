@@ -13,7 +13,7 @@ pub const BOARD_SIDE: i32 = 4;
 /// board's 16 holes are the cells `(x, y, 0)` with `0 ≤ x, y ≤ 3`.
 /// Coordinates are `i32`: anything a client can send is representable, and
 /// every neighbour computation is checked so absurd values never overflow.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TreebloxCell {
     pub x: i32,
     pub y: i32,

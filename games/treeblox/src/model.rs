@@ -19,7 +19,18 @@ pub struct TreebloxOptions {}
 
 /// The two kinds of cube. A branch offers holes on five faces; a leaf none.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
+    get_size2::GetSize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    ToSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum TreebloxCubeKind {
@@ -78,7 +89,9 @@ pub enum TreebloxTurnKind {
 }
 
 /// Why the game ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum TreebloxEndReason {
     /// A placement left the loser with no active leaf (treeblox §2).
@@ -106,7 +119,9 @@ impl TreebloxEndReason {
 }
 
 /// Active leaves of both seats at one moment.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema,
+)]
 pub struct TreebloxLeafTally {
     pub dark: u32,
     pub light: u32,

@@ -6,6 +6,7 @@ use umpire_domain::Seat;
 /// A seat of Treeblox. Dark plays black branches and dark green leaves,
 /// light plays white branches and light green leaves.
 #[derive(
+    get_size2::GetSize,
     Debug,
     Clone,
     Copy,

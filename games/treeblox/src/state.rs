@@ -8,7 +8,9 @@ use crate::model::{TreebloxEndReason, TreebloxLeafTally, TreebloxTurnKind};
 use crate::seat::TreebloxSeat;
 
 /// Where the game stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum TreebloxPhase {
     /// Before the `game_set_up` event.
@@ -40,7 +42,9 @@ impl TreebloxPhase {
 }
 
 /// How a finished game ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    get_size2::GetSize, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema,
+)]
 pub struct TreebloxOutcome {
     pub reason: TreebloxEndReason,
     /// `null` for a draw.
@@ -49,7 +53,7 @@ pub struct TreebloxOutcome {
 }
 
 /// Everything known about a game; changed only by `apply`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(get_size2::GetSize, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TreebloxState {
     pub position: Position,
