@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# The reference deployment, all on this machine (README, "Running more than
-# one"): a PostgreSQL 15 primary, a streaming standby made from it with
-# pg_basebackup -R, two `umpire serve` instances (the primary for writes,
+# The reference deployment, all on this machine (docs/deployment.md): a
+# PostgreSQL 15 primary, a streaming standby made from it with pg_basebackup -R, two `umpire serve` instances (the primary for writes,
 # the standby for reads at versions it holds) and nginx in front of them.
 # Prints the URL clients use.
 #

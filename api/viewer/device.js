@@ -7,7 +7,7 @@
 //   box.replaceChildren(devicePanel(api, 'dark', { onLeft }));   // api: Api
 //
 // The link works once, within 10 minutes; the device that made it keeps
-// the seat until it leaves (docs/viewer.md, "A seat that survives").
+// the seat until it leaves (docs/seats.md).
 
 import { ensureLinkStyles, linkRow } from './links.js';
 

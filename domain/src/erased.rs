@@ -387,7 +387,7 @@ pub fn event_type(event: &Value) -> &str {
 
 /// The event's `type` tag, if it has one. An event has a few keys: looked
 /// for one by one, which costs a fraction of hashing the key to look it up
-/// (asked of every event a live stream sends, issue 35).
+/// (asked of every event a live stream sends).
 fn type_tag(event: &Value) -> Option<&str> {
     let object = event.as_object()?;
     let tag = if object.len() <= 16 {

@@ -2,9 +2,8 @@
 //! piece by piece: its events as the submitter may see them, the payloads
 //! and actions the append encoded written as they are. Through serde's
 //! derive (an [`crate::model::EventEnvelope`] made of copies of each
-//! event's strings, then written field by field) it cost about 20 k
-//! instructions an action, a tenth of the action path (issue 35). A test
-//! holds the two to the same bytes.
+//! event's strings, then written field by field) it cost a tenth of the
+//! action path (docs/load.md). A test holds the two to the same bytes.
 
 use umpire_domain::erased::{DecodedEvent, StatusJson};
 use umpire_domain::{DynMatch, RecordedEvent, Viewer};

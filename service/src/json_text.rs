@@ -1,7 +1,7 @@
 //! JSON written piece by piece, byte for byte as serde_json writes it, on
 //! the paths that write it most (a live stream writes an event's fields and
 //! the status after it once for each event it delivers): through serde's
-//! derives they cost several times as much (issue 35). Each has a test
+//! derives they cost several times as much. Each has a test
 //! holding it to serde's output.
 
 use umpire_domain::chain::needs_escaping;
@@ -22,8 +22,8 @@ pub(crate) fn json_string(out: &mut String, text: &str) -> Result<(), serde_json
 
 /// The JSON of `status`, as serde_json writes it, piece by piece: written
 /// once for each event a live stream delivers, where serde's derive cost
-/// about 1 k instructions (issue 35). A status with a clock, rarer and
-/// larger, is written by serde.
+/// several times as much. A status with a clock, rarer and larger, is
+/// written by serde.
 pub(crate) fn status_json(status: &StatusJson) -> Result<String, serde_json::Error> {
     if status.clock.is_some() {
         return serde_json::to_string(status);

@@ -54,7 +54,7 @@ pub struct Metrics {
     /// health and lag as its last probe found them.
     pub reads: IntCounterVec,
     /// `reads` from memory and from the primary, looked up once: every
-    /// read of a live stream counts one (issue 35).
+    /// read of a live stream counts one.
     pub(crate) reads_from: Arc<[OnceLock<IntCounter>; 2]>,
     pub standby_skips: IntCounterVec,
     pub standby_up: IntGaugeVec,

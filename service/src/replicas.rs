@@ -1,4 +1,4 @@
-//! Standbys as read targets (issue 34).
+//! Standbys as read targets.
 //!
 //! A game's versions never change once written, so a read that names the
 //! version it needs — `?at=N`, an events page, a stream woken by an

@@ -211,8 +211,7 @@ impl ShownEvent<'_> {
     /// event in `game` with `status` (the status's JSON): what a live
     /// stream sends, written piece by piece ([`ShownEvent::write_fields`]),
     /// the status once for all of an event's viewers: through serde's
-    /// derive it cost about 5 k instructions a rendering (issue 35). The
-    /// same bytes as [`ShownEvent::streamed`] (a test holds them to it).
+    /// derive it cost several times as much a rendering. The same bytes as [`ShownEvent::streamed`] (a test holds them to it).
     pub fn stream_json(&self, game: &str, status: &str) -> Result<String, serde_json::Error> {
         let mut out = String::with_capacity(32 + status.len() + self.fields_len());
         out.push_str("{\"game\":");

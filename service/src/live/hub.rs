@@ -46,8 +46,7 @@ struct Followed {
 /// What wakes a followed game's streams: one watch a game, so that a
 /// waiting stream waits on one channel, not three (the announcements, the
 /// listener's reconnections and the heartbeat each had their own, and
-/// waiting on them cost a stream about a thousand instructions a wait,
-/// issue 35).
+/// waiting on three cost a stream far more a wait).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(super) struct Signal {
     /// The latest version announced.

@@ -8,8 +8,8 @@
 //! configured: their probes measure lag against the newest append
 //! announced). PostgreSQL delivers every append's announcement to every
 //! listening connection, so an instance serving no stream would otherwise
-//! be woken by every append of every instance, its own included (about 6 k
-//! instructions an action, issue 35). A stream opened before the connection
+//! be woken by every append of every instance, its own included, at a cost
+//! to every action. A stream opened before the connection
 //! listens is not at risk: the connection, once listening, wakes every
 //! stream to read the log, as after a reconnection.
 
