@@ -341,7 +341,7 @@ const INSERT_APPENDS: &str = "
 /// [`INSERT_APPENDS`] for the appends of nearly every batch: without an
 /// idempotency key and ending no game. Its twelve arrays are the events'
 /// eleven and the games', bound and sent without the nine empty ones of the
-/// keys and the results (3 k instructions an action). It inserts
+/// keys and the results, which cost every action. It inserts
 /// nothing unless every game exists, as `INSERT_APPENDS` does.
 const INSERT_EVENTS: &str = "
     INSERT INTO events (game_id, seq, event_type, payload, actor, action, rules_version,
