@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Replays the attacks of issue 15 against a release build started as the
+# Replays an outside attacker's attacks against a release build started as the
 # README starts it (`umpire serve`, private cluster): the private database
 # reached from another local account, huge and junk bodies, floods of refused
 # actions, hostile archives, concurrent idempotent retries, dry-run leaks,
@@ -7,7 +7,7 @@
 # smaller ones (scripts/abuse/attacks.py lists them). Exits non-zero on any
 # 5xx, crash, leak, failed check or peak RSS over ABUSE_RSS_LIMIT_MB (256).
 #
-# Then issue 30's soak (scripts/abuse/soak.py) against a second server with
+# Then the soak of the memory budget (scripts/abuse/soak.py) against a second server with
 # `--memory-budget ${SOAK_BUDGET_MIB}MiB` (256): many cheap requests together
 # (junk methods and paths, idle streams on long games, one client taking
 # every stream slot, concurrent 30 MB bodies, audits), each in turn and then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Archives as a given build exports them, for a test that every later build
-# imports and audits clean (the recorded format may not change: issue 35).
+# imports and audits clean (the recorded format may not change).
 #
 #   UMPIRE_BIN=/work/umpire-before-35 scripts/archives-of-a-build.sh OUT.jsonl
 #

@@ -109,7 +109,7 @@ if [ "$DB" = "1" ]; then
         echo "import: ${import_s}s" >&2
         psql "$URL" -qc "VACUUM ANALYZE" >/dev/null
     fi
-    # Import against COPY (issue 20): every game validated by replay and
+    # Import against COPY: every game validated by replay and
     # stored, into a fresh database, against a raw `COPY ... FROM` of the
     # very same event rows into a table shaped like `events` (its columns,
     # keys and checks; no triggers), in the same run.

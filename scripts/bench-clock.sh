@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The clock at scale (issue 32), on the release build started as the README
+# The clock at scale, on the release build started as the README
 # starts it: CLOCK_GAMES (100,000) Treeblox games with running clocks, made
 # straight through the service layer (api/examples/clock_games.rs), their
 # first deadlines spread evenly over a 60 s window that opens once they are

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reads off the primary (issue 34): state reads at versions known to exist,
+# Reads off the primary: state reads at versions known to exist,
 # 8 clients, while 8 clients submit the actions of whole games, once with
 # the streaming standby configured (`UMPIRE_REPLICAS`) and once without, on
 # the same data in the same run. The reference deployment's pieces

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Live streams under load (issue 16), on the release build and its private
+# Live streams under load, on the release build and its private
 # cluster: 1,000 streams on 200 games being played by 8 submitters.
 # Prints accepted actions/s without and with the streams open, the server's
 # memory per idle stream, and the time from each action's 201 answer to the

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The umpire's desk (/games/{id}) in headless Chromium from Debian's packages,
 # driven over WebDriver (chromium-driver, Selenium from PyPI) against the real
-# server on its private cluster (issue 17): tests/browser/viewer.py. Saves a
+# server on its private cluster: tests/browser/viewer.py. Saves a
 # screenshot per game, and one at phone width, under target/browser/.
 #
 #   scripts/browser-test.sh            (UMPIRE_BIN=path to test another build)

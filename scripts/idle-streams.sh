@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What idle live streams cost (issue 30), measured on a release build started
+# What idle live streams cost, measured on a release build started
 # as the README starts it: IDLE_STREAMS (1,000) long unfinished Flower Fields
 # games (about 265 events each), each read once, then one anonymous spectator
 # stream at the head of each, spread over 127.0.X.Y source addresses so that

@@ -27,16 +27,16 @@
 # planned submissions is followed by two spectators and each of its seats
 # (api/examples/stream_readers.rs, natively), those submissions replayed,
 # and the instructions per action above the count without streams printed,
-# per action and per event delivered (issue 16: what the streams cost the
+# per action and per event delivered (what the streams cost the
 # action path, without the machine's noise; the kernel's sends not seen);
 # then the same events delivered to the same readers by the streams'
 # ceiling (api/examples/stream_ceiling.rs: actix's SSE path writing events
 # rendered beforehand, no store, no redaction), and the ratio of the two
-# per event delivered (issue 35's target: <= 1.5).
+# per event delivered (the target: <= 1.5).
 #
 # Then the same for the stack's own ceiling (api/examples/stack_ceiling.rs:
 # actix-web and the service's pool doing one event-sized INSERT per request,
-# no rules) on the same cluster, and the ratio of the two (issue 20's target:
+# no rules) on the same cluster, and the ratio of the two (the target:
 # instructions per accepted action <= 2 x the ceiling's per request).
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"

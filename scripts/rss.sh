@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Peak memory of the service per request, for answers whose size grows with
-# what is stored or sent (issue 15). Starts the release build on a private
+# what is stored or sent. Starts the release build on a private
 # cluster and measures its peak RSS (VmHWM of /proc/PID/status, reset through
 # /proc/PID/clear_refs before each request) while it:
 #   (a) audits, then exports, a game holding RSS_REJECTIONS (100,000) distinct

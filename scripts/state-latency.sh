@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Who makes the 8-client p99 of a 500-event game's state read: the service or
-# the load generator sharing its two cores (issue 20)? Runs the state read of
+# the load generator sharing its two cores? Runs the state read of
 # scripts/load.sh (wrk, 8 connections) three ways, against the release build:
 #
 #   * as load.sh does: 8 wrk threads, one per connection;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The reference deployment (deploy/: a PostgreSQL 15 primary, its streaming
 # standby, two instances, nginx in front), tested with the generated Python
-# client (issue 34). tests/topology/clients.py plays whole games through
+# client. tests/topology/clients.py plays whole games through
 # nginx, TOPOLOGY_WORKERS at a time, each game followed live by one of its
 # seats, while this script
 #   (1) SIGTERMs the instance holding the most open streams, lets the games

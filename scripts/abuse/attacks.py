@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Replays issue 15's attacks against a running Umpire service.
+"""Replays the attacks of an outside attacker against a running Umpire service.
 
 Usage: attacks.py BASE_URL SERVER_PID SERVER_LOG DATA_DIR SIMULATED_ARCHIVES_JSONL RSS_LIMIT_MB
 

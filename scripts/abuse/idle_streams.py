@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What idle live streams cost: issue 30's measurement, run by
+"""What idle live streams cost: the measurement run by
 scripts/idle-streams.sh.
 
 Usage: idle_streams.py import BASE_URL UMPIRE_BIN STREAMS GAMES_FILE
