@@ -13,7 +13,7 @@
 # PostgreSQL listens on unix sockets only (listen_addresses = ''), in
 # directories only the user it runs as may enter; every connection gives its
 # role's password (scram-sha-256). As root it runs as the `postgres` system
-# user, as storage/src/cluster.rs does. Roles:
+# user, as pgcluster/src/lib.rs does. Roles:
 #   umpire      the clusters' superuser: creates the database, runs `umpire migrate`
 #   umpire_app  what the instances log in as: LOGIN NOSUPERUSER, SELECT and
 #               INSERT on the service's tables only (granted by migrations/V1..)

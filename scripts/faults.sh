@@ -91,7 +91,7 @@ read -r health_status _ _ < <(probe GET /healthz)
 check "(a) /healthz (liveness) still answers 200 during the outage: $health_status" "$([[ "$health_status" == 200 ]] && echo 0 || echo 1)"
 sleep $((OUTAGE_SECONDS - (SECONDS - outage_started) > 0 ? OUTAGE_SECONDS - (SECONDS - outage_started) : 0))
 log "(a) starting PostgreSQL again"
-# The same options the service starts its private cluster with (storage/src/cluster.rs).
+# The same options the service starts its private cluster with (pgcluster/src/lib.rs).
 pg_as_postgres pg_ctl start -w -t 60 -D "$pgdata" -l "$data_dir/postgres.log" \
     -o "-c listen_addresses='' -k $data_dir/socket -p 5432 -c max_connections=200" >/dev/null
 recovery_started=$SECONDS

@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use anyhow::Context;
-use umpire_storage::cluster::ensure_database;
-use umpire_storage::{Durability, PrivateCluster};
+use umpire_pgcluster::{Durability, PrivateCluster};
+use umpire_storage::ensure_database;
 
 use crate::stop_signal::{StopSignal, StopSignals};
 
@@ -33,7 +33,7 @@ impl ClusterGuard {
 
 impl Drop for ClusterGuard {
     fn drop(&mut self) {
-        if self.0.started_here {
+        if self.0.started_here() {
             tracing::info!("stopping the private PostgreSQL cluster");
             // pg_ctl waits for the server: off the async threads.
             if let Err(error) = tokio::task::block_in_place(|| self.0.stop()) {
@@ -171,7 +171,7 @@ async fn open_with(
     tracing::info!(
         socket_dir = %cluster.cluster().socket_dir().display(),
         password_file = %cluster.cluster().password_file().display(),
-        reused = !cluster.cluster().started_here,
+        reused = !cluster.cluster().started_here(),
         "private PostgreSQL cluster under {} (unix socket only, passwords required)",
         data_dir.display()
     );

@@ -1,6 +1,7 @@
 //! The PostgreSQL event store: one append-only stream per game, tokens,
-//! idempotency records and rejected actions; plus the private local cluster
-//! the service and the tests start when no database URL is given.
+//! idempotency records and rejected actions. The private local cluster the
+//! service and the tests start when no database URL is given is
+//! umpire-pgcluster's; the store only connects to it.
 //!
 //! Storage owns all SQL. Nothing here knows a game's rules: events are JSON
 //! with a type, and the hash chain is computed over their canonical encoding.
@@ -9,7 +10,7 @@ mod announce;
 mod append;
 pub mod bulk;
 mod clock_checks;
-pub mod cluster;
+mod databases;
 mod group_commit;
 mod invitations;
 pub mod listing;
@@ -25,7 +26,7 @@ pub use announce::{AppendListener, Appended, APPENDS_CHANNEL};
 pub use append::{GameResult, Head, IdempotentAnswer, IdempotentRequest, NewEvent};
 pub use bulk::{BulkGame, FullGame, ImportGame, ImportOutcome};
 pub use clock_checks::ClockCheck;
-pub use cluster::{ClusterError, Durability, PrivateCluster};
+pub use databases::{ensure_database, with_database};
 pub use group_commit::{BatchObserver, GroupCommitLimits};
 pub use invitations::{Grantee, NewInvitation, Redemption};
 pub use listing::{GameListFilter, GamePage, ListCursor, ListedGame, GAMES_EXAMINED_PER_PAGE};

@@ -15,8 +15,8 @@ mod embedded {
 
 /// Builds a bounded pool. Every connection gets a statement timeout.
 /// `database_url` should log in as `umpire_app` (the private cluster's
-/// [`service_url`](crate::PrivateCluster::service_url)), which may read and
-/// insert but never change or remove. For an external URL that logs in as
+/// `service_url`, in umpire-pgcluster), which may read and insert but never
+/// change or remove. For an external URL that logs in as
 /// another role, connections still `SET ROLE umpire_app` where they may;
 /// that narrows what a statement can do by mistake but is no boundary (a
 /// session can `RESET ROLE`), hence the warning from
@@ -158,7 +158,7 @@ pub(crate) async fn migrate_up_to(database_url: &str, version: i32) -> Result<()
 
 /// Applies the SQL migrations in `migrations/` that are not yet applied.
 /// Runs on its own connection as the connecting user: the owner (the private
-/// cluster's [`owner_url`](crate::PrivateCluster::owner_url)), never the
+/// cluster's `owner_url`, in umpire-pgcluster), never the
 /// service role, which may not create anything. Under an advisory lock so
 /// two starting services do not race.
 pub async fn migrate(database_url: &str) -> Result<(), StoreError> {

@@ -10,8 +10,9 @@ use std::sync::OnceLock;
 
 use std::time::Duration;
 
-use crate::cluster::{ensure_database, with_database, Durability, PrivateCluster};
-use crate::{Pool, PoolTimeouts, StoreError};
+use umpire_pgcluster::{Durability, PrivateCluster};
+
+use crate::{ensure_database, with_database, Pool, PoolTimeouts, StoreError};
 
 const TEMPLATE: &str = "umpire_test_template";
 

@@ -1,4 +1,5 @@
-//! The shape of `service/src` that issue 31 asked for, held by the build:
+//! The shape of `service/src` that ARCHITECTURE.md's code map states, held
+//! by the build:
 //! its modules depend on each other without a cycle (`games.rs` → `live.rs`
 //! → `games.rs` made `GameService` the god object every room reached into),
 //! and no file grows past the 500 lines at which the house splits a room.
@@ -10,8 +11,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Lines a file of the service may hold (STYLE.md: "When a file passes
-/// ~500 lines … split it by job").
+/// Lines a file of the service may hold (ARCHITECTURE.md, under `service/`:
+/// "no file over 500 lines").
 const MAX_LINES_PER_FILE: usize = 500;
 
 fn service_sources() -> PathBuf {
@@ -157,7 +158,7 @@ fn no_file_of_the_service_holds_more_than_500_lines() {
         .collect();
     assert!(
         too_long.is_empty(),
-        "split by job, as STYLE.md asks: {}",
+        "split by job (ARCHITECTURE.md: no file over 500 lines): {}",
         too_long.join(", ")
     );
 }

@@ -12,7 +12,6 @@ use umpire_storage::{
 };
 use uuid::Uuid;
 
-mod cluster;
 mod distributable;
 mod group_commit;
 mod invitations;
@@ -20,6 +19,7 @@ mod listing;
 mod migrations;
 mod pools;
 mod refusals;
+mod roles;
 
 /// A store on a fresh database, its pool logged in as the service role; and
 /// the database's URL as the owner.

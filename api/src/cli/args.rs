@@ -94,7 +94,7 @@ pub struct StoredGames {
 /// one the `postgres` user the cluster then runs as can reach); otherwise
 /// the user's data directory.
 pub fn default_data_dir() -> PathBuf {
-    if umpire_storage::cluster::running_as_root() {
+    if umpire_pgcluster::running_as_root() {
         return PathBuf::from("/var/lib/umpire");
     }
     dirs::data_dir()

@@ -1,6 +1,23 @@
 //! A private PostgreSQL cluster under a data directory, started from the
 //! PostgreSQL binaries on the machine, for `umpire serve` without a database
-//! URL and for the tests.
+//! URL and for the tests: starting it (or taking over one found running),
+//! securing it, a streaming standby of it, stopping it. The only SQL here
+//! is what secures it (the roles and their passwords); the schema and
+//! everything the service stores are umpire-storage's, which reaches the
+//! cluster through [`PrivateCluster::owner_url`] and
+//! [`PrivateCluster::service_url`].
+//!
+//! ```no_run
+//! use umpire_pgcluster::{Durability, PrivateCluster};
+//!
+//! let cluster = PrivateCluster::start("/var/lib/umpire".as_ref(), Durability::Full)?;
+//! let pool_url = cluster.service_url("umpire");
+//! # drop(pool_url);
+//! if cluster.started_here() {
+//!     cluster.stop()?;
+//! }
+//! # Ok::<(), umpire_pgcluster::ClusterError>(())
+//! ```
 //!
 //! The cluster listens on a unix socket inside the data directory only
 //! (`listen_addresses = ''`), so it never fights another server for a TCP
@@ -11,7 +28,8 @@
 //! directories are mode 0700, owned by the user PostgreSQL runs as, so no
 //! other local account can reach the socket; and `pg_hba.conf` asks every
 //! connection for a password (scram-sha-256). There are two roles, each with
-//! a random password kept in [`PASSWORD_FILE`] (pgpass format, mode 0600):
+//! a random password kept in the password file
+//! ([`PrivateCluster::password_file`], pgpass format, mode 0600):
 //! the owner [`OWNER_ROLE`], the cluster's superuser, which only creates
 //! databases and runs migrations; and [`SERVICE_ROLE`], which the service's
 //! pool logs in as and which may only read and insert (migrations/V1).
@@ -107,7 +125,7 @@ pub struct PrivateCluster {
     postgres_user: Option<(u32, u32)>,
     passwords: Passwords,
     /// True when this process started the server (and so should stop it).
-    pub started_here: bool,
+    started_here: bool,
 }
 
 /// Under the data directory: the id of the process that started the
@@ -123,7 +141,7 @@ pub const SERVICE_ROLE: &str = "umpire_app";
 /// The roles' passwords, under the data directory, in libpq's pgpass format
 /// so that `PGPASSFILE=DATA_DIR/pgpass psql -h DATA_DIR/socket -U umpire`
 /// works for an operator. Mode 0600, owned by whoever runs the service.
-pub const PASSWORD_FILE: &str = "pgpass";
+const PASSWORD_FILE: &str = "pgpass";
 const PORT: u16 = 5432;
 
 /// Every local connection must prove its role's password; there are no TCP
@@ -151,7 +169,7 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> ClusterError + '_ {
 }
 
 /// The directory holding `pg_ctl`, `initdb` and `postgres`.
-pub fn find_binaries() -> Result<PathBuf, ClusterError> {
+fn find_binaries() -> Result<PathBuf, ClusterError> {
     if let Some(path) = std::env::var_os("PATH") {
         for dir in std::env::split_paths(&path) {
             if dir.join("pg_ctl").is_file() && dir.join("initdb").is_file() {
@@ -715,6 +733,13 @@ impl PrivateCluster {
         self.url_as(SERVICE_ROLE, &self.passwords.service, database)
     }
 
+    /// True when this process started the server (or took over one whose
+    /// starter is gone), and so should [`stop`](PrivateCluster::stop) it;
+    /// false for a server found running under another live process.
+    pub fn started_here(&self) -> bool {
+        self.started_here
+    }
+
     /// The directory of the server's unix socket: the cluster's only way
     /// in (it listens on no TCP port).
     pub fn socket_dir(&self) -> &Path {
@@ -789,66 +814,6 @@ impl PrivateCluster {
     }
 }
 
-/// Creates `database` unless it exists, connecting to the `postgres` database
-/// through `admin_url` (a URL whose `dbname` is replaced).
-pub async fn ensure_database(
-    admin_url: &str,
-    database: &str,
-    template: Option<&str>,
-) -> Result<(), crate::StoreError> {
-    let mut config: tokio_postgres::Config = admin_url
-        .parse()
-        .map_err(|e: tokio_postgres::Error| crate::StoreError::Unavailable(e.to_string()))?;
-    config.dbname("postgres");
-    let (client, connection) = config.connect(tokio_postgres::NoTls).await?;
-    let connection = tokio::spawn(connection);
-    let exists = client
-        .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&database])
-        .await?
-        .is_some();
-    if !exists {
-        let quoted = database.replace('"', "\"\"");
-        let statement = match template {
-            Some(template) => format!(
-                "CREATE DATABASE \"{quoted}\" TEMPLATE \"{}\"",
-                template.replace('"', "\"\"")
-            ),
-            None => format!("CREATE DATABASE \"{quoted}\""),
-        };
-        client.batch_execute(&statement).await?;
-    }
-    drop(client);
-    let _ = connection.await;
-    Ok(())
-}
-
-/// The same connection string pointing at another database.
-pub fn with_database(url: &str, database: &str) -> Result<String, crate::StoreError> {
-    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        // Replace the path part of a URL.
-        let (base, query) = match url.split_once('?') {
-            Some((base, query)) => (base, Some(query)),
-            None => (url, None),
-        };
-        let scheme_end = base.find("://").map(|i| i + 3).unwrap_or(0);
-        let authority_end = base[scheme_end..]
-            .find('/')
-            .map(|i| scheme_end + i)
-            .unwrap_or(base.len());
-        let mut out = format!("{}/{}", &base[..authority_end], database);
-        if let Some(query) = query {
-            out.push('?');
-            out.push_str(query);
-        }
-        Ok(out)
-    } else {
-        // A key/value string: a later keyword overrides an earlier one (in
-        // libpq and tokio-postgres alike), so the new name is appended
-        // rather than the old one cut out of text that may quote spaces.
-        Ok(format!("{url} {}", key_value("dbname", database)))
-    }
-}
-
 /// `text` as one word for `sh`: single-quoted, each `'` written `'\\''`.
 fn shell_word(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
@@ -859,7 +824,7 @@ fn shell_word(text: &str) -> String {
 /// quote or a backslash: so that a path with a space (a data directory
 /// under "My Games") stays one value. Values without any are written as
 /// they are.
-pub fn key_value(key: &str, value: &str) -> String {
+fn key_value(key: &str, value: &str) -> String {
     let plain = !value.is_empty()
         && !value
             .chars()
