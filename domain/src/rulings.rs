@@ -89,9 +89,9 @@ pub fn decide(
         ))));
     }
     if text.trim().is_empty() {
-        return Err(refusal(
-            EMPTY.with("A ruling says something: its text is empty or only whitespace."),
-        ));
+        return Err(refusal(EMPTY.with(
+            "A ruling says something: its text is empty or only whitespace.",
+        )));
     }
     let chars = text.chars().count();
     if chars > MAX_RULING_CHARS {

@@ -190,7 +190,9 @@ mod tests {
 
     fn code(result: Result<Viewer<String>, ServiceError>) -> &'static str {
         match result {
-            Err(ServiceError::Forbidden { code, .. } | ServiceError::Unauthenticated { code, .. }) => code,
+            Err(
+                ServiceError::Forbidden { code, .. } | ServiceError::Unauthenticated { code, .. },
+            ) => code,
             other => panic!("not refused: {other:?}"),
         }
     }
@@ -203,22 +205,40 @@ mod tests {
 
     #[test]
     fn the_umpire_looks_as_any_seat_the_umpire_or_a_spectator() {
-        assert_eq!(looking_as(Viewer::Umpire, Some("blue")).unwrap(), seat("blue"));
-        assert_eq!(looking_as(Viewer::Umpire, Some("umpire")).unwrap(), Viewer::Umpire);
-        assert_eq!(looking_as(Viewer::Umpire, Some("spectator")).unwrap(), Viewer::Spectator);
+        assert_eq!(
+            looking_as(Viewer::Umpire, Some("blue")).unwrap(),
+            seat("blue")
+        );
+        assert_eq!(
+            looking_as(Viewer::Umpire, Some("umpire")).unwrap(),
+            Viewer::Umpire
+        );
+        assert_eq!(
+            looking_as(Viewer::Umpire, Some("spectator")).unwrap(),
+            Viewer::Spectator
+        );
     }
 
     #[test]
     fn a_seat_looks_only_as_itself_or_a_spectator() {
         assert_eq!(looking_as(seat("red"), Some("red")).unwrap(), seat("red"));
-        assert_eq!(looking_as(seat("red"), Some("spectator")).unwrap(), Viewer::Spectator);
+        assert_eq!(
+            looking_as(seat("red"), Some("spectator")).unwrap(),
+            Viewer::Spectator
+        );
         assert_eq!(code(looking_as(seat("red"), Some("blue"))), "umpire_only");
         assert_eq!(code(looking_as(seat("red"), Some("umpire"))), "umpire_only");
     }
 
     #[test]
     fn a_spectator_is_asked_for_the_umpires_token() {
-        assert_eq!(code(looking_as(Viewer::Spectator, Some("red"))), "missing_token");
-        assert_eq!(looking_as(Viewer::Spectator, Some("spectator")).unwrap(), Viewer::Spectator);
+        assert_eq!(
+            code(looking_as(Viewer::Spectator, Some("red"))),
+            "missing_token"
+        );
+        assert_eq!(
+            looking_as(Viewer::Spectator, Some("spectator")).unwrap(),
+            Viewer::Spectator
+        );
     }
 }

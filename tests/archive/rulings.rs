@@ -48,7 +48,12 @@ fn after_first_action(archive: &Archive) -> usize {
 fn the_umpires_ruling_replays_audits_and_reruns_clean_in_every_game() {
     for game in GAMES {
         let plain = simulated(game, 0);
-        let archive = with_ruling(plain.clone(), after_first_action(&plain), "umpire", UNSAFE_TEXT);
+        let archive = with_ruling(
+            plain.clone(),
+            after_first_action(&plain),
+            "umpire",
+            UNSAFE_TEXT,
+        );
         let replayed = replay(&registry(), &archive, |_| {}).unwrap();
         assert!(
             replayed.is_valid(),
@@ -101,13 +106,26 @@ fn a_seats_ruling_a_blank_one_a_long_one_and_one_after_the_end_are_refused() {
     let plain = simulated("treeblox", 0);
     let at = after_first_action(&plain);
     let refused = (at as u64, Cause::ActionRefused);
-    assert_eq!(refused_at(&with_ruling(plain.clone(), at, "seat:dark", "mine")), refused);
-    assert_eq!(refused_at(&with_ruling(plain.clone(), at, "umpire", " \n ")), refused);
+    assert_eq!(
+        refused_at(&with_ruling(plain.clone(), at, "seat:dark", "mine")),
+        refused
+    );
+    assert_eq!(
+        refused_at(&with_ruling(plain.clone(), at, "umpire", " \n ")),
+        refused
+    );
     let longest = "é".repeat(MAX_RULING_CHARS);
-    let replayed = replay(&registry(), &with_ruling(plain.clone(), at, "umpire", &longest), |_| {});
+    let replayed = replay(
+        &registry(),
+        &with_ruling(plain.clone(), at, "umpire", &longest),
+        |_| {},
+    );
     assert!(replayed.unwrap().is_valid(), "2,000 characters, not bytes");
     let too_long = format!("{longest}.");
-    assert_eq!(refused_at(&with_ruling(plain.clone(), at, "umpire", &too_long)), refused);
+    assert_eq!(
+        refused_at(&with_ruling(plain.clone(), at, "umpire", &too_long)),
+        refused
+    );
     let after_the_end = with_ruling(plain.clone(), plain.events.len() + 1, "umpire", "late");
     assert_eq!(
         refused_at(&after_the_end),

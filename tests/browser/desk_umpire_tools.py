@@ -53,7 +53,15 @@ def look_as_every_seat(driver, created: dict[str, Any], width: int) -> None:
                                " return !n.hidden && [...n.querySelectorAll('button')].map(b => b.dataset.look)",
                        "the Look as control")
     expected(buttons == ["umpire", *SEATS, "spectator"], f"{width}px: Look as offers umpire, each seat, spectator ({buttons})")
-    at = int(driver.execute_script("return document.body.dataset.version"))
+    # A version where red's view and the umpire's differ (a sealed bid, a
+    # hand), so that a board drawn as the umpire could not pass for red's.
+    umpire = created["umpire_token"]
+    latest = call("GET", f"/v1/games/{game_id}")["version"]
+    at = next(v for v in range(latest, 0, -1)
+              if pieces("arboretum", state(game_id, v, created["seat_tokens"]["red"])["state"], SEATS)
+              != pieces("arboretum", state(game_id, v, umpire)["state"], SEATS))
+    driver.execute_script("const a = document.getElementById('at'); a.value = arguments[0]; a.dispatchEvent(new Event('change'))", at)
+    wait_version(driver, at)
     for seat, token in (("red", created["seat_tokens"]["red"]), ("blue", created["seat_tokens"]["blue"]), ("spectator", None)):
         driver.execute_script("performance.clearResourceTimings(); performance.setResourceTimingBufferSize(2000)")
         driver.find_element("css selector", f"#look-as button[data-look='{seat}']").click()

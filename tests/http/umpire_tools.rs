@@ -141,7 +141,9 @@ async fn only_the_umpire_may_look_as_another_seat() {
                 .await;
             assert_eq!(response.status(), StatusCode::OK, "{path} as {looking}");
         }
-        let response = app.get(&format!("/v1/games/{id}/{path}?as=red"), None).await;
+        let response = app
+            .get(&format!("/v1/games/{id}/{path}?as=red"), None)
+            .await;
         assert_error(response, StatusCode::UNAUTHORIZED, "missing_token").await;
     }
     let response = app
@@ -186,7 +188,10 @@ async fn a_ruling_is_recorded_public_escaped_chained_and_audited() {
     let answer = response.text().await.unwrap();
     // As JSON text: quoted and escaped, never raw markup in a JSON string
     // a reader might paste into a page.
-    assert!(answer.contains(r#"<script>alert(\"ruled\")</script> & the card stays;\nplay on."#), "{answer}");
+    assert!(
+        answer.contains(r#"<script>alert(\"ruled\")</script> & the card stays;\nplay on."#),
+        "{answer}"
+    );
     assert_eq!(app.stored_version(id).await, version + 1);
 
     // Every viewer sees it, whole, at its version.
@@ -196,13 +201,20 @@ async fn a_ruling_is_recorded_public_escaped_chained_and_audited() {
         Some(created.token("blue")),
         None,
     ] {
-        let events = body(&app, &format!("/v1/games/{id}/events?after={version}"), token).await;
+        let events = body(
+            &app,
+            &format!("/v1/games/{id}/events?after={version}"),
+            token,
+        )
+        .await;
         let ruling = &events["events"][0];
         assert_eq!(ruling["seq"], version + 1, "{events}");
         assert_eq!(ruling["actor"], "umpire");
         assert_eq!(ruling["payload"]["type"], "ruling_recorded");
         assert_eq!(ruling["payload"]["text"], UNSAFE_TEXT);
-        assert!(ruling["recorded_at"].as_str().is_some_and(|at| !at.is_empty()));
+        assert!(ruling["recorded_at"]
+            .as_str()
+            .is_some_and(|at| !at.is_empty()));
     }
     // The audit replays it as valid; the export carries it, chained.
     let report = body(&app, &format!("/v1/games/{id}/audit"), umpire).await;
@@ -217,7 +229,10 @@ async fn a_ruling_is_recorded_public_escaped_chained_and_audited() {
     let recorded = exported.events.last().unwrap();
     assert_eq!(recorded.event_type, "ruling_recorded");
     assert_eq!(recorded.payload["text"], UNSAFE_TEXT);
-    assert_eq!(recorded.prev_hash, exported.events[exported.events.len() - 2].hash);
+    assert_eq!(
+        recorded.prev_hash,
+        exported.events[exported.events.len() - 2].hash
+    );
 }
 
 #[tokio::test]
@@ -237,7 +252,12 @@ async fn a_ruling_is_the_umpires_and_bounded() {
     .await;
     let umpire = Some(created.umpire_token.as_str());
     let response = app.submit(id, umpire, ruling(" \n\t".into())).await;
-    assert_error(response, StatusCode::UNPROCESSABLE_ENTITY, "umpire.ruling_empty").await;
+    assert_error(
+        response,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "umpire.ruling_empty",
+    )
+    .await;
     let response = app.submit(id, umpire, ruling("x".repeat(2001))).await;
     let refused = assert_error(
         response,
@@ -245,12 +265,21 @@ async fn a_ruling_is_the_umpires_and_bounded() {
         "umpire.ruling_too_long",
     )
     .await;
-    assert!(refused["rule_url"].as_str().is_some_and(|url| url.ends_with("/rules/umpire#s1")), "{refused}");
+    assert!(
+        refused["rule_url"]
+            .as_str()
+            .is_some_and(|url| url.ends_with("/rules/umpire#s1")),
+        "{refused}"
+    );
     let response = app.submit(id, umpire, ruling("x".repeat(2000))).await;
     assert_eq!(response.status(), StatusCode::CREATED);
     // Not a field more.
     let response = app
-        .submit(id, umpire, json!({"type": "record_ruling", "text": "a", "seat": "red"}))
+        .submit(
+            id,
+            umpire,
+            json!({"type": "record_ruling", "text": "a", "seat": "red"}),
+        )
         .await;
     assert_error(response, StatusCode::BAD_REQUEST, "invalid_action").await;
 }

@@ -197,8 +197,13 @@ pub async fn check_action(
     body: JsonObject<CheckActionRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    let viewer =
-        viewer_looking_as(&state.service, game_id, &request, query.looking_as.as_deref()).await?;
+    let viewer = viewer_looking_as(
+        &state.service,
+        game_id,
+        &request,
+        query.looking_as.as_deref(),
+    )
+    .await?;
     let check = state
         .service
         .check(game_id, &viewer, &body.action, query.read())
@@ -226,8 +231,13 @@ pub async fn get_game_state(
     query: web::Query<AtQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    let viewer =
-        viewer_looking_as(&state.service, game_id, &request, query.looking_as.as_deref()).await?;
+    let viewer = viewer_looking_as(
+        &state.service,
+        game_id,
+        &request,
+        query.looking_as.as_deref(),
+    )
+    .await?;
     Ok(HttpResponse::Ok().json(state.service.state(game_id, &viewer, query.read()).await?))
 }
 
@@ -251,8 +261,13 @@ pub async fn get_game_score(
     query: web::Query<AtQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    let viewer =
-        viewer_looking_as(&state.service, game_id, &request, query.looking_as.as_deref()).await?;
+    let viewer = viewer_looking_as(
+        &state.service,
+        game_id,
+        &request,
+        query.looking_as.as_deref(),
+    )
+    .await?;
     Ok(HttpResponse::Ok().json(state.service.score(game_id, &viewer, query.read()).await?))
 }
 
@@ -283,8 +298,13 @@ pub async fn list_game_events(
             format!("`limit` must be between 1 and {MAX_EVENT_PAGE}, not {limit}."),
         ));
     }
-    let viewer =
-        viewer_looking_as(&state.service, game_id, &request, query.looking_as.as_deref()).await?;
+    let viewer = viewer_looking_as(
+        &state.service,
+        game_id,
+        &request,
+        query.looking_as.as_deref(),
+    )
+    .await?;
     let page = state
         .service
         .events(game_id, &viewer, query.after.unwrap_or(0), limit)
