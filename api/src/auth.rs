@@ -93,6 +93,18 @@ pub async fn viewer(
     }
 }
 
+/// Whom a read of a game is answered for: its caller ([`viewer`]), or
+/// whom it asks to look as (`?as=`, `umpire_service::access::looking_as`).
+pub async fn viewer_looking_as(
+    service: &GameService,
+    game_id: Uuid,
+    request: &HttpRequest,
+    looking: Option<&str>,
+) -> Result<Viewer<String>, ApiError> {
+    let caller = viewer(service, game_id, request).await?;
+    Ok(access::looking_as(caller, looking)?)
+}
+
 /// Who sends an action to a game: as [`viewer`], a seat's grant possibly
 /// remembered and confirmed by the submission itself
 /// (`umpire_service::Credential`).

@@ -19,6 +19,15 @@ pub struct AtQuery {
     /// that has replayed it; without `at` or `min_version`, the answer is at
     /// the newest version, read from the primary. Ignored beside `at`.
     pub min_version: Option<u64>,
+    /// Look as someone else (umpire's token only): `as=<seat>` answers
+    /// what that seat's own token would be answered, `as=spectator` what a
+    /// reader without a token would, `as=umpire` the umpire's own answer.
+    /// A seat may look only as itself or a spectator (403 `umpire_only`
+    /// otherwise); a name that is not a seat of the game is 400
+    /// `unknown_seat`.
+    #[serde(rename = "as")]
+    #[param(rename = "as")]
+    pub looking_as: Option<String>,
 }
 
 impl AtQuery {
@@ -53,6 +62,15 @@ pub struct EventsQuery {
     pub after: Option<u64>,
     /// At most this many events (default 100, at most 1000).
     pub limit: Option<u64>,
+    /// Look as someone else (umpire's token only): `as=<seat>` answers
+    /// what that seat's own token would be answered, `as=spectator` what a
+    /// reader without a token would, `as=umpire` the umpire's own answer.
+    /// A seat may look only as itself or a spectator (403 `umpire_only`
+    /// otherwise); a name that is not a seat of the game is 400
+    /// `unknown_seat`.
+    #[serde(rename = "as")]
+    #[param(rename = "as")]
+    pub looking_as: Option<String>,
 }
 
 #[derive(Debug, Deserialize, IntoParams)]

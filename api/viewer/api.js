@@ -20,6 +20,7 @@ export class Api {
     this.gameId = gameId;
     this.base = `/v1/games/${gameId}`;
     this.anonymous = false;
+    this.lookingAs = null;
   }
 
   // The token requests carry: none while the page shows the spectator's
@@ -65,9 +66,31 @@ export class Api {
     return parsed;
   }
 
+  // The umpire looking as a seat or a spectator (`?as=` on the reads):
+  // what that viewer is answered, with the umpire's own token.
+  looking() {
+    return this.lookingAs ? `&as=${encodeURIComponent(this.lookingAs)}` : '';
+  }
+
   summary() { return this.request(''); }
-  state(at) { return this.request(`/state?at=${at}`); }
-  score(at) { return this.request(`/score?at=${at}`); }
+  state(at) { return this.request(`/state?at=${at}${this.looking()}`); }
+  score(at) { return this.request(`/score?at=${at}${this.looking()}`); }
+  // A dry run at version `at`, decided as the caller, or, for the umpire,
+  // as the seat `as`: nothing is stored.
+  check(action, at, as) {
+    const looking = as ? `&as=${encodeURIComponent(as)}` : '';
+    return this.request(`/actions/check?at=${at}${looking}`, { method: 'POST', body: { action } });
+  }
+  // The whole archive, for the umpire (its hidden information and all).
+  async exportArchive() {
+    const response = await fetch(`${this.base}/export`, { headers: this.headers(), cache: 'no-store', credentials: this.credentials });
+    if (!response.ok) {
+      let body = null;
+      try { body = await response.json(); } catch { body = null; }
+      throw new ApiError(response.status, body);
+    }
+    return response.blob();
+  }
   legalActions() { return this.request('/legal-actions'); }
   audit() { return this.request('/audit'); }
   whatIf(options) { return this.request('/what-if', { method: 'POST', body: { options } }); }
@@ -87,7 +110,7 @@ export class Api {
     const events = [];
     let position = after;
     for (;;) {
-      const page = await this.request(`/events?after=${position}&limit=1000`);
+      const page = await this.request(`/events?after=${position}&limit=1000${this.looking()}`);
       events.push(...page.events);
       if (page.next_after == null || page.events.length === 0) return events;
       position = page.next_after;
@@ -101,7 +124,7 @@ export class Api {
   follow(after, { onEvent, onEnd, onFailure }) {
     const controller = new AbortController();
     (async () => {
-      const response = await fetch(`${this.base}/stream?after=${after}`, {
+      const response = await fetch(`${this.base}/stream?after=${after}${this.looking()}`, {
         headers: this.headers({ Accept: 'text/event-stream' }),
         signal: controller.signal,
         cache: 'no-store',

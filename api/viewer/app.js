@@ -2,8 +2,10 @@
 // from /v1 with the viewer's token; the page keeps nothing else.
 import { Api, ApiError } from './api.js';
 import { html } from './svg.js';
-import { isBookkeeping } from './words.js';
-import { diff, diffTable, refusal, scoreSheet, whatIfReport } from './tools.js';
+import { actorName, isBookkeeping } from './words.js';
+import { archiveButton, diff, diffTable, dryRunForm, dryRunVerdict, refusal, rulingForm, scoreSheet, whatIfReport } from './tools.js';
+import { reader } from './changes.js';
+import { copyField, deskLink } from './links.js';
 import { loadGame } from './game.js';
 import { Timeline, seatOf } from './timeline.js';
 import { Play } from './play.js';
@@ -26,6 +28,9 @@ const desk = {
   events: [], // events[i] is version i + 1
   at: 0,
   viewer: 'spectator',
+  // Who the credential is (the summary's viewer); `viewer` is whom the page
+  // shows the game as, which differs while the umpire looks as a seat.
+  caller: 'spectator',
   states: new Map(),
   audit: null,
   drawing: 0,
@@ -62,7 +67,26 @@ async function stateAt(version) {
 function renderTimeline() {
   desk.timeline = new Timeline($('timeline'), { game: desk.game, seats: desk.summary.seats, onShow: (version) => show(version) });
   desk.timeline.render(desk.events);
+  fillTimelineFilters();
   if (desk.audit) markAudit();
+}
+
+// The timeline's filters by who decided and by round, and the round to
+// jump to: each lists what the log holds so far.
+function fillTimelineFilters() {
+  const options = (select, first, entries) => {
+    const kept = select.value;
+    select.replaceChildren(html('option', { value: '', text: first }),
+      ...entries.map(([value, text]) => html('option', { value, text })));
+    if ([...select.options].some((option) => option.value === kept)) select.value = kept;
+  };
+  const actors = desk.timeline.actors().filter((actor) => actor !== 'system');
+  options($('timeline-seat'), 'everyone', actors.map((actor) => [actor, actorName(actor)]));
+  const rounds = desk.timeline.rounds();
+  options($('timeline-round'), 'every round', rounds.map(({ round }) => [String(round), `round ${round}`]));
+  options($('timeline-jump'), '…', rounds.map(({ round, first }) => [String(first), `round ${round} (v${first})`]));
+  $('timeline-round').closest('label').hidden = rounds.length === 0;
+  $('timeline-jump').closest('label').hidden = rounds.length === 0;
 }
 
 function appendEvents(events) {
@@ -70,6 +94,7 @@ function appendEvents(events) {
   const fresh = events.filter((event) => event.seq === latest() + 1 ? (desk.events.push(event), true) : false);
   if (fresh.length) {
     desk.timeline.append(desk.events, from);
+    fillTimelineFilters();
     $('latest').textContent = latest();
     if (desk.audit) loadAudit();
   }
@@ -131,8 +156,14 @@ async function loadAudit() {
 // ---- showing a version ---------------------------------------------------
 
 function setUrl() {
-  const params = new URLSearchParams({ at: String(desk.at), as: desk.viewer });
+  const params = new URLSearchParams({ at: String(desk.at), as: desk.caller });
+  if (api.lookingAs) params.set('look', api.lookingAs);
   history.replaceState(null, '', `${location.pathname}?${params}`);
+  if (!$('copy-link-url').hidden) $('copy-link-url').value = currentLink();
+}
+
+function currentLink() {
+  return deskLink({ at: desk.at, viewer: desk.caller, lookingAs: api.lookingAs });
 }
 
 async function show(version) {
@@ -163,6 +194,12 @@ async function show(version) {
   desk.openedMs ??= performance.now();
   document.body.dataset.version = String(at);
   document.body.dataset.rendered = 'true';
+  const dryRunAt = document.querySelector('#dry-run .dry-run-at');
+  if (dryRunAt) {
+    dryRunAt.textContent = at === latest()
+      ? `Try an action at the latest version, ${at}, without appending it:`
+      : `Try an action at version ${at}, as the game stood then, without appending it:`;
+  }
   refreshScore(at, drawing);
   refreshPlay(answer.state);
 }
@@ -213,7 +250,8 @@ let playFor = -1;
 
 async function refreshPlay(view) {
   const panel = $('play-panel');
-  const canPlay = desk.viewer !== 'spectator' && !desk.summary.status.finished;
+  // The umpire looking as a seat sees as it, and acts only as itself.
+  const canPlay = desk.viewer !== 'spectator' && !api.lookingAs && !desk.summary.status.finished;
   panel.hidden = !canPlay;
   if (!canPlay) {
     desk.play?.stop();
@@ -358,7 +396,9 @@ function follow() {
 async function load({ keepVersion, retried } = {}) {
   const params = new URLSearchParams(location.search);
   const wanted = params.get('as');
+  const look = params.get('look');
   api.anonymous = wanted === 'spectator';
+  api.lookingAs = null;
   let summary;
   try {
     summary = await api.summary();
@@ -382,11 +422,24 @@ async function load({ keepVersion, retried } = {}) {
     return;
   }
   desk.summary = summary;
+  desk.caller = summary.viewer;
   desk.viewer = summary.viewer;
   desk.states.clear();
   desk.audit = null;
-  if (wanted && wanted !== desk.viewer) {
-    notice(`This link shows the game as ${wanted}: paste that viewer's token to see what it saw. Showing it as ${desk.viewer}.`);
+  if (wanted && wanted !== desk.caller) {
+    notice(`This link shows the game as ${wanted}: paste that viewer's token to see what it saw. Showing it as ${desk.caller}.`);
+  }
+  // The umpire looks as a seat (or a spectator) with its own token: the
+  // reads carry `as=`, and the service answers what that viewer is
+  // answered. Anyone else's link that asks it is shown as itself.
+  if (look && look !== 'umpire') {
+    const known = look === 'spectator' || summary.seats.includes(look);
+    if (desk.caller === 'umpire' && known) {
+      api.lookingAs = look;
+      desk.viewer = look === 'spectator' ? 'spectator' : `seat:${look}`;
+    } else if (desk.caller !== 'umpire') {
+      notice(`This link looks at the game as ${look}, which only the umpire's desk can. Showing it as ${desk.caller}.`);
+    }
   }
   desk.game ??= await loadGame(summary.game);
   document.title = `Umpire · ${desk.game.title} · ${gameId.slice(0, 8)}`;
@@ -394,18 +447,21 @@ async function load({ keepVersion, retried } = {}) {
   $('rules-link').textContent = `Rules of ${desk.game.title}`;
   showLegend();
   $('title').textContent = `${desk.game.title} · game ${gameId.slice(0, 8)}`;
-  $('viewer-name').textContent = desk.viewer;
+  $('viewer-name').textContent = api.lookingAs ? `umpire, looking as ${api.lookingAs}` : desk.viewer;
   document.body.dataset.viewer = desk.viewer;
+  document.body.dataset.caller = desk.caller;
+  lookAsControl();
   desk.events = await api.eventsAfter(0);
   $('latest').textContent = latest();
   $('at').max = String(latest());
   renderTimeline();
-  const umpire = desk.viewer === 'umpire';
-  const seat = desk.viewer.startsWith('seat:') ? seatOf(desk.viewer) : null;
+  const umpire = desk.caller === 'umpire';
+  const seat = desk.caller.startsWith('seat:') ? seatOf(desk.caller) : null;
   $('device-panel').hidden = !seat;
   $('device').replaceChildren(...(seat ? [devicePanel(api, seat, { onLeft: leftDevice })] : []));
   $('umpire-panel').hidden = !umpire;
   $('seats').replaceChildren(...(umpire ? [seatsPanel(api, summary)] : []));
+  umpireRecordTools(umpire);
   playFor = -1;
   const at = keepVersion ? desk.at : Number(params.get('at') ?? latest());
   await show(Number.isNaN(at) ? latest() : at);
@@ -413,6 +469,86 @@ async function load({ keepVersion, retried } = {}) {
   $('diff-to').value = String(desk.at);
   if (umpire) loadAudit();
   follow();
+}
+
+// "Look as: umpire | red | blue | spectator", for the umpire's desk: one
+// click shows the game as that seat is shown it, with no token pasted.
+function lookAsControl() {
+  const nav = $('look-as');
+  nav.hidden = desk.caller !== 'umpire';
+  if (nav.hidden) {
+    nav.replaceChildren();
+    return;
+  }
+  const current = api.lookingAs ?? 'umpire';
+  const choices = ['umpire', ...desk.summary.seats, 'spectator'];
+  nav.replaceChildren(html('span', { class: 'look-label', text: 'Look as:' }),
+    ...choices.map((choice) => html('button', {
+      type: 'button', 'data-look': choice, 'aria-pressed': String(choice === current),
+      text: /^\d+$/.test(choice) ? `seat ${choice}` : choice,
+      onclick: () => lookAs(choice),
+    })));
+}
+
+function lookAs(choice) {
+  const params = new URLSearchParams({ at: String(desk.at), as: desk.caller });
+  if (choice !== 'umpire') params.set('look', choice);
+  history.replaceState(null, '', `${location.pathname}?${params}`);
+  desk.stopFollowing?.();
+  load({ keepVersion: true });
+}
+
+// The umpire's tools that work on the record: the archive to download, a
+// ruling written onto the log, a dry run at the version shown.
+function umpireRecordTools(umpire) {
+  if (!umpire) {
+    for (const id of ['archive', 'ruling', 'dry-run']) $(id).replaceChildren();
+    return;
+  }
+  $('archive').replaceChildren(archiveButton({ onDownload: downloadArchive }));
+  $('ruling').replaceChildren(rulingForm({ onRecord: recordRuling }));
+  $('dry-run').replaceChildren(html('h3', { text: 'Dry run' }), dryRunForm({
+    seats: desk.summary.seats,
+    onTry: async (action, as) => {
+      try {
+        return dryRunVerdict(await api.check(action, desk.at, as), desk.game);
+      } catch (error) {
+        return refusal(error);
+      }
+    },
+    // The decision the log records right after the version shown.
+    suggest: () => {
+      const next = desk.timeline.decisionOf(desk.at + 1);
+      return next?.action ? { action: next.action, seat: seatOf(next.actor) } : null;
+    },
+  }));
+}
+
+async function downloadArchive() {
+  try {
+    const blob = await api.exportArchive();
+    const link = html('a', { href: URL.createObjectURL(blob), download: `umpire-${desk.summary.game}-${gameId}.json` });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+    return html('span', { class: 'accepted', 'data-archive-bytes': blob.size, text: ` Downloaded (${Math.ceil(blob.size / 1024)} KiB): every event, chained, as \`umpire audit\` reads it.` });
+  } catch (error) {
+    return refusal(error);
+  }
+}
+
+// A ruling at the latest version, appended like any action of the umpire's.
+async function recordRuling(text) {
+  try {
+    const accepted = await api.submit({ type: 'record_ruling', text }, latest());
+    await catchUp();
+    show(latest());
+    return html('p', { class: 'accepted', 'data-ruling-version': accepted.version, text: `Recorded at version ${accepted.version}: every viewer sees it in the timeline.` });
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return refusal(error);
+  }
 }
 
 // This browser left its seat (device.js): shown again as the spectator.
@@ -436,7 +572,7 @@ async function recheckViewer() {
   } catch {
     now = null;
   }
-  if (now !== desk.viewer) {
+  if (now !== desk.caller) {
     desk.stopFollowing?.();
     load({ keepVersion: true });
   }
@@ -455,6 +591,20 @@ function wire() {
   $('skip').addEventListener('change', () => document.body.classList.toggle('skipping', $('skip').checked));
   document.body.classList.toggle('skipping', $('skip').checked);
   $('score-panel').addEventListener('toggle', () => refreshScore(desk.at, desk.drawing));
+  const filterTimeline = () => desk.timeline?.filter({ seat: $('timeline-seat').value, round: $('timeline-round').value });
+  $('timeline-seat').addEventListener('change', filterTimeline);
+  $('timeline-round').addEventListener('change', filterTimeline);
+  $('timeline-jump').addEventListener('change', () => {
+    const first = Number($('timeline-jump').value);
+    if ($('timeline-jump').value !== '') show(first);
+    $('timeline-jump').value = '';
+  });
+  $('copy-link').addEventListener('click', () => {
+    const field = $('copy-link-url');
+    field.hidden = false;
+    field.value = currentLink();
+    copyField(field, $('copy-link'));
+  });
   document.addEventListener('keydown', (event) => {
     if (event.target.closest?.('input, textarea, select') || event.altKey || event.ctrlKey || event.metaKey) return;
     const moves = { ArrowLeft: () => step(-1), ArrowRight: () => step(1), Home: () => show(0), End: () => show(latest()) };
@@ -488,7 +638,7 @@ function wire() {
     const to = Number($('diff-to').value);
     try {
       const [a, b] = await Promise.all([stateAt(from), stateAt(to)]);
-      $('diff').replaceChildren(diffTable(from, to, diff(a.state, b.state)));
+      $('diff').replaceChildren(diffTable(from, to, diff(a.state, b.state), { game: desk.game, seats: desk.summary.seats, at: reader(b.state, a.state), before: a.state, after: b.state }));
     } catch (error) {
       $('diff').replaceChildren(refusal(error));
     }
@@ -504,7 +654,7 @@ function wire() {
     }
     $('what-if').replaceChildren(html('p', { text: 'Re-running…' }));
     try {
-      $('what-if').replaceChildren(whatIfReport(await api.whatIf(patch)));
+      $('what-if').replaceChildren(whatIfReport(await api.whatIf(patch), { game: desk.game, seats: desk.summary.seats }));
     } catch (error) {
       $('what-if').replaceChildren(refusal(error));
     }

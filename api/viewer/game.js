@@ -12,6 +12,8 @@
 //   actionWords(action, ctx) → the action in words;
 //   scoreSheet(score, {seats, viewer, final}) → a node showing how each
 //     total is made; legend(ctx) → the board's key.
+//   changeSubjects → [[pattern, (match, at) → words]]: what a path of its
+//     state names in the game's notation, for diffs in words (changes.js).
 // A game without one — a game registered since the page was written — is
 // shown all the same: its state as JSON, its events spelt out from their
 // payloads (words.js), so adding a game needs no change here.

@@ -28,6 +28,40 @@ export function groupDecisions(decisions, events, from) {
   return decisions;
 }
 
+// When an event was recorded, in milliseconds since the epoch (the answer's
+// `recorded_at` carries microseconds, more than Date reads everywhere).
+export function recordedMs(event) {
+  const at = Date.parse(String(event?.recorded_at ?? '').replace(/(\.\d{3})\d+/, '$1'));
+  return Number.isFinite(at) ? at : null;
+}
+
+// A recorded time as an umpire quotes it: the clock time, in UTC.
+export function clockTime(ms) {
+  return new Date(ms).toISOString().slice(11, 19);
+}
+
+// How long a decision took since the one before it: "0.4 s", "12 s",
+// "3 min 05 s", "2 h 03 min", "3 days".
+export function duration(ms) {
+  if (ms < 10_000) return `${Math.round(ms / 100) / 10} s`;
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  const pad = (n) => String(n).padStart(2, '0');
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${pad(seconds % 60)} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 48 * 60) return `${Math.floor(minutes / 60)} h ${pad(minutes % 60)} min`;
+  return `${Math.floor(minutes / 1440)} days`;
+}
+
+// Whether `event` starts a round, and which: a game's module may name its
+// round-starting events (`roundStarts`); else an event `round_started` or
+// `round_dealt` carrying its round's number, as every game with rounds has.
+function roundStarted(game, event) {
+  const starts = game?.roundStarts ?? ['round_started', 'round_dealt'];
+  const round = Number(event?.payload?.round);
+  return starts.includes(event?.type) && Number.isFinite(round) ? round : null;
+}
+
 export function seatOf(actor) {
   return actor?.startsWith('seat:') ? actor.slice(5) : null;
 }
@@ -59,6 +93,43 @@ export class Timeline {
     this.decisions = [];
     this.events = [];
     this.verdicts = new Map(); // first version of a decision → today's verdict
+    this.roundOf = []; // roundOf[v]: the round version v is in, or null
+    this.filters = { seat: '', round: '' };
+  }
+
+  // The round of every version up to the newest, extended as events come.
+  measureRounds() {
+    for (let version = this.roundOf.length || 1; version <= this.events.length; version += 1) {
+      const started = roundStarted(this.game, this.events[version - 1]);
+      this.roundOf[version] = started ?? this.roundOf[version - 1] ?? null;
+    }
+  }
+
+  // Every round the log has reached, with its first version.
+  rounds() {
+    const firsts = new Map();
+    for (let version = 1; version < this.roundOf.length; version += 1) {
+      const round = this.roundOf[version];
+      if (round != null && !firsts.has(round)) firsts.set(round, version);
+    }
+    return [...firsts].map(([round, first]) => ({ round, first }));
+  }
+
+  // Every actor of a decision in the log: seats, the umpire, the clock.
+  actors() {
+    return [...new Set(this.decisions.map((decision) => decision.actor))];
+  }
+
+  // Shows only the decisions (and refused attempts) of one actor and one
+  // round; '' is any. The versions stay where they were: stepping and the
+  // keys still walk every version.
+  filter({ seat = this.filters.seat, round = this.filters.round } = {}) {
+    this.filters = { seat, round };
+    for (const item of this.list.querySelectorAll('li.decision, li.attempt')) {
+      const bySeat = !seat || item.dataset.actor === seat;
+      const byRound = !round || item.dataset.round === String(round);
+      item.classList.toggle('filtered-out', !(bySeat && byRound));
+    }
   }
 
   decisionOf(version) {
@@ -77,16 +148,20 @@ export class Timeline {
 
   render(events) {
     this.events = events;
+    this.roundOf = [];
+    this.measureRounds();
     this.decisions = groupDecisions([], events, 0);
     const created = html('li', { 'data-version': 0, class: 'created' },
       html('button', { type: 'button', onclick: () => this.onShow(0) },
         html('span', { class: 'v', text: 'v0' }), 'the game is created'));
     this.list.replaceChildren(created, ...this.decisions.map((decision) => this.entry(decision)));
+    this.filter();
   }
 
   // New events at the head: into the open decision or new ones.
   append(events, from) {
     this.events = events;
+    this.measureRounds();
     const before = this.decisions.length;
     const last = this.decisions[before - 1];
     const lastEnd = last?.last;
@@ -95,6 +170,24 @@ export class Timeline {
       this.list.querySelector(`li.decision[data-first="${last.first}"]`)?.replaceWith(this.entry(last));
     }
     for (const decision of this.decisions.slice(before)) this.list.append(this.entry(decision));
+    if (this.filters.seat || this.filters.round) this.filter();
+  }
+
+  // When a decision was recorded and how long it took since the decision
+  // before it: what a dispute over time ("they took forever") turns on.
+  timing(decision) {
+    const at = recordedMs(this.events[decision.first - 1]);
+    if (at == null) return null;
+    const previous = decision.first > 1 ? this.decisionOf(decision.first - 1) : null;
+    const before = previous ? recordedMs(this.events[previous.last - 1]) : null;
+    const iso = new Date(at).toISOString();
+    return html('span', { class: 'timing' },
+      html('time', { class: 'at', datetime: iso, title: `recorded at ${iso} (UTC)`, text: clockTime(at) }),
+      before == null ? null : html('span', {
+        class: 'took', 'data-took-ms': Math.max(0, at - before),
+        title: 'the time since the decision before it was recorded',
+        text: `+${duration(Math.max(0, at - before))}`,
+      }));
   }
 
   // Who each event of a decision belongs to: the first is the actor's own
@@ -153,7 +246,8 @@ export class Timeline {
       html('button', { type: 'button', class: 'decision-show', onclick: () => this.onShow(decision.last), title: `show the state after this decision (version ${decision.last})` },
         html('span', { class: 'v', text: versions }), byClock,
         html('span', { class: 'who', text: who }),
-        html('span', { class: 'words', text: words })),
+        html('span', { class: 'words', text: words }),
+        this.timing(decision)),
       single ? null : html('button', {
         type: 'button', class: 'fold', 'aria-expanded': 'false', title: `the ${count} events of this decision`,
         onclick: (event) => this.toggle(event.currentTarget.closest('li.decision')),
@@ -161,19 +255,23 @@ export class Timeline {
       }));
     // A decision of one event is that event's entry: nothing to fold (and
     // a long game's page stays light).
+    // The umpire's ruling stands out: it is what settled a dispute.
+    const ruling = this.events[decision.first - 1]?.type === 'ruling_recorded' ? ' ruling' : '';
+    const round = this.roundOf[decision.first];
+    const filtering = { 'data-actor': decision.actor, 'data-round': round ?? null };
     if (single) {
       const bookkeeping = isBookkeeping(this.game, this.events[decision.first - 1]);
       return html('li', {
-        class: `decision single ${actorClass}${bookkeeping ? ' bookkeeping' : ''}`,
-        'data-first': decision.first, 'data-last': decision.last, 'data-version': decision.first,
+        class: `decision single ${actorClass}${bookkeeping ? ' bookkeeping' : ''}${ruling}`,
+        'data-first': decision.first, 'data-last': decision.last, 'data-version': decision.first, ...filtering,
       }, head);
     }
     const items = [];
     for (let version = decision.first; version <= decision.last; version += 1) items.push(this.eventItem(decision, version));
     const allBookkeeping = items.every((item) => item.classList.contains('bookkeeping'));
     return html('li', {
-      class: `decision ${actorClass}${allBookkeeping ? ' bookkeeping' : ''}`,
-      'data-first': decision.first, 'data-last': decision.last,
+      class: `decision ${actorClass}${allBookkeeping ? ' bookkeeping' : ''}${ruling}`,
+      'data-first': decision.first, 'data-last': decision.last, ...filtering,
     }, head, html('ol', { class: 'events' }, items));
   }
 
@@ -240,13 +338,14 @@ export class Timeline {
       if (!anchor) continue;
       anchor.after(...entries.map((entry) => this.attempt(entry, version, onDispute)));
     }
+    this.filter();
   }
 
   attempt(entry, version, onDispute) {
     const who = actorName(entry.actor);
     const words = actionInWords(this.game, entry.action, { seats: this.seats, seat: seatOf(entry.actor) });
     const violation = entry.violation ?? {};
-    return html('li', { class: 'attempt rejected', 'data-rejected-at': version },
+    return html('li', { class: 'attempt rejected', 'data-rejected-at': version, 'data-actor': entry.actor, 'data-round': this.roundOf[version] ?? null },
       html('button', { type: 'button', onclick: () => onDispute(entry), title: `show version ${version}, where this was tried, with what it touched` },
         html('span', { class: 'v', text: '✗' }),
         html('span', { class: 'who', text: who }),

@@ -27,6 +27,9 @@ const clockPhrases = {
   // The umpire's reissue of a seat's token (docs/rules/seats.md): never
   // the token itself, which is not in the log.
   seat_token_reissued: (e) => `umpire reissues ${seatName(e.seat)}'s token`,
+  // The umpire's ruling on the record (docs/rules/umpire.md): its words
+  // quoted, shown as text wherever a sentence is.
+  ruling_recorded: (e) => `umpire rules: “${e.text}”`,
 };
 
 // The actions every game shares (the clock's, a reissue): in words, with
@@ -38,6 +41,7 @@ const sharedActions = {
   clock_resume: () => 'resumes the clock',
   clock_add_time: (a) => `gives ${seatName(a.seat)} ${seconds(a.ms)} more`,
   reissue_seat_token: (a) => `reissues ${seatName(a.seat)}'s token`,
+  record_ruling: (a) => `rules: “${a.text}”`,
 };
 
 export function sharedActionWords(action) {

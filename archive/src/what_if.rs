@@ -175,9 +175,11 @@ pub fn what_if(
         actions += 1;
         // The clock is not the game's: under other options a clock timeout
         // is the umpire's timeout of its seat, and the umpire's actions on
-        // the clock are passed over, as are reissues of seats' tokens.
+        // the clock are passed over, as are reissues of seats' tokens and
+        // the umpire's rulings.
         if clock::is_clock_event(group.action)
             || umpire_domain::seat_tokens::is_seat_token_action(group.action)
+            || umpire_domain::rulings::is_ruling_action(group.action)
         {
             continue;
         }

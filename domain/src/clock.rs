@@ -681,6 +681,8 @@ pub fn fold(
 ///   it), then decided as the umpire's `timeout { seat }` by the game;
 /// - the umpire's `clock_pause`, `clock_resume` and `clock_add_time` are
 ///   decided by the clock;
+/// - the umpire's `record_ruling` is decided by [`crate::rulings::decide`]
+///   (the umpire's only, bounded text);
 /// - every other action goes to the game as it is.
 pub fn decide(
     game: &dyn DynMatch,
@@ -700,6 +702,9 @@ pub fn decide(
         what: crate::erased::Malformed::Action,
         message: format!("`{actor}` is not an actor"),
     })?;
+    if crate::rulings::is_ruling_action(action) {
+        return crate::rulings::decide(game, &actor, action);
+    }
     if event_type(action).starts_with(CLOCK_TYPE_PREFIX) {
         return decide_on_clock(game, clock, &actor, action);
     }

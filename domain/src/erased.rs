@@ -17,7 +17,7 @@ use utoipa::openapi::{RefOr, Schema};
 
 use crate::game::{Game, ScoreSummary};
 use crate::rng::rng_from_seed;
-use crate::{clock, seat_tokens};
+use crate::{clock, rulings, seat_tokens};
 use crate::{Actor, Seat, Viewer, Violation};
 
 /// Errors at the type-erased boundary.
@@ -565,9 +565,12 @@ impl<G: Game> DynMatch for Match<G> {
         self.version
     }
     fn apply_json(&mut self, event: &Value) -> Result<(), GameError> {
-        if clock::is_clock_event(event) || seat_tokens::is_seat_token_event(event) {
-            // The clock's own event, or a seat's token reissued: a place in
-            // the log, nothing in the game.
+        if clock::is_clock_event(event)
+            || seat_tokens::is_seat_token_event(event)
+            || rulings::is_ruling_event(event)
+        {
+            // The clock's own event, a seat's token reissued or the
+            // umpire's ruling: a place in the log, nothing in the game.
             self.version += 1;
             return Ok(());
         }
@@ -576,7 +579,10 @@ impl<G: Game> DynMatch for Match<G> {
         Ok(())
     }
     fn apply_decoded(&mut self, event: &Value, decoded: &DecodedEvent) -> Result<(), GameError> {
-        if clock::is_clock_event(event) || seat_tokens::is_seat_token_event(event) {
+        if clock::is_clock_event(event)
+            || seat_tokens::is_seat_token_event(event)
+            || rulings::is_ruling_event(event)
+        {
             self.version += 1;
             return Ok(());
         }
@@ -587,11 +593,13 @@ impl<G: Game> DynMatch for Match<G> {
     fn apply_str(&mut self, event: &str) -> Result<(), GameError> {
         match serde_json::from_str::<G::Event>(event) {
             Ok(event) => self.apply_typed(&event),
-            // Only when the game does not know the event: is it the clock's?
+            // Only when the game does not know the event: is it the clock's (or
+            // another event every game shares)?
             Err(error) => match serde_json::from_str::<Value>(event) {
                 Ok(value)
                     if clock::is_clock_event(&value)
-                        || seat_tokens::is_seat_token_event(&value) =>
+                        || seat_tokens::is_seat_token_event(&value)
+                        || rulings::is_ruling_event(&value) =>
                 {
                     self.version += 1
                 }
@@ -644,6 +652,7 @@ impl<G: Game> DynMatch for Match<G> {
             G::PUBLIC_EVENTS.contains(&tag)
                 || clock::is_clock_type(tag)
                 || seat_tokens::is_seat_token_type(tag)
+                || rulings::is_ruling_type(tag)
         })
     }
     fn show_event(

@@ -14,6 +14,7 @@ pub mod game;
 pub mod memory;
 pub mod record;
 pub mod rng;
+pub mod rulings;
 pub mod schema_names;
 pub mod seat;
 pub mod seat_tokens;

@@ -51,6 +51,50 @@ pub fn require_umpire(viewer: &Viewer<String>) -> Result<(), ServiceError> {
     }
 }
 
+/// Whom a read is answered for when its caller asks to look `as` someone
+/// (`?as=red`, `?as=spectator`, `?as=umpire`): the umpire may look as any
+/// seat, so that it settles a dispute over what a seat could see without
+/// holding the seat's token; anyone may look as a spectator, or as itself,
+/// which shows it nothing it could not already see. A seat asking to look
+/// as another seat, or as the umpire, is refused (403 `umpire_only`); a
+/// spectator, asked for a token (401 `missing_token`). A name that is not
+/// a seat of the game is refused by the game when it is read as one (400
+/// `unknown_seat`).
+pub fn looking_as(
+    viewer: Viewer<String>,
+    looking: Option<&str>,
+) -> Result<Viewer<String>, ServiceError> {
+    let Some(looking) = looking else {
+        return Ok(viewer);
+    };
+    let asked = match looking {
+        LOOKING_AS_SPECTATOR => return Ok(Viewer::Spectator),
+        LOOKING_AS_UMPIRE => Viewer::Umpire,
+        seat => Viewer::Seat(seat.to_string()),
+    };
+    match viewer {
+        Viewer::Umpire => Ok(asked),
+        own if own == asked => Ok(own),
+        Viewer::Spectator => Err(ServiceError::Unauthenticated {
+            code: "missing_token",
+            message: format!(
+                "Looking as `{looking}` needs the umpire token: Authorization: Bearer <token>."
+            ),
+        }),
+        Viewer::Seat(seat) => Err(ServiceError::Forbidden {
+            code: "umpire_only",
+            message: format!(
+                "Only the umpire may look as another seat; seat {seat} may not look as `{looking}`."
+            ),
+        }),
+    }
+}
+
+/// What `as` names the spectator by.
+pub const LOOKING_AS_SPECTATOR: &str = "spectator";
+/// What `as` names the umpire by.
+pub const LOOKING_AS_UMPIRE: &str = "umpire";
+
 /// Checks the admin token for game creation and import, when one is
 /// configured. Compared in constant time: this one is not hashed at rest.
 pub fn require_admin(
@@ -134,4 +178,67 @@ pub(crate) fn mint_tokens(seats: Vec<String>) -> Result<MintedTokens, ServiceErr
         umpire: umpire_token,
         seats: seat_tokens,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seat(name: &str) -> Viewer<String> {
+        Viewer::Seat(name.to_string())
+    }
+
+    fn code(result: Result<Viewer<String>, ServiceError>) -> &'static str {
+        match result {
+            Err(
+                ServiceError::Forbidden { code, .. } | ServiceError::Unauthenticated { code, .. },
+            ) => code,
+            other => panic!("not refused: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn without_as_a_reader_is_who_its_credential_says() {
+        assert_eq!(looking_as(seat("red"), None).unwrap(), seat("red"));
+        assert_eq!(looking_as(Viewer::Umpire, None).unwrap(), Viewer::Umpire);
+    }
+
+    #[test]
+    fn the_umpire_looks_as_any_seat_the_umpire_or_a_spectator() {
+        assert_eq!(
+            looking_as(Viewer::Umpire, Some("blue")).unwrap(),
+            seat("blue")
+        );
+        assert_eq!(
+            looking_as(Viewer::Umpire, Some("umpire")).unwrap(),
+            Viewer::Umpire
+        );
+        assert_eq!(
+            looking_as(Viewer::Umpire, Some("spectator")).unwrap(),
+            Viewer::Spectator
+        );
+    }
+
+    #[test]
+    fn a_seat_looks_only_as_itself_or_a_spectator() {
+        assert_eq!(looking_as(seat("red"), Some("red")).unwrap(), seat("red"));
+        assert_eq!(
+            looking_as(seat("red"), Some("spectator")).unwrap(),
+            Viewer::Spectator
+        );
+        assert_eq!(code(looking_as(seat("red"), Some("blue"))), "umpire_only");
+        assert_eq!(code(looking_as(seat("red"), Some("umpire"))), "umpire_only");
+    }
+
+    #[test]
+    fn a_spectator_is_asked_for_the_umpires_token() {
+        assert_eq!(
+            code(looking_as(Viewer::Spectator, Some("red"))),
+            "missing_token"
+        );
+        assert_eq!(
+            looking_as(Viewer::Spectator, Some("spectator")).unwrap(),
+            Viewer::Spectator
+        );
+    }
 }

@@ -90,7 +90,7 @@ error_codes! {
     "archive_rejection_time_in_future" => "422: a rejection's recorded_at is more than 5 minutes past this server's clock.";
     "too_many_refusals" => "429: this token's refused actions in this game came too fast; retry after `Retry-After` seconds.";
     "too_many_streams" => "429: this client (its token, or its address for a spectator), or the address it comes from whatever the token, holds its limit of live streams open (`details.limit`); close one.";
-    "too_many_umpire_actions" => "429: the umpire's actions outside the rules (pause, resume, extra time, reissue) came faster than a game takes them; retry after `Retry-After` seconds.";
+    "too_many_umpire_actions" => "429: the umpire's actions outside the rules (pause, resume, extra time, reissue, ruling) came faster than a game takes them; retry after `Retry-After` seconds.";
     "too_many_games" => "429: this address created or imported games faster than a service without an admin token allows; retry after `Retry-After` seconds.";
     "too_many_device_links" => "429: this seat made links to another device faster than a seat may (5, then one a minute); retry after `Retry-After` seconds.";
     "too_many_failed_redemptions" => "429: this address redeemed too many unknown, used or expired invitations; retry after `Retry-After` seconds.";
@@ -109,10 +109,11 @@ pub fn published(registry: &umpire_domain::Registry) -> Vec<(String, String)> {
         .collect();
     let clock = umpire_domain::clock::ALL;
     let seats = umpire_domain::seat_tokens::ALL;
+    let rulings = umpire_domain::rulings::ALL;
     for kinds in registry
         .games()
         .map(|game| game.violation_kinds())
-        .chain([clock, seats])
+        .chain([clock, seats, rulings])
     {
         for kind in kinds {
             let meaning = format!("422 ({}): {}", kind.rule, kind.meaning);

@@ -41,8 +41,9 @@ fn any_of(
     for game in all_games() {
         builder = builder.item(Ref::from_schema_name(pick(&game).clone()));
     }
-    // The clock's actions and events, and the umpire's reissue of a seat,
-    // belong to every game (docs/rules/clock.md, docs/rules/seats.md).
+    // The clock's actions and events, the umpire's reissue of a seat and
+    // the umpire's ruling belong to every game (docs/rules/clock.md,
+    // docs/rules/seats.md, docs/rules/umpire.md).
     match examples {
         Examples::Actions => {
             for name in SHARED_ACTIONS {
@@ -66,6 +67,7 @@ fn any_of(
                 .chain([
                     serde_json::json!({"type": "clock_pause"}),
                     serde_json::json!({"type": "clock_add_time", "seat": "red", "ms": 30000}),
+                    serde_json::json!({"type": "record_ruling", "text": "The card shown by accident stays in play."}),
                 ]),
         ),
         Examples::Events => builder.examples(EVENT_EXAMPLES.get_or_init(event_examples).clone()),
@@ -147,12 +149,13 @@ fn hidden_event() -> RefOr<Schema> {
 }
 
 /// The schemas of the actions and events every game has besides its own:
-/// the clock's and the reissue of a seat's token.
-pub const SHARED_ACTIONS: [&str; 2] = ["ClockAction", "SeatTokenAction"];
-pub const SHARED_EVENTS: [&str; 2] = ["ClockEvent", "SeatTokenEvent"];
+/// the clock's, the reissue of a seat's token and the umpire's ruling.
+pub const SHARED_ACTIONS: [&str; 3] = ["ClockAction", "SeatTokenAction", "RulingAction"];
+pub const SHARED_EVENTS: [&str; 3] = ["ClockEvent", "SeatTokenEvent", "RulingEvent"];
 
 fn collect_components(out: &mut Vec<(String, RefOr<Schema>)>) {
     use umpire_domain::clock::{ClockAction, ClockEvent};
+    use umpire_domain::rulings::{RulingAction, RulingEvent};
     use umpire_domain::seat_tokens::{SeatTokenAction, SeatTokenEvent};
     use utoipa::PartialSchema;
     if !out.iter().any(|(existing, _)| existing == HIDDEN_EVENT) {
@@ -161,8 +164,10 @@ fn collect_components(out: &mut Vec<(String, RefOr<Schema>)>) {
     for (name, schema) in [
         (SHARED_ACTIONS[0], ClockAction::schema()),
         (SHARED_ACTIONS[1], SeatTokenAction::schema()),
+        (SHARED_ACTIONS[2], RulingAction::schema()),
         (SHARED_EVENTS[0], ClockEvent::schema()),
         (SHARED_EVENTS[1], SeatTokenEvent::schema()),
+        (SHARED_EVENTS[2], RulingEvent::schema()),
     ] {
         if !out.iter().any(|(existing, _)| existing == name) {
             out.push((name.to_string(), with_variant_titles(name, schema)));

@@ -278,7 +278,12 @@ impl GameService {
             Ok(decision) => decision,
             Err(error) => return Ok(Attempt::Refused(Refusal::Rule(error))),
         };
-        if decision.events.iter().all(clock::is_clock_event) && !decision.events.is_empty() {
+        // The umpire's actions outside the rules (the clock's, a ruling)
+        // are throttled per game: nothing else bounds how fast they grow a log.
+        let outside_the_rules = |event: &serde_json::Value| {
+            clock::is_clock_event(event) || umpire_domain::rulings::is_ruling_event(event)
+        };
+        if decision.events.iter().all(outside_the_rules) && !decision.events.is_empty() {
             crate::throttle::admit_umpire_extra(&self.umpire_extras, submission.game_id)?;
         }
         crate::log_length::check_room(version, decision.events.len())?;

@@ -196,7 +196,7 @@ pub(crate) fn admit_umpire_extra(
                 code: "too_many_umpire_actions",
                 message: format!(
                     "This game takes the umpire's actions outside the rules (pause, resume, extra \
-                 time, reissue) at most {} at once, then one every {} s.",
+                 time, reissue, ruling) at most {} at once, then one every {} s.",
                     throttle.rate().burst,
                     1.0 / throttle.rate().per_second
                 ),

@@ -8,6 +8,7 @@ pub mod earlier_builds;
 mod import;
 mod reading;
 mod replay;
+mod rulings;
 mod scoring;
 mod seat_tokens;
 mod support;

@@ -85,14 +85,15 @@ fn every_game_contributes_its_action_event_state_and_score_shapes() {
             );
         }
     }
-    // Each game's actions, and those every game has: the clock's and the
-    // reissue of a seat (recorded in the log, so in events and audits).
+    // Each game's actions, and those every game has: the clock's, the
+    // reissue of a seat and the umpire's ruling (recorded in the log, so in
+    // events and audits).
     let any_action = &schemas["AnyAction"]["anyOf"];
     assert_eq!(
         any_action.as_array().unwrap().len(),
-        umpire_games::registry().ids().count() + 2
+        umpire_games::registry().ids().count() + 3
     );
-    for shared in ["ClockAction", "SeatTokenAction"] {
+    for shared in ["ClockAction", "SeatTokenAction", "RulingAction"] {
         assert!(any_action
             .as_array()
             .unwrap()
@@ -100,7 +101,7 @@ fn every_game_contributes_its_action_event_state_and_score_shapes() {
     }
     // And each game's own event pages say so.
     let payload = &schemas["ArboretumEventEnvelope"]["properties"]["payload"]["anyOf"];
-    for shared in ["ClockEvent", "SeatTokenEvent", "HiddenEvent"] {
+    for shared in ["ClockEvent", "SeatTokenEvent", "RulingEvent", "HiddenEvent"] {
         assert!(
             payload
                 .as_array()

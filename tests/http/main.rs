@@ -42,5 +42,6 @@ mod rules;
 mod seat_devices;
 mod streams;
 mod support;
+mod umpire_tools;
 mod viewer;
 mod wrong_methods;

@@ -15,7 +15,7 @@ use umpire_service::reads::{DEFAULT_EVENT_PAGE, MAX_EVENT_PAGE};
 use umpire_service::schemas::AnyAction;
 
 use super::error_answers::{ActingInAGame, ReadingAGame};
-use crate::auth::{credential, viewer};
+use crate::auth::{credential, viewer, viewer_looking_as};
 use crate::error::{ApiError, ErrorBody};
 use crate::json_body::JsonObject;
 use crate::params::{AtQuery, EventsQuery, MinVersionQuery};
@@ -197,7 +197,13 @@ pub async fn check_action(
     body: JsonObject<CheckActionRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    let viewer = viewer(&state.service, game_id, &request).await?;
+    let viewer = viewer_looking_as(
+        &state.service,
+        game_id,
+        &request,
+        query.looking_as.as_deref(),
+    )
+    .await?;
     let check = state
         .service
         .check(game_id, &viewer, &body.action, query.read())
@@ -225,7 +231,13 @@ pub async fn get_game_state(
     query: web::Query<AtQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    let viewer = viewer(&state.service, game_id, &request).await?;
+    let viewer = viewer_looking_as(
+        &state.service,
+        game_id,
+        &request,
+        query.looking_as.as_deref(),
+    )
+    .await?;
     Ok(HttpResponse::Ok().json(state.service.state(game_id, &viewer, query.read()).await?))
 }
 
@@ -249,7 +261,13 @@ pub async fn get_game_score(
     query: web::Query<AtQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let game_id = id.into_inner();
-    let viewer = viewer(&state.service, game_id, &request).await?;
+    let viewer = viewer_looking_as(
+        &state.service,
+        game_id,
+        &request,
+        query.looking_as.as_deref(),
+    )
+    .await?;
     Ok(HttpResponse::Ok().json(state.service.score(game_id, &viewer, query.read()).await?))
 }
 
@@ -280,7 +298,13 @@ pub async fn list_game_events(
             format!("`limit` must be between 1 and {MAX_EVENT_PAGE}, not {limit}."),
         ));
     }
-    let viewer = viewer(&state.service, game_id, &request).await?;
+    let viewer = viewer_looking_as(
+        &state.service,
+        game_id,
+        &request,
+        query.looking_as.as_deref(),
+    )
+    .await?;
     let page = state
         .service
         .events(game_id, &viewer, query.after.unwrap_or(0), limit)

@@ -81,6 +81,11 @@ pub struct StreamQuery {
     /// Start after this version (default 0: from the first event). The
     /// `Last-Event-ID` header, sent by reconnecting SSE clients, wins over it.
     pub after: Option<u64>,
+    /// Follow as someone else (umpire's token only): `as=<seat>`,
+    /// `as=spectator` or `as=umpire`, as the state and the events take it.
+    #[serde(rename = "as")]
+    #[param(rename = "as")]
+    pub looking_as: Option<String>,
 }
 
 /// Follow a game live as Server-Sent Events, from any version on.
@@ -155,7 +160,9 @@ pub async fn stream_game_events(
         _ => None,
     };
     let client = StreamClient::of(game_id, &viewer, state.trusted_proxies.client_of(&request));
-    let follower = state.service.follow(game_id, viewer, client, after).await?;
+    // Counted and rechecked as its caller, redacted for whom it looks as.
+    let looked = umpire_service::access::looking_as(viewer, query.looking_as.as_deref())?;
+    let follower = state.service.follow(game_id, looked, client, after).await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/event-stream"))
         // The stream carries a seat's secrets, like every /v1 answer.

@@ -358,3 +358,14 @@ export function scoreSheet(score, { seats = ['red', 'blue'] } = {}) {
 export function legend() {
   return board(300, 62, 'How cards and cells are written', ...legendNodes(10, 16));
 }
+
+// Changes between two states in words (changes.js, which compares things
+// on cells by cell): the deck's top card, a seat's arboretum at a cell.
+export const changeSubjects = [
+  [/^deck\.0$/, () => "the deck's top card"],
+  [/^deck\.(\d+)$/, ([, i]) => `the deck's card ${Number(i) + 1} from the top`],
+  [/^(\w+)\.arboretum\.([A-F]\d)$/, ([, seat, cell]) => `${seat}'s arboretum at ${cell}`],
+  [/^(\w+)\.hand\.(\d+)$/, ([, seat, i]) => `${seat}'s hand, card ${Number(i) + 1}`],
+  [/^offering_area\.(\d+)$/, ([, i]) => `the offering area's card ${Number(i) + 1}`],
+  [/^cards_left_in_deck$/, () => 'cards left in the deck'],
+];

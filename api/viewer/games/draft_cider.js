@@ -347,3 +347,11 @@ export function legend() {
       + 'To pick: click a card of the communal hand, then one of your batches.' }),
     html('p', { text: 'The deck\'s order is the umpire\'s only, for good: others see how many cards are dealt, still to come and never dealt.' }));
 }
+
+// Changes between two states in words (changes.js): a card of a seat's
+// orchard by its batch, the communal hand's cards.
+export const changeSubjects = [
+  [/^orchards\.(\d+)\.batches\.(\w+)\.(\d+)$/, ([, i, batch, card], at) => `seat ${at(`orchards.${i}.seat`) ?? i}'s orchard, ${batch.replaceAll('_', ' ')} batch, card ${Number(card) + 1}`],
+  [/^communal_hand\.(\d+)$/, ([, i]) => `the communal hand's card ${Number(i) + 1}`],
+  [/^deck\.0$/, () => "the deck's top card"],
+];

@@ -504,3 +504,10 @@ export function legend() {
     'A piece "red-blue" is drawn as a domino, its first flower going on the first cell named. ',
     'A gold ring marks a field\'s last piece; dashed flowers are a pending, secret submission; a blue back is what this viewer may not see.');
 }
+
+// Changes between two states in words (changes.js, which compares things
+// on cells by cell): a field by its number, a flower by its cell.
+export const changeSubjects = [
+  [/^fields\.(\d+)\.cells\.([A-E]\d)$/, ([, i, cell], at) => `field ${at(`fields.${i}.field`) ?? Number(i) + 1} at ${cell}`],
+  [/^fields\.(\d+)\.(.+)$/, ([, i, rest], at) => `field ${at(`fields.${i}.field`) ?? Number(i) + 1}: ${rest.replaceAll('.', ' ').replaceAll('_', ' ')}`],
+];

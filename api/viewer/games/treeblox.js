@@ -306,3 +306,9 @@ export function legend() {
       swatch(null, 'sun', 'sun: an active leaf, nothing above it: 1 point'), ' · ',
       swatch('#e7dcc6', 'hole', 'tan: the 16 board holes')));
 }
+
+// Changes between two states in words (changes.js, which compares things
+// on cells by cell): a cube by its cell, in the board's notation.
+export const changeSubjects = [
+  [/^cubes\.(\[[^\]]*\])$/, ([, cell]) => `the cube at ${cell}`],
+];

@@ -14,7 +14,7 @@ pub fn registry() -> Registry {
 
 /// Every rule page's refusals, by the page's name (`docs/rules/<name>.md`,
 /// served at `/rules/<name>`): each game's, the clock's, which any game may
-/// be played with, and the seats'. The rule-reference tests hold each page
+/// be played with, the seats' and the umpire's rulings'. The rule-reference tests hold each page
 /// to these.
 pub fn refusals_by_page() -> Vec<(&'static str, &'static [umpire_domain::ViolationKind])> {
     let mut all: Vec<_> = registry()
@@ -23,5 +23,6 @@ pub fn refusals_by_page() -> Vec<(&'static str, &'static [umpire_domain::Violati
         .collect();
     all.push(("clock", umpire_domain::clock::ALL));
     all.push(("seats", umpire_domain::seat_tokens::ALL));
+    all.push(("umpire", umpire_domain::rulings::ALL));
     all
 }
