@@ -31,7 +31,8 @@ const groupWords = (groups) => groups.map((g) => `${g.size} ${g.plan}`).join(', 
 // Each event in words, for the timeline (words.js spells out the rest).
 export const phrases = {
   deck_shuffled: (p) => `the deck of ${p.card_count} cards is shuffled`,
-  starting_player_chosen: (p) => `${p.seat} is chosen to start`,
+  // The seat holding the DM Advantage chooses (the timeline names it first).
+  starting_player_chosen: (p) => `chooses ${p.seat} to start`,
   round_started: (p) => `round ${p.round} starts, ${p.starting_player} first`,
   cards_dealt: (p) => (p.cards ? `round ${p.round}: ${list(p.cards)} dealt to the offering area` : `round ${p.round}: cards dealt`),
   bid_submitted: (p) => (p.groups

@@ -137,7 +137,7 @@ function layer(ox, oy, z, box, byCell, active) {
 
 function reserve(x, y, seat, kind, count) {
   const key = reserveKey(seat, kind);
-  const words = `${seat}'s ${count} ${kind === 'leaf' ? (count === 1 ? 'leaf' : 'leaves') : (count === 1 ? 'branch' : 'branches')} not yet placed`;
+  const words = `${seat}'s ${count} ${kindWords(kind, count)} not yet placed`;
   const shape = kind === 'leaf'
     ? svg('circle', { cx: x + CELL / 2, cy: y + CELL / 2, r: CELL / 2 - 3, fill: COLOURS[seat], stroke: '#333' })
     : svg('rect', { x: x + 2, y: y + 2, width: CELL - 4, height: CELL - 4, rx: 2, fill: COLOURS[seat], stroke: '#333' });
@@ -146,7 +146,7 @@ function reserve(x, y, seat, kind, count) {
     svg('rect', { x: x - 2, y: y - 2, width: 108, height: CELL + 4, rx: 4, fill: '#fff', stroke: '#ccc' }),
     shape,
     svg('text', { x: x + CELL / 2, y: y + CELL / 2 + 4, 'text-anchor': 'middle', class: 'cube-label', fill: INK[seat], text: kind === 'leaf' ? 'L' : 'B' }),
-    svg('text', { x: x + CELL + 6, y: y + CELL / 2 + 4, text: `${count} ${kind === 'leaf' ? 'leaves' : 'branches'}` }));
+    svg('text', { x: x + CELL + 6, y: y + CELL / 2 + 4, text: `${count} ${kindWords(kind, count)}` }));
 }
 
 export function draw(view) {
@@ -204,6 +204,12 @@ export function touches(item) {
 }
 
 const kindWord = (kind) => (kind === 'leaf' ? 'leaf' : 'branch');
+// "1 leaf", "2 leaves", "0 branches".
+function kindWords(kind, count) {
+  if (kind === 'leaf') return count === 1 ? 'leaf' : 'leaves';
+  return count === 1 ? 'branch' : 'branches';
+}
+const counted = (count, kind) => `${count} ${kindWords(kind, count)}`;
 const placementWords = (p) => `a ${kindWord(p.kind)} at ${Array.isArray(p.cell) ? cellName(p.cell) : '?'}`;
 
 export function actionWords(action) {
@@ -232,7 +238,7 @@ export function steps(action, ctx) {
   if (view.phase === 'final_growth') {
     const branches = placements.filter((p) => p.kind === 'branch').length;
     return [
-      { label: `final growth: ${placements.length} cubes (${branches} branches, ${placements.length - branches} leaves)` },
+      { label: `final growth: ${placements.length} ${placements.length === 1 ? 'cube' : 'cubes'} (${counted(branches, 'branch')}, ${counted(placements.length - branches, 'leaf')})` },
       { label: placements.map((p) => `${kindWord(p.kind)} ${cellName(p.cell)}`).join(', ') },
     ];
   }
@@ -247,11 +253,14 @@ export function steps(action, ctx) {
 export function scoreSheet(score) {
   const seats = score?.seats ?? [];
   const most = Math.max(0, ...seats.map((s) => s.active_leaves ?? 0));
+  // Ahead alone, or tied with the other seat: never both "ahead".
+  const leaders = seats.filter((s) => (s.active_leaves ?? 0) === most).length;
+  const standing = (line) => (line.active_leaves === most && most ? (leaders > 1 ? 'tied' : 'ahead') : '');
   const rows = seats.map((line) => html('tr', { 'data-seat': line.seat },
     html('th', { text: line.seat }),
     html('td', { class: 'num', text: String(line.active_leaves) }),
     html('td', { text: (line.active_leaf_cells ?? []).length ? line.active_leaf_cells.map(cellName).join(' ') : 'none' }),
-    html('td', { text: score.winner === line.seat ? 'wins' : (score.draw ? 'draws' : (score.final ? '' : (line.active_leaves === most && most ? 'ahead' : ''))) })));
+    html('td', { text: score.winner === line.seat ? 'wins' : (score.draw ? 'draws' : (score.final ? '' : standing(line))) })));
   const sudden = score?.end_reason === 'no_active_leaves' || score?.end_reason === 'no_active_leaves_at_turn_start';
   return html('div', { class: 'score-sheet treeblox-score' },
     html('p', {},
