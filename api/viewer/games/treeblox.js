@@ -16,7 +16,7 @@
 //                          inside that element
 //   reserve:SEAT:KIND      a seat's branches or leaves not yet placed, e.g.
 //                          `reserve:dark:branch`
-import { board, html, label, svg } from '../svg.js';
+import { board, boardWidth, html, label, svg } from '../svg.js';
 
 export const title = 'Treeblox';
 
@@ -79,10 +79,12 @@ function bounds(view) {
 // scaled down to fit it, so layers are put side by side only as far as they
 // stay readable), else the window's.
 function available() {
-  if (typeof document === 'undefined') return 940;
-  const box = document.getElementById('board')?.clientWidth || window.innerWidth - 60;
-  return Math.max(280, Math.min(1200, box - 20));
+  return boardWidth();
 }
+
+// A cell is drawn CELL units wide; scaled to the board's width it should
+// be at least this many pixels, for a finger.
+const TARGET_CELL = 36;
 
 const isHole = (x, y, z) => z === 0 && x >= 0 && x <= 3 && y >= 0 && y <= 3;
 
@@ -158,9 +160,10 @@ export function draw(view) {
   }
   const layerWidth = 2 * MARGIN + (box.maxX - box.minX + 1) * CELL;
   const layerHeight = 28 + (box.maxY - box.minY + 1) * CELL + 16;
-  // A little scaling down is fine; then the layers go in rows as even as
-  // can be (5 layers: 3 and 2, not 4 and 1).
-  const fits = Math.max(1, Math.floor((available() * 1.15 + GAP) / (layerWidth + GAP)));
+  // As many layers abreast as leave a cell TARGET_CELL px wide once the
+  // drawing is scaled to the board's width; then the layers go in rows as
+  // even as can be (5 layers: 3 and 2, not 4 and 1).
+  const fits = Math.max(1, Math.floor((available() * (CELL / TARGET_CELL) + GAP) / (layerWidth + GAP)));
   const perRow = Math.ceil((box.maxZ + 1) / Math.ceil((box.maxZ + 1) / fits));
   const nodes = [];
   for (let z = 0; z <= box.maxZ; z += 1) {
@@ -170,10 +173,13 @@ export function draw(view) {
   }
   const layerRows = Math.floor(box.maxZ / perRow) + 1;
   let y = 4 + layerRows * (layerHeight + 10) + 6;
+  const seatLines = [];
   for (const seat of view.seats ?? []) {
     const acting = view.to_act === seat.seat;
     const rate = acting ? (view.growth_rate == null ? ' · to act, no limit (final growth)' : ` · to act, growth rate ${view.growth_rate}`) : '';
-    nodes.push(label(6, y + 10, `${seat.seat}: ${seat.active_leaves} active ${seat.active_leaves === 1 ? 'leaf' : 'leaves'}${rate}`, `label seat-${seat.seat}`));
+    const line = `${seat.seat}: ${seat.active_leaves} active ${seat.active_leaves === 1 ? 'leaf' : 'leaves'}${rate}`;
+    seatLines.push(line);
+    nodes.push(label(6, y + 10, line, `label seat-${seat.seat}`));
     nodes.push(reserve(6, y + 18, seat.seat, 'branch', seat.remaining_branches));
     nodes.push(reserve(124, y + 18, seat.seat, 'leaf', seat.remaining_leaves));
     y += 56;
@@ -181,7 +187,10 @@ export function draw(view) {
   const phase = String(view.phase ?? '').replaceAll('_', ' ');
   const passes = view.consecutive_passes ? ` · ${view.consecutive_passes} pass in a row (two end the game)` : '';
   nodes.push(label(6, y + 4, `${phase}${passes}`, 'muted'));
-  const width = Math.max(280, 12 + Math.min(box.maxZ + 1, perRow) * (layerWidth + GAP) - GAP);
+  // Wide enough for the longest line written under the layers (a seat's
+  // leaves and growth rate), which would otherwise be cut off.
+  const longest = Math.max(0, ...seatLines.map((line) => line.length));
+  const width = Math.max(280, 12 + longest * 7, 12 + Math.min(box.maxZ + 1, perRow) * (layerWidth + GAP) - GAP);
   return board(width, y + 12, 'Treeblox tree, layer by layer: cells [x, y, z]', ...nodes);
 }
 
