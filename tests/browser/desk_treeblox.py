@@ -197,6 +197,10 @@ def first_turn(driver) -> None:
     open_page(driver, game_id)
     view_as(driver, created["seat_tokens"]["dark"], "seat:dark")
     legal = offered(driver, game_id, created["seat_tokens"]["dark"])
+    # Sized for hands: the 16 holes fill the board, the Play panel beside it.
+    viewer.targets_fit_a_finger(driver, "treeblox's first turn at 1400 px")
+    viewer.play_panel_in_view(driver, "treeblox's first turn at 1400 px")
+    driver.save_screenshot(str(OUT / "desk-treeblox-first-turn-1400.png"))
     all_paths = paths(driver)
     expect(len(legal) == 16 and all(len(p) == 1 and p[0]["at"] in board_keys(driver) for p in all_paths),
            "treeblox: a first turn is one click on one of the 16 board holes")
@@ -219,6 +223,9 @@ def main_turns(driver, width: int) -> None:
     open_page(driver, game_id)
     view_as(driver, token, f"seat:{seat}")
     legal = offered(driver, game_id, token)
+    viewer.targets_fit_a_finger(driver, f"treeblox's main turn at {width} px")
+    if width >= 1400:
+        viewer.play_panel_in_view(driver, f"treeblox's main turn at {width} px")
     all_paths = paths(driver)
     keys = board_keys(driver)
     # Every first click is on the board (a cell, or the pass's button).
@@ -236,6 +243,7 @@ def main_turns(driver, width: int) -> None:
              "the chosen cell")
     expect(marked(driver, "legal") <= {f"reserve:{seat}:branch", f"reserve:{seat}:leaf"} and marked(driver, "legal"),
            f"treeblox: after a cell, the seat's reserve is offered ({sorted(marked(driver, 'legal'))})")
+    viewer.targets_fit_a_finger(driver, f"treeblox's reserve after a cell at {width} px")
     driver.save_screenshot(str(OUT / f"desk-treeblox-play-{width}.png"))
     driver.find_element(By.CSS_SELECTOR, "#play .restart").click()
     # A refused action marks its cell: a cube into an occupied cell.
@@ -271,14 +279,19 @@ def main_turns(driver, width: int) -> None:
     after_pass = accepted(driver, game_id, after)
     last = call("GET", f"/v1/games/{game_id}/events?after={after}&limit=5")["events"][0]
     expect(last["type"] == "turn_passed" and last["payload"]["seat"] == other, f"treeblox: {other} passed by the page ({last['type']})")
-    # The umpire's one action, a timeout, is a button.
+    # The umpire's one action, a timeout, is the clock's: a clock control
+    # beside the clock, not a move in the Play panel.
     driver.execute_script("sessionStorage.clear()")
     open_page(driver, game_id)
     view_as(driver, created["umpire_token"], "umpire")
-    legal = offered(driver, game_id, created["umpire_token"])
-    labels = [b.text for b in driver.find_elements(By.CSS_SELECTOR, "#play .choice")]
-    expect(legal[0]["type"] == "timeout" and labels == [f"time out {legal[0]['seat']}: it passes"],
-           f"treeblox: the umpire's timeout is offered ({labels})")
+    legal = call("GET", f"/v1/games/{game_id}/legal-actions", created["umpire_token"])["actions"]
+    labels = wait_for(driver, "const b = [...document.querySelectorAll('#clock-timeouts button.clock-control')]; "
+                              "return b.length ? b.map((e) => e.textContent) : null", "the umpire's timeout by the clock")
+    moves = [b.text for b in driver.find_elements(By.CSS_SELECTOR, "#play .choice")]
+    expect(legal[0]["type"] == "timeout" and labels == [f"Time out {legal[0]['seat']}"] and not moves
+           and driver.execute_script("return umpireDesk.play.actions.length") == 0,
+           f"treeblox: the umpire's timeout is offered by the clock ({labels}), not among the moves ({moves})")
+    viewer.targets_fit_a_finger(driver, f"treeblox's umpire at {width} px")
     overflow = driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
     expect(overflow <= 0, f"treeblox at {width} px: nothing overflows sideways ({overflow} px)")
     scale = driver.execute_script(

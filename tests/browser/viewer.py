@@ -223,6 +223,42 @@ def requested_urls(driver: webdriver.Chrome) -> list[str]:
     return urls
 
 
+# ---- sized for hands ----------------------------------------------------------
+
+FINGER_PX = 32
+
+
+def targets_fit_a_finger(driver: webdriver.Chrome, where: str) -> int:
+    """Everything a person may click to play right now — the places marked
+    on the board, the Play panel's buttons, the clock's timeouts — is at
+    least FINGER_PX wide and high on the screen. Returns how many."""
+    wait_for(driver, "return document.querySelectorAll('#board .legal, #play button, #clock-timeouts button').length > 0",
+             f"{where}: something to click")
+    sizes = driver.execute_script("""
+      const shown = (e) => e.getClientRects().length > 0 && !e.closest('[hidden], details:not([open]) > :not(summary)');
+      return [...document.querySelectorAll('#board .legal, #play button, #clock-timeouts button')].filter(shown).map((e) => {
+        const r = e.getBoundingClientRect();
+        return { what: e.dataset.at ?? e.textContent.trim().slice(0, 40), width: r.width, height: r.height };
+      });
+    """)
+    small = [s for s in sizes if s["width"] < FINGER_PX or s["height"] < FINGER_PX]
+    check(bool(sizes) and not small,
+          f"{where}: every click target is at least {FINGER_PX} px each way "
+          f"({len(small)} of {len(sizes)} smaller: {[(s['what'], round(s['width']), round(s['height'])) for s in small[:4]]})")
+    return len(sizes)
+
+
+def play_panel_in_view(driver: webdriver.Chrome, where: str) -> float:
+    """A seat's view at 1400×900: the Play panel beside or right under the
+    board, its top inside the window with the page scrolled to the top."""
+    driver.execute_script("window.scrollTo(0, 0)")
+    top, height = driver.execute_script(
+        "const r = document.getElementById('play-panel').getBoundingClientRect(); return [r.top, window.innerHeight]")
+    check(0 <= top < height - FINGER_PX,
+          f"{where}: the Play panel's top ({top:.0f} px) is inside the {height} px window without scrolling")
+    return top
+
+
 # ---- the checks -------------------------------------------------------------
 
 
