@@ -208,6 +208,20 @@ def play_by_clicking(driver, created: dict[str, Any], width: int, seats: int) ->
     readable(driver, game_id, final, state(game_id, final, created["umpire_token"])["state"], "the umpire")
     sheet, _ = sheet_adds_up(driver, game_id, final)
     expect(sheet["text"].startswith("Provisional"), f"a running game's sheet says it is provisional: {sheet['text'][:60]}")
+    # The game goes on by another hand: the sentence under the umpire's own
+    # last action follows it, by the stream, instead of standing stale.
+    accepted_text = driver.execute_script("return document.querySelector('#submit-result .accepted')?.textContent ?? ''")
+    expect(f"version {final}" in accepted_text, f"the umpire's timeout is accepted on the page ({accepted_text!r})")
+    now = call("GET", f"/v1/games/{game_id}")
+    if not now["status"]["finished"] and now["status"]["to_act"]:
+        mover = str(now["status"]["to_act"][0])
+        move = call("GET", f"/v1/games/{game_id}/legal-actions", created["seat_tokens"][mover])["actions"][0]
+        moved = call("POST", f"/v1/games/{game_id}/actions", created["seat_tokens"][mover],
+                     {"action": move, "expected_version": now["version"]})["version"]
+        followed = wait_for(driver, "const t = document.querySelector('#submit-result .accepted')?.textContent ?? ''; "
+                                    f"return t.includes('now at version {moved}') ? t : null",
+                            "the accepted sentence to follow the game on", timeout=10)
+        expect(f"Accepted at version {final}" in followed, f"the sentence keeps what was accepted and says where the game is: {followed!r}")
     log(f"draft_cider {seats} seats at {width} px: picked {pick['card']} into {pick['batch']} by clicking, "
         f"timed seat {timed} out by its button; {len(actions)} legal picks, each reachable")
 
