@@ -5,11 +5,10 @@ import { html } from './svg.js';
 import { isBookkeeping } from './words.js';
 import { diff, diffTable, refusal, scoreSheet, whatIfReport } from './tools.js';
 import { loadGame } from './game.js';
-import { Timeline, seatOf } from './timeline.js';
+import { Timeline, actionInWords, seatOf } from './timeline.js';
 import { Play } from './play.js';
 import { clearMarks, mark, touched } from './marks.js';
 import { showClocks, showTimeouts } from './clock.js';
-import { actionInWords } from './timeline.js';
 import { seatsPanel } from './seats.js';
 import { devicePanel } from './device.js';
 

@@ -36,7 +36,7 @@ def open_box(driver) -> None:
     wait_for(driver, "return document.readyState === 'complete' && document.getElementById('not-a-game-id') !== null",
              "the page for an id that is not a game's")
     heading = driver.find_element(By.TAG_NAME, "h1").text
-    back = driver.execute_script("return [...document.querySelectorAll('a')].find((a) => a.getAttribute('href') === '/')?.textContent ?? ''")
+    back = driver.execute_script("return [...document.querySelectorAll('main a')].find((a) => a.getAttribute('href') === '/')?.textContent ?? ''")
     expected(heading == "Not a game id" and "Back to the home page" in back,
              f"a bad id in the Open box answers a page that says so, with the way back ({heading!r}, {back!r})")
     driver.save_screenshot(str(OUT / "not-a-game-id.png"))
