@@ -19,16 +19,32 @@ function chosen() {
   return types.find((type) => type.game === $('game').value);
 }
 
-// A property of the options' schema with its `$ref` followed (within the
-// schema's own `$defs` or `definitions`, or the components it names).
-function resolve(schema, property) {
-  let node = property;
-  for (let hops = 0; node?.$ref && hops < 8; hops += 1) {
-    const name = node.$ref.split('/').pop();
-    node = { ...(schema.$defs?.[name] ?? schema.definitions?.[name] ?? {}), ...Object.fromEntries(Object.entries(node).filter(([key]) => key !== '$ref')) };
+// The schemas of every game's options: `options_schema` names one of the
+// OpenAPI document's components (`ArboretumOptions`), read once.
+let components = null;
+async function loadComponents() {
+  try {
+    const response = await fetch('/openapi.json', { headers: { Accept: 'application/json' } });
+    components = response.ok ? (await response.json()).components?.schemas ?? {} : {};
+  } catch {
+    components = {};
   }
-  if (node?.allOf?.length === 1) node = { ...resolve(schema, node.allOf[0]), ...node };
-  return node ?? {};
+}
+
+// A schema with its `$ref`s to the document's components followed (what
+// the property itself says — its default, its description — kept).
+function resolve(property) {
+  let node = property ?? {};
+  for (let hops = 0; node.$ref && hops < 8; hops += 1) {
+    const name = node.$ref.split('/').pop();
+    const { $ref, ...own } = node;
+    node = { ...(components?.[name] ?? {}), ...own };
+  }
+  if (node.allOf?.length === 1) {
+    const { allOf, ...own } = node;
+    node = { ...resolve(allOf[0]), ...own };
+  }
+  return node;
 }
 
 const words = (name) => name.replaceAll('_', ' ');
@@ -94,10 +110,10 @@ function optionField(name, spec, value, onChange) {
 }
 
 function showOptions(type) {
-  const schema = type.options_schema ?? {};
+  const schema = resolve(typeof type.options_schema === 'string' ? { $ref: type.options_schema } : type.options_schema);
   const options = readOptions() ?? {};
   const rows = Object.entries(schema.properties ?? {})
-    .map(([name, property]) => optionField(name, resolve(schema, property), options[name], (value) => {
+    .map(([name, property]) => optionField(name, resolve(property), options[name], (value) => {
       const now = readOptions() ?? {};
       now[name] = value;
       $('options').value = JSON.stringify(now, null, 2);
@@ -105,7 +121,11 @@ function showOptions(type) {
     .filter(Boolean);
   const none = document.createElement('p');
   none.className = 'hint';
-  none.textContent = Object.keys(schema.properties ?? {}).length ? 'This game\'s options are set in the JSON below.' : 'This game has no options to choose.';
+  const described = Object.keys(components ?? {}).length > 0;
+  none.textContent = Object.keys(schema.properties ?? {}).length || !described
+    ? 'This game\'s options are set in the JSON below.'
+    : 'This game has no options to choose.';
+  if (!described) $('options-advanced').open = true;
   $('option-list').replaceChildren(...(rows.length ? rows : [none]));
 }
 
@@ -127,6 +147,7 @@ async function loadTypes() {
   if (!response.ok) throw new Error(`The games could not be listed (HTTP ${response.status}).`);
   const answer = await response.json();
   types = answer.games;
+  await loadComponents();
   for (const type of types) {
     titles.set(type.game, (await loadGame(type.game)).title);
     const option = document.createElement('option');
