@@ -179,7 +179,10 @@ async fn the_root_page_opens_a_game_by_id_and_a_bad_id_is_said_to_be_one() {
         );
         let page = response.text().await.unwrap();
         assert!(page.contains("Not a game id"), "{bad}");
-        assert!(page.contains("<a href=\"/\">Back to the home page</a>"), "{bad}");
+        assert!(
+            page.contains("<a href=\"/\">Back to the home page</a>"),
+            "{bad}"
+        );
         assert!(page.contains("name=\"viewport\""), "{bad}");
     }
 }

@@ -79,11 +79,18 @@ impl Documents {
 /// Swagger UI's page as a phone shows it: its own `index.html` has no
 /// viewport, so a phone lays it out 980 px wide and shrinks it to unreadable.
 fn with_viewport(page: Vec<u8>) -> Vec<u8> {
-    const VIEWPORT: &[u8] = b"\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">";
-    let Some(head) = page.windows(6).position(|window| window.eq_ignore_ascii_case(b"<head>")) else {
+    const VIEWPORT: &[u8] =
+        b"\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">";
+    let Some(head) = page
+        .windows(6)
+        .position(|window| window.eq_ignore_ascii_case(b"<head>"))
+    else {
         return page;
     };
-    if page.windows(15).any(|window| window.eq_ignore_ascii_case(b"name=\"viewport\"")) {
+    if page
+        .windows(15)
+        .any(|window| window.eq_ignore_ascii_case(b"name=\"viewport\""))
+    {
         return page;
     }
     let mut out = Vec::with_capacity(page.len() + VIEWPORT.len());
