@@ -209,11 +209,12 @@ def clock_timeout(driver, game_id: str, action: dict[str, Any], what: str) -> No
     moves = [b.get_attribute("data-step") or b.text for b in driver.find_elements(By.CSS_SELECTOR, "#play .choice")]
     verify(not any("time out" in m for m in moves), f"{what}: no timeout among the moves ({moves})")
     viewer.targets_fit_a_finger(driver, what)
+    words = button.text
     button.click()
     wait_for(driver, f"return Number(document.body.dataset.version) > {before}", f"{what}: the timeout to be accepted")
     after = call("GET", f"/v1/games/{game_id}")["version"]
     verify(after > before, f"{what}: the timeout clicked is accepted ({before} → {after})")
-    log(f"{what}: {button.text!r} by the clock, accepted at version {after}")
+    log(f"{what}: {words!r} by the clock, accepted at version {after}")
 
 
 def play_by_clicking(driver, width: int) -> None:
