@@ -148,8 +148,10 @@ async function loadTypes() {
   const answer = await response.json();
   types = answer.games;
   await loadComponents();
+  // Every name first, then the list at once (never a list half filled).
+  const modules = await Promise.all(types.map((type) => loadGame(type.game)));
+  types.forEach((type, i) => titles.set(type.game, modules[i].title));
   for (const type of types) {
-    titles.set(type.game, (await loadGame(type.game)).title);
     const option = document.createElement('option');
     option.value = type.game;
     option.textContent = titles.get(type.game);
