@@ -79,10 +79,11 @@ export function showClocks(clock, running, umpire = null) {
     return row;
   });
   const head = title(clock);
-  box.replaceChildren(
+  // replaceChildren writes a null out as the word "null": left out instead.
+  box.replaceChildren(...[
     html('span', { class: head.class, text: head.text }),
     html('ul', {}, rows),
-    umpire && running ? umpireControls(clock, umpire.act) : null);
+    umpire && running ? umpireControls(clock, umpire.act) : null].filter(Boolean));
   if (!running || clock.paused_since || clock.waiting_for) return;
   const tick = () => {
     for (const left of box.querySelectorAll('.left[data-deadline]:not([data-deadline=""])')) {

@@ -681,6 +681,7 @@ def clock_on_the_page(driver: webdriver.Chrome) -> None:
                              f"return t && t !== {json.dumps(first)} ? t : null", "the clock to run down")
     check(later < first, f"the due seat's time runs down on the page ({first} then {later})")
     check("reserve 0:02" in driver.find_element(By.ID, "clocks").text, "each seat's reserve is shown")
+    check("null" not in driver.find_element(By.ID, "clocks").text, "the clock shows no stray word (\"null\")")
     # Dark's deadline passes: the clock's timeout is marked in the timeline.
     wait_for(driver, "return document.querySelector('#timeline li.clock-timeout .clock-mark') !== null",
              "the clock's timeout in the timeline", timeout=60)
