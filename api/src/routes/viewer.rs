@@ -150,7 +150,8 @@ fn not_a_game_id(hint: &str) -> HttpResponse {
             "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
              <title>Umpire · not a game id</title>\n<link rel=\"icon\" href=\"data:,\">\n\
-             <link rel=\"stylesheet\" href=\"/viewer/viewer.css\">\n</head>\n<body>\n\
+             <link rel=\"stylesheet\" href=\"/viewer/viewer.css\">\n\
+             <link rel=\"stylesheet\" href=\"/viewer/seats.css\">\n</head>\n<body>\n\
              <header class=\"bar\"><a class=\"brand\" href=\"/\">Umpire</a></header>\n\
              <main class=\"sheet\" id=\"not-a-game-id\">\n<h1>Not a game id</h1>\n<p>{hint}</p>\n\
              <p><a href=\"/\">Back to the home page</a>, to open another game or start one.</p>\n\
