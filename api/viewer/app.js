@@ -7,10 +7,10 @@ import { archiveButton, diff, diffTable, dryRunForm, dryRunVerdict, refusal, rul
 import { reader } from './changes.js';
 import { copyField, deskLink } from './links.js';
 import { loadGame } from './game.js';
-import { Timeline, seatOf } from './timeline.js';
+import { Timeline, actionInWords, seatOf } from './timeline.js';
 import { Play } from './play.js';
 import { clearMarks, mark, touched } from './marks.js';
-import { showClocks } from './clock.js';
+import { showClocks, showTimeouts } from './clock.js';
 import { seatsPanel } from './seats.js';
 import { devicePanel } from './device.js';
 
@@ -96,6 +96,8 @@ function appendEvents(events) {
     desk.timeline.append(desk.events, from);
     fillTimelineFilters();
     $('latest').textContent = latest();
+    $('at').max = String(latest());
+    refreshAccepted();
     if (desk.audit) loadAudit();
   }
   return fresh.length;
@@ -186,6 +188,7 @@ async function show(version) {
   $('status').textContent = `Version ${at} of ${latest()} · ${status.finished ? 'finished' : `${status.phase}; to act: ${status.to_act.join(', ') || 'nobody'}`}`;
   showClocks(status.clock, at === latest() && !status.finished, desk.viewer === 'umpire' ? { act: submit } : null);
   $('at').value = String(at);
+  followDiff(at);
   const item = desk.timeline.current(at);
   if (item) keepInView($('timeline'), item);
   setUrl();
@@ -235,6 +238,20 @@ async function refreshScore(at, drawing) {
   }
 }
 
+// The umpire's diff compares the version shown with the one before, and
+// follows the page (a step, a live event) until the umpire types a version.
+function followDiff(at) {
+  if ($('diff-form').dataset.typed === 'true') return;
+  $('diff-from').value = String(Math.max(0, at - 1));
+  $('diff-to').value = String(at);
+}
+
+// The umpire's seats panel as the game stands: once it is over, no seat is
+// reissued (seats.js disables its buttons).
+function refreshSeats() {
+  if (desk.viewer === 'umpire') $('seats').replaceChildren(seatsPanel(api, desk.summary));
+}
+
 function step(direction) {
   const skip = $('skip').checked;
   let version = desk.at + direction;
@@ -255,11 +272,13 @@ async function refreshPlay(view) {
   panel.hidden = !canPlay;
   if (!canPlay) {
     desk.play?.stop();
+    showTimeouts([]);
     return;
   }
   if (desk.at !== latest()) {
     playFor = -1;
     desk.play.stop();
+    showTimeouts([]);
     $('play').replaceChildren(html('p', { text: `Actions are taken at the latest version (${latest()}).` }),
       html('button', { type: 'button', onclick: () => show(latest()), text: 'Go to the latest version' }));
     $('play-json').hidden = true;
@@ -279,9 +298,27 @@ async function refreshPlay(view) {
   }
   if (playFor !== latest() || desk.at !== latest()) return;
   desk.legal = legal.actions;
-  desk.play.offer(desk.game, legal.actions, { seats: desk.summary.seats, viewer: desk.viewer, view, seat: seatOf(desk.viewer) });
+  const ctx = { seats: desk.summary.seats, viewer: desk.viewer, view, seat: seatOf(desk.viewer) };
+  // A timeout is the clock's decision, offered by the clock (clock.js);
+  // the Play panel offers the game's moves.
+  const isTimeout = (action) => action?.type === 'timeout';
+  desk.play.offer(desk.game, legal.actions.filter((action) => !isTimeout(action)), ctx);
+  showTimeouts(legal.actions.filter(isTimeout), { words: (action) => actionInWords(desk.game, action, ctx), act: submit });
   $('play-json').hidden = false;
   if ($('play-json').open) listLegalJson();
+}
+
+// What the last action sent from this page did, and where the game is now:
+// the stream moves the game on, and the sentence follows it.
+function acceptedWords(version) {
+  return latest() > version
+    ? `Accepted at version ${version}; the game is now at version ${latest()}.`
+    : `Accepted: the game is at version ${version}.`;
+}
+
+function refreshAccepted() {
+  const accepted = document.querySelector('#submit-result .accepted[data-accepted-version]');
+  if (accepted) accepted.textContent = acceptedWords(Number(accepted.dataset.acceptedVersion));
 }
 
 // For developers: every legal action as JSON, and an editor to send any.
@@ -299,7 +336,7 @@ async function submit(action) {
   try {
     const accepted = await api.submit(action, latest());
     desk.disputed = null;
-    result.replaceChildren(html('p', { class: 'accepted', 'data-accepted-version': accepted.version, text: `Accepted: the game is at version ${accepted.version}.` }));
+    result.replaceChildren(html('p', { class: 'accepted', 'data-accepted-version': accepted.version, text: acceptedWords(accepted.version) }));
     await catchUp();
     show(latest());
   } catch (error) {
@@ -331,7 +368,9 @@ async function catchUp() {
   const followingLatest = desk.at === latest();
   const added = appendEvents(await api.eventsAfter(latest()));
   if (added) {
+    const wasFinished = desk.summary.status.finished;
     desk.summary = await api.summary();
+    if (desk.summary.status.finished && !wasFinished) refreshSeats();
     if (followingLatest) show(latest());
   }
   return added;
@@ -355,8 +394,10 @@ function follow() {
     onEvent: (message) => {
       const followingLatest = desk.at === latest();
       if (appendEvents([message])) {
+        const ended = message.status?.finished && !desk.summary.status.finished;
         desk.summary.status = message.status;
         desk.summary.version = latest();
+        if (ended) refreshSeats();
         if (followingLatest) show(latest());
       }
     },
@@ -372,6 +413,7 @@ function follow() {
       } else if (end.reason === 'finished') {
         desk.summary.status = end.status ?? desk.summary.status;
         live('finished', false);
+        refreshSeats();
         refreshPlay(desk.states.get(desk.at)?.state);
       } else {
         setTimeout(follow, 1000);
@@ -465,8 +507,6 @@ async function load({ keepVersion, retried } = {}) {
   playFor = -1;
   const at = keepVersion ? desk.at : Number(params.get('at') ?? latest());
   await show(Number.isNaN(at) ? latest() : at);
-  $('diff-from').value = String(Math.max(0, desk.at - 1));
-  $('diff-to').value = String(desk.at);
   if (umpire) loadAudit();
   follow();
 }
@@ -632,6 +672,9 @@ function wire() {
     desk.stopFollowing?.();
     load({ keepVersion: true });
   });
+  for (const field of ['diff-from', 'diff-to']) {
+    $(field).addEventListener('input', () => { $('diff-form').dataset.typed = 'true'; });
+  }
   $('diff-form').addEventListener('submit', async (event) => {
     event.preventDefault();
     const from = Number($('diff-from').value);

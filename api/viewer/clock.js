@@ -79,10 +79,11 @@ export function showClocks(clock, running, umpire = null) {
     return row;
   });
   const head = title(clock);
-  box.replaceChildren(
+  // replaceChildren writes a null out as the word "null": left out instead.
+  box.replaceChildren(...[
     html('span', { class: head.class, text: head.text }),
     html('ul', {}, rows),
-    umpire && running ? umpireControls(clock, umpire.act) : null);
+    umpire && running ? umpireControls(clock, umpire.act) : null].filter(Boolean));
   if (!running || clock.paused_since || clock.waiting_for) return;
   const tick = () => {
     for (const left of box.querySelectorAll('.left[data-deadline]:not([data-deadline=""])')) {
@@ -93,4 +94,27 @@ export function showClocks(clock, running, umpire = null) {
   };
   tick();
   clockTicker = setInterval(tick, 250);
+}
+
+// The clock's own decision, made by the umpire: a seat whose time is up is
+// timed out (each game says what a timeout does: a pass, a card into Bad).
+// It is the clock's, not a move of the game, so it is offered here beside
+// the seats' time rather than among the moves in the Play panel. `actions`
+// are the umpire's legal `timeout` actions; `words(action)` says what each
+// does; `act(action)` submits one.
+export function showTimeouts(actions, { words, act } = {}) {
+  const box = document.getElementById('clock-timeouts');
+  if (!box) return;
+  box.hidden = !actions.length;
+  if (!actions.length) {
+    box.replaceChildren();
+    return;
+  }
+  box.replaceChildren(
+    html('span', { class: 'clock-title', text: 'Out of time' }),
+    ...actions.map((action) => html('button', {
+      type: 'button', class: 'clock-control clock-timeout-control', 'data-clock-action': 'timeout',
+      'data-action': JSON.stringify(action), onclick: () => act(action),
+      text: `Time out ${seatName(String(action.seat))}`, title: words(action),
+    })));
 }

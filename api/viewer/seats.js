@@ -8,6 +8,9 @@
 
 import { ensureLinkStyles, linkRow } from './links.js';
 
+// A seat named by a number is "seat 0", not a bare "0".
+const seatName = (seat) => (/^\d+$/.test(String(seat)) ? `seat ${seat}` : String(seat));
+
 export function seatsPanel(api, summary) {
   ensureLinkStyles();
   const panel = document.createElement('div');
@@ -26,16 +29,17 @@ export function seatsPanel(api, summary) {
     const item = document.createElement('li');
     const button = document.createElement('button');
     button.type = 'button';
-    button.textContent = `Reissue ${seat}'s token`;
+    const name = seatName(seat);
+    button.textContent = `Reissue ${name}'s token`;
     button.dataset.seat = seat;
     button.disabled = Boolean(summary.status?.finished);
     button.addEventListener('click', async () => {
-      if (!confirm(`Reissue ${seat}'s token? Every earlier token of ${seat} stops working now, and the game's log records it.`)) return;
+      if (!confirm(`Reissue ${name}'s token? Every earlier token of ${name} stops working now, and the game's log records it.`)) return;
       button.disabled = true;
       try {
         const answer = await api.request(`/seats/${encodeURIComponent(seat)}/reissue`, { method: 'POST' });
-        result.textContent = `${seat}'s token was reissued. Hand ${seat} this link (it works once, for 7 days):`;
-        links.replaceChildren(linkRow(seat, answer.invitation.link, { id: `reissued-${seat}` }));
+        result.textContent = `${name}'s token was reissued. Hand ${name} this link (it works once, for 7 days):`;
+        links.replaceChildren(linkRow(name, answer.invitation.link, { id: `reissued-${seat}` }));
       } catch (error) {
         result.textContent = error.message;
         links.replaceChildren();

@@ -45,9 +45,28 @@ export function label(x, y, text, cls = 'label') {
   return svg('text', { x, y, class: cls, text });
 }
 
-// An <svg> sized to its content's box.
+// How far a drawing is scaled up to fill its box: a small board (a tree's
+// first cubes) grows until a finger finds its cells, not until it fills a
+// wide screen with one huge square.
+export const MOST_SCALED = 2.4;
+
+// An <svg> of its content's box, scaled by the page's CSS to the width it
+// is given, at most MOST_SCALED times its own (set through the CSSOM: the
+// page's policy allows no inline style attribute).
 export function board(width, height, title, ...children) {
-  return svg('svg', {
+  const node = svg('svg', {
     class: 'board', viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', 'aria-label': title,
   }, svg('title', { text: title }), ...children);
+  node.style.maxWidth = `${Math.round(width * MOST_SCALED)}px`;
+  return node;
+}
+
+// The width a game's drawing is shown at: its box on the page, else the
+// window's. A game lays its board out for it (fields abreast or two by two)
+// so that, scaled to it, every cell stays big enough to click.
+export function boardWidth() {
+  if (typeof document === 'undefined') return 940;
+  const box = document.getElementById('board');
+  const inner = box ? box.clientWidth - 12 : 0;
+  return Math.max(260, inner > 0 ? inner : (globalThis.innerWidth ?? 1000) - 60);
 }

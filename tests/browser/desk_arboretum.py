@@ -122,6 +122,10 @@ def played(driver, game_id: str, token: str, seat: str, choose, where: str) -> d
     view = state(game_id, before, token)["state"]
     actions = call("GET", f"/v1/games/{game_id}/legal-actions", token)["actions"]
     every_action_reachable(driver, view, seat, actions, where)
+    # Sized for hands: what the seat may click, and the Play panel in view.
+    viewer.targets_fit_a_finger(driver, f"{where}, {seat} at version {before}")
+    if driver.execute_script("return window.innerWidth") >= 1400:
+        viewer.play_panel_in_view(driver, f"{where}, {seat} at version {before}")
     action = choose(actions)
     steps = call_module(driver, "steps", action, {"seats": SEATS, "viewer": f"seat:{seat}", "view": view, "seat": seat})
     click_steps(driver, action, steps)

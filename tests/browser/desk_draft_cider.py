@@ -14,6 +14,7 @@ from selenium.webdriver.common.by import By
 import subprocess
 import urllib.error
 
+import viewer
 from viewer import BINARY, OUT, browser, call, import_archive, import_unfinished, log, open_page, state, view_as, wait_for, wait_version
 from viewer import check as expect
 
@@ -145,6 +146,11 @@ def play_by_clicking(driver, created: dict[str, Any], width: int, seats: int) ->
     last_action_marked(driver, game_id, version, token)
     actions = call("GET", f"/v1/games/{game_id}/legal-actions", token)["actions"]
     every_action_reachable(driver, actions, seat)
+    # Sized for hands: the hand's cards and the batches, the Play panel in view.
+    wait_for(driver, "return document.querySelectorAll('#board .legal').length > 0", "the hand offered on the board")
+    viewer.targets_fit_a_finger(driver, f"draft_cider {seats} seats at {width} px, seat {seat}")
+    if width >= 1400:
+        viewer.play_panel_in_view(driver, f"draft_cider {seats} seats at {width} px, seat {seat}")
     # A pick by clicking: a card of the communal hand, then one of the seat's batches.
     pick = actions[len(actions) // 2]
     click_at(driver, f"hand:{pick['card']}")
@@ -177,16 +183,24 @@ def play_by_clicking(driver, created: dict[str, Any], width: int, seats: int) ->
     expect(f"hand:{hand[0]}" in disputed and f"{other}:bad" in disputed,
            f"the refused pick's card and batch are marked disputed: {disputed}")
     driver.save_screenshot(str(OUT / f"desk-draft_cider-{seats}-seats-{width}-disputed.png"))
-    # A second, different action: the umpire's timeout, by its button.
+    # A second, different action: the umpire's timeout, by its button,
+    # which is the clock's (beside the clock), not a move in the Play panel.
     umpire_actions = call("GET", f"/v1/games/{game_id}/legal-actions", created["umpire_token"])["actions"]
     expect(umpire_actions and umpire_actions[0]["type"] == "timeout", f"the umpire may time out the seat to pick: {umpire_actions}")
     if not umpire_actions:
         return
     timed = str(umpire_actions[0]["seat"])
-    choice = wait_for(driver, "return [...document.querySelectorAll('.choice')].find(b => b.textContent.includes('out of time'))",
-                      "the timeout's button")
+    choice = wait_for(driver, f"return document.querySelector('#clock-timeouts button[data-clock-action=\"timeout\"]')",
+                      "the timeout's button by the clock")
+    expect(choice.text == f"Time out seat {timed}" and "out of time" in (choice.get_attribute("title") or ""),
+           f"the clock's button names the seat and says what a timeout does ({choice.text!r}, {choice.get_attribute('title')!r})")
+    moves = [b.text for b in driver.find_elements(By.CSS_SELECTOR, "#play .choice, #play .submit-choice")]
+    expect(not any("out of time" in m or "time out" in m.lower() for m in moves), f"no timeout among the moves ({moves})")
+    viewer.targets_fit_a_finger(driver, f"draft_cider {seats} seats at {width} px, the umpire")
     choice.click()
-    final = submit(driver, game_id, after)
+    wait_for(driver, f"return Number(document.body.dataset.version) > {after}", "the version to advance")
+    final = call("GET", f"/v1/games/{game_id}")["version"]
+    expect(final > after, f"the clock's timeout clicked on the page is accepted: version {after} → {final}")
     forced = call("GET", f"/v1/games/{game_id}/events?after={after}&limit=1", created["umpire_token"])["events"][0]["payload"]
     expect(forced["type"] == "card_picked" and forced["timed_out"] and forced["batch"] == "bad" and str(forced["seat"]) == timed,
           f"the timeout clicked is the timeout made: {forced}")
@@ -194,6 +208,20 @@ def play_by_clicking(driver, created: dict[str, Any], width: int, seats: int) ->
     readable(driver, game_id, final, state(game_id, final, created["umpire_token"])["state"], "the umpire")
     sheet, _ = sheet_adds_up(driver, game_id, final)
     expect(sheet["text"].startswith("Provisional"), f"a running game's sheet says it is provisional: {sheet['text'][:60]}")
+    # The game goes on by another hand: the sentence under the umpire's own
+    # last action follows it, by the stream, instead of standing stale.
+    accepted_text = driver.execute_script("return document.querySelector('#submit-result .accepted')?.textContent ?? ''")
+    expect(f"version {final}" in accepted_text, f"the umpire's timeout is accepted on the page ({accepted_text!r})")
+    now = call("GET", f"/v1/games/{game_id}")
+    if not now["status"]["finished"] and now["status"]["to_act"]:
+        mover = str(now["status"]["to_act"][0])
+        move = call("GET", f"/v1/games/{game_id}/legal-actions", created["seat_tokens"][mover])["actions"][0]
+        moved = call("POST", f"/v1/games/{game_id}/actions", created["seat_tokens"][mover],
+                     {"action": move, "expected_version": now["version"]})["version"]
+        followed = wait_for(driver, "const t = document.querySelector('#submit-result .accepted')?.textContent ?? ''; "
+                                    f"return t.includes('now at version {moved}') ? t : null",
+                            "the accepted sentence to follow the game on", timeout=10)
+        expect(f"Accepted at version {final}" in followed, f"the sentence keeps what was accepted and says where the game is: {followed!r}")
     log(f"draft_cider {seats} seats at {width} px: picked {pick['card']} into {pick['batch']} by clicking, "
         f"timed seat {timed} out by its button; {len(actions)} legal picks, each reachable")
 

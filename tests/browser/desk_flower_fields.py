@@ -15,6 +15,7 @@ from typing import Any
 
 from selenium.webdriver.common.by import By
 
+import viewer
 from viewer import check as verify
 from viewer import (OUT, SEEDS, browser, call, import_archive, import_unfinished, log, open_page,
                     simulated, state, view_as, wait_for, wait_version)
@@ -170,11 +171,17 @@ def submit_by_clicking(driver, created: dict[str, Any], token: str, seat: str | 
     it and checks that this very action is accepted."""
     game_id = created["id"]
     before = call("GET", f"/v1/games/{game_id}")["version"]
-    legal = call("GET", f"/v1/games/{game_id}/legal-actions", token)["actions"]
+    # A timeout is the clock's, offered beside the clock (clock_timeout
+    # below); the Play panel offers every other legal action.
+    legal = [a for a in call("GET", f"/v1/games/{game_id}/legal-actions", token)["actions"] if a["type"] != "timeout"]
     wait_for(driver, f"return JSON.stringify(umpireDesk.play.actions) === JSON.stringify({json.dumps(legal)})",
              "this viewer's legal actions to be offered")
     reachable = driver.execute_script("return umpireDesk.play.reachable()")
     verify(reachable == len(legal), f"{what}: every one of the {len(legal)} legal actions has its own clicks ({reachable})")
+    # Sized for hands: what may be clicked now, the Play panel in view.
+    viewer.targets_fit_a_finger(driver, what)
+    if driver.execute_script("return window.innerWidth") >= 1400:
+        viewer.play_panel_in_view(driver, what)
     action = choose(legal)
     view = state(game_id, before, token)["state"]
     steps = steps_of(driver, [action], view, seat)[0]
@@ -190,6 +197,24 @@ def submit_by_clicking(driver, created: dict[str, Any], token: str, seat: str | 
     wait_version(driver, after)
     log(f"{what}: {' → '.join(clicked)}; {words!r} accepted at version {after}")
     return action
+
+
+def clock_timeout(driver, game_id: str, action: dict[str, Any], what: str) -> None:
+    """The umpire times a seat out by the clock's button (beside the clock,
+    styled as the clock's), never among the moves of the Play panel."""
+    before = call("GET", f"/v1/games/{game_id}")["version"]
+    button = wait_for(driver, "return [...document.querySelectorAll('#clock-timeouts button.clock-control')]"
+                              f".find((b) => JSON.stringify(Object.entries(JSON.parse(b.dataset.action)).sort()) === "
+                              f"JSON.stringify(Object.entries({json.dumps(action)}).sort()))", f"{what}: the clock's timeout button")
+    moves = [b.get_attribute("data-step") or b.text for b in driver.find_elements(By.CSS_SELECTOR, "#play .choice")]
+    verify(not any("time out" in m for m in moves), f"{what}: no timeout among the moves ({moves})")
+    viewer.targets_fit_a_finger(driver, what)
+    words = button.text
+    button.click()
+    wait_for(driver, f"return Number(document.body.dataset.version) > {before}", f"{what}: the timeout to be accepted")
+    after = call("GET", f"/v1/games/{game_id}")["version"]
+    verify(after > before, f"{what}: the timeout clicked is accepted ({before} → {after})")
+    log(f"{what}: {words!r} by the clock, accepted at version {after}")
 
 
 def play_by_clicking(driver, width: int) -> None:
@@ -219,8 +244,7 @@ def play_by_clicking(driver, width: int) -> None:
     driver.save_screenshot(str(OUT / f"desk-flower_fields-play-{width}.png"))
 
     view_as(driver, created["umpire_token"], "umpire")
-    submit_by_clicking(driver, created, created["umpire_token"], None,
-                       lambda actions: {"type": "timeout", "seat": 4}, f"the umpire at {width} px")
+    clock_timeout(driver, game_id, {"type": "timeout", "seat": 4}, f"the umpire at {width} px")
     marked = driver.execute_script("return [...document.querySelectorAll('#board .last-action')].map((e) => e.dataset.at)")
     verify("seat:4" in marked, f"the timed-out seat is marked last-action ({marked})")
     no_overflow(driver, f"the umpire's page at {width} px")

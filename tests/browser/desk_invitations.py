@@ -15,12 +15,58 @@ from viewer import BASE, OUT, call, log, wait_for
 from viewer import check as expected
 
 
+def the_form(driver) -> None:
+    """`/new` for people: games by name, the clock's fields hidden until
+    the clock is chosen, a field per option, the umpire's link a link with
+    a Copy button, the invitations in the game's seat order."""
+    for width in (1400, 500):
+        driver.set_window_size(width, 900)
+        driver.get(f"{BASE}/new")
+        driver.execute_script("sessionStorage.clear()")
+        wait_for(driver, "return document.querySelectorAll('#game option').length > 0", "the games to choose from")
+        names = driver.execute_script("return [...document.querySelectorAll('#game option')].map((o) => o.textContent)")
+        expected("Draft & Cider" in names and not any("_" in n for n in names), f"the games by their names: {names}")
+        shown = lambda: driver.execute_script("return document.getElementById('clock-fields').getClientRects().length > 0")  # noqa: E731
+        expected(not shown(), f"at {width} px the clock's fields are hidden while 'On the clock' is unchecked")
+        driver.find_element(By.ID, "clocked").click()
+        expected(shown(), f"at {width} px the clock's fields show once the clock is chosen")
+        driver.find_element(By.ID, "clocked").click()
+        expected(not shown(), f"at {width} px the clock's fields hide again")
+        Select(driver.find_element(By.ID, "game")).select_by_value("draft_cider")
+        players = wait_for(driver, "return document.getElementById('option-players')", "Draft & Cider's players field")
+        expected(players.get_attribute("type") == "number" and players.get_attribute("max") == "6",
+                 f"a number of players is a number field, 1–6 ({players.get_attribute('type')}, max {players.get_attribute('max')})")
+        kinds = driver.execute_script("return [...document.querySelectorAll('#option-list [data-option]')].map((r) => r.dataset.option)")
+        expected({"players", "rounds", "first_picker", "easy", "broken_tree"} <= set(kinds), f"each of Draft & Cider's options has a field: {kinds}")
+        players.clear()
+        players.send_keys("3")
+        expected('"players": 3' in driver.find_element(By.ID, "options").get_attribute("value"),
+                 "a field changed is the option sent (the JSON follows it)")
+        driver.save_screenshot(str(OUT / f"new-game-form-{width}.png"))
+    Select(driver.find_element(By.ID, "game")).select_by_value("arboretum")
+    advantage = Select(wait_for(driver, "return document.getElementById('option-dm_advantage')", "Arboretum's DM Advantage field"))
+    advantage.select_by_visible_text("blue")
+    driver.find_element(By.ID, "create").click()
+    game_id = wait_for(driver, "return document.body.dataset.created", "the Arboretum game to be created")
+    expected(call("GET", f"/v1/games/{game_id}/state")["state"].get("dm_advantage") == "blue",
+             "the DM Advantage chosen in its field is the game's")
+    link = driver.find_element(By.ID, "umpire-link")
+    expected(link.tag_name == "a" and link.get_attribute("href") == f"{BASE}/games/{game_id}",
+             f"the umpire's link is a link ({link.tag_name}, {link.get_attribute('href')})")
+    expected(driver.find_element(By.ID, "umpire-link-copy").text == "Copy", "the umpire's link has a Copy button")
+    order = driver.execute_script("return [...document.querySelectorAll('#invitation-links li .who')].map((e) => e.textContent)")
+    expected(order == ["red", "blue"], f"the invitations in the game's seat order: {order}")
+    driver.save_screenshot(str(OUT / "new-game-created-500.png"))
+    driver.set_window_size(1280, 800)
+
+
 def check(driver) -> None:
+    the_form(driver)
     driver.get(f"{BASE}/new")
     driver.execute_script("sessionStorage.clear()")
     wait_for(driver, "return document.querySelectorAll('#game option').length > 0", "the games to choose from")
     Select(driver.find_element(By.ID, "game")).select_by_value("treeblox")
-    defaults = driver.find_element(By.ID, "options").get_attribute("value")
+    defaults = driver.execute_script("return document.getElementById('options').value")
     expected(defaults.strip().startswith("{"), f"the options' defaults are shown as JSON: {defaults!r}")
     driver.find_element(By.ID, "clocked").click()
     driver.find_element(By.ID, "create").click()
@@ -28,7 +74,7 @@ def check(driver) -> None:
     driver.save_screenshot(str(OUT / "new-game.png"))
     summary = call("GET", f"/v1/games/{game_id}")
     expected(summary["status"].get("clock") is not None, "the clock chosen on the page is the game's")
-    umpire_link = driver.find_element(By.ID, "umpire-link").get_attribute("value")
+    umpire_link = driver.find_element(By.ID, "umpire-link").get_attribute("href")
     umpire_token = driver.find_element(By.ID, "umpire-token").get_attribute("value")
     dark_link = driver.find_element(By.ID, "invitation-dark").get_attribute("value")
     expected(umpire_link == f"{BASE}/games/{game_id}", f"the umpire's link: {umpire_link}")

@@ -121,6 +121,7 @@ def finished_game(driver) -> dict[str, Any]:
            and (winner is None or any(r[0] == winner and r[3] == "wins" for r in rows))
            and (winner is None or result.startswith(f"{winner} wins: {counts[0]} active leaves against")),
            f"treeblox: the sheet says how totals are made and who wins: {result!r}")
+    viewer.timeline_spaced(driver, "treeblox's finished game")
     driver.save_screenshot(str(OUT / "desk-treeblox-finished.png"))
     # A refused attempt, selected by the umpire, marks its cells.
     view_as(driver, created["umpire_token"], "umpire")
@@ -197,6 +198,10 @@ def first_turn(driver) -> None:
     open_page(driver, game_id)
     view_as(driver, created["seat_tokens"]["dark"], "seat:dark")
     legal = offered(driver, game_id, created["seat_tokens"]["dark"])
+    # Sized for hands: the 16 holes fill the board, the Play panel beside it.
+    viewer.targets_fit_a_finger(driver, "treeblox's first turn at 1400 px")
+    viewer.play_panel_in_view(driver, "treeblox's first turn at 1400 px")
+    driver.save_screenshot(str(OUT / "desk-treeblox-first-turn-1400.png"))
     all_paths = paths(driver)
     expect(len(legal) == 16 and all(len(p) == 1 and p[0]["at"] in board_keys(driver) for p in all_paths),
            "treeblox: a first turn is one click on one of the 16 board holes")
@@ -219,6 +224,9 @@ def main_turns(driver, width: int) -> None:
     open_page(driver, game_id)
     view_as(driver, token, f"seat:{seat}")
     legal = offered(driver, game_id, token)
+    viewer.targets_fit_a_finger(driver, f"treeblox's main turn at {width} px")
+    if width >= 1400:
+        viewer.play_panel_in_view(driver, f"treeblox's main turn at {width} px")
     all_paths = paths(driver)
     keys = board_keys(driver)
     # Every first click is on the board (a cell, or the pass's button).
@@ -236,6 +244,7 @@ def main_turns(driver, width: int) -> None:
              "the chosen cell")
     expect(marked(driver, "legal") <= {f"reserve:{seat}:branch", f"reserve:{seat}:leaf"} and marked(driver, "legal"),
            f"treeblox: after a cell, the seat's reserve is offered ({sorted(marked(driver, 'legal'))})")
+    viewer.targets_fit_a_finger(driver, f"treeblox's reserve after a cell at {width} px")
     driver.save_screenshot(str(OUT / f"desk-treeblox-play-{width}.png"))
     driver.find_element(By.CSS_SELECTOR, "#play .restart").click()
     # A refused action marks its cell: a cube into an occupied cell.
@@ -271,14 +280,19 @@ def main_turns(driver, width: int) -> None:
     after_pass = accepted(driver, game_id, after)
     last = call("GET", f"/v1/games/{game_id}/events?after={after}&limit=5")["events"][0]
     expect(last["type"] == "turn_passed" and last["payload"]["seat"] == other, f"treeblox: {other} passed by the page ({last['type']})")
-    # The umpire's one action, a timeout, is a button.
+    # The umpire's one action, a timeout, is the clock's: a clock control
+    # beside the clock, not a move in the Play panel.
     driver.execute_script("sessionStorage.clear()")
     open_page(driver, game_id)
     view_as(driver, created["umpire_token"], "umpire")
-    legal = offered(driver, game_id, created["umpire_token"])
-    labels = [b.text for b in driver.find_elements(By.CSS_SELECTOR, "#play .choice")]
-    expect(legal[0]["type"] == "timeout" and labels == [f"time out {legal[0]['seat']}: it passes"],
-           f"treeblox: the umpire's timeout is offered ({labels})")
+    legal = call("GET", f"/v1/games/{game_id}/legal-actions", created["umpire_token"])["actions"]
+    labels = wait_for(driver, "const b = [...document.querySelectorAll('#clock-timeouts button.clock-control')]; "
+                              "return b.length ? b.map((e) => e.textContent) : null", "the umpire's timeout by the clock")
+    moves = [b.text for b in driver.find_elements(By.CSS_SELECTOR, "#play .choice")]
+    expect(legal[0]["type"] == "timeout" and labels == [f"Time out {legal[0]['seat']}"] and not moves
+           and driver.execute_script("return umpireDesk.play.actions.length") == 0,
+           f"treeblox: the umpire's timeout is offered by the clock ({labels}), not among the moves ({moves})")
+    viewer.targets_fit_a_finger(driver, f"treeblox's umpire at {width} px")
     overflow = driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
     expect(overflow <= 0, f"treeblox at {width} px: nothing overflows sideways ({overflow} px)")
     scale = driver.execute_script(
@@ -313,6 +327,47 @@ def final_growth(driver) -> None:
     driver.execute_script("sessionStorage.clear()")
 
 
+def ends_live_for_the_umpire(driver) -> None:
+    """The umpire's page open while the game ends by the players' own hands:
+    the seats panel stops offering reissues, the diff follows the latest
+    version, and the sentence under the umpire's own last action follows
+    the game on, all by the stream, with no reload."""
+    archive = simulated("treeblox", FINAL_GROWTH_SEED + 1000)
+    created = import_unfinished(archive, len(archive["events"]) - 1)
+    game_id, umpire = created["id"], created["umpire_token"]
+    driver.execute_script("sessionStorage.clear()")
+    open_page(driver, game_id)
+    view_as(driver, umpire, "umpire")
+    wait_for(driver, "return document.querySelectorAll('#seats button[data-seat]').length === 2", "the seats panel")
+    enabled = driver.execute_script("return [...document.querySelectorAll('#seats button[data-seat]')].filter((b) => !b.disabled).length")
+    labels = driver.execute_script("return [...document.querySelectorAll('#seats button[data-seat]')].map((b) => b.textContent)")
+    expect(enabled == 2, f"treeblox: while the game runs, each seat may be reissued ({enabled} enabled: {labels})")
+    wait_for(driver, "return document.querySelector('#live')?.textContent === 'live'", "the page to follow the game live")
+    for _ in range(20):
+        now = call("GET", f"/v1/games/{game_id}")
+        if now["status"]["finished"]:
+            break
+        seat = now["status"]["to_act"][0]
+        action = call("GET", f"/v1/games/{game_id}/legal-actions", created["seat_tokens"][seat])["actions"][-1]
+        call("POST", f"/v1/games/{game_id}/actions", created["seat_tokens"][seat], {"action": action, "expected_version": now["version"]})
+    final = call("GET", f"/v1/games/{game_id}")
+    expect(final["status"]["finished"], "treeblox: the game ends by the players' actions")
+    wait_version(driver, final["version"])
+    wait_for(driver, "return document.querySelector('#live')?.textContent === 'finished'", "the page to say the game is finished")
+    still = wait_for(driver, "const b = [...document.querySelectorAll('#seats button[data-seat]')]; "
+                             "return b.length && b.every((e) => e.disabled) ? b.length : null",
+                     "the reissue buttons to be disabled once the game is over", timeout=10)
+    note = driver.execute_script("return document.querySelector('#seats .seats-panel p.muted')?.textContent ?? ''")
+    expect(still == 2 and "over" in note, f"treeblox: a game over live offers no reissue ({note!r})")
+    diff = driver.execute_script("return [document.getElementById('diff-from').value, document.getElementById('diff-to').value]")
+    expect(diff == [str(final["version"] - 1), str(final["version"])],
+           f"treeblox: the umpire's diff follows the game to its end ({diff}, latest {final['version']})")
+    expect(labels == ["Reissue dark's token", "Reissue light's token"], f"treeblox: the reissue buttons name their seats ({labels})")
+    driver.save_screenshot(str(OUT / "desk-treeblox-ended-live-umpire.png"))
+    log(f"treeblox: ended live at version {final['version']}; the umpire's seats panel closed, the diff at {diff}")
+    driver.execute_script("sessionStorage.clear()")
+
+
 def check(driver) -> None:  # noqa: ARG001 (its own windows, at the two widths)
     wide = browser(1400, 900)
     try:
@@ -320,6 +375,7 @@ def check(driver) -> None:  # noqa: ARG001 (its own windows, at the two widths)
         first_turn(wide)
         main_turns(wide, 1400)
         final_growth(wide)
+        ends_live_for_the_umpire(wide)
     finally:
         wide.quit()
     narrow = browser(500, 900)

@@ -223,6 +223,69 @@ def requested_urls(driver: webdriver.Chrome) -> list[str]:
     return urls
 
 
+# ---- sized for hands ----------------------------------------------------------
+
+FINGER_PX = 32
+
+
+def targets_fit_a_finger(driver: webdriver.Chrome, where: str) -> int:
+    """Everything a person may click to play right now — the places marked
+    on the board, the Play panel's buttons, the clock's timeouts — is at
+    least FINGER_PX wide and high on the screen. Returns how many."""
+    wait_for(driver, "return document.querySelectorAll('#board .legal, #play button, #clock-timeouts button').length > 0",
+             f"{where}: something to click")
+    sizes = driver.execute_script("""
+      const shown = (e) => e.getClientRects().length > 0 && !e.closest('[hidden], details:not([open]) > :not(summary)');
+      return [...document.querySelectorAll('#board .legal, #play button, #clock-timeouts button')].filter(shown).map((e) => {
+        const r = e.getBoundingClientRect();
+        return { what: e.dataset.at ?? e.textContent.trim().slice(0, 40), width: r.width, height: r.height };
+      });
+    """)
+    nothing_cut_off(driver, where)
+    small = [s for s in sizes if s["width"] < FINGER_PX or s["height"] < FINGER_PX]
+    check(bool(sizes) and not small,
+          f"{where}: every click target is at least {FINGER_PX} px each way "
+          f"({len(small)} of {len(sizes)} smaller: {[(s['what'], round(s['width']), round(s['height'])) for s in small[:4]]})")
+    return len(sizes)
+
+
+def nothing_cut_off(driver: webdriver.Chrome, where: str) -> None:
+    """Every word and every piece drawn lies inside the drawing: none is cut
+    off at its right or bottom edge (a seventh card, the end of a line)."""
+    cut = driver.execute_script("""
+      const svg = document.querySelector('#board svg.board');
+      if (!svg) return [];
+      const box = svg.getBoundingClientRect();
+      return [...svg.querySelectorAll('text, [data-piece], [data-at]')].filter((e) => e.getClientRects().length).map((e) => {
+        const r = e.getBoundingClientRect();
+        return { what: e.dataset?.at ?? e.dataset?.piece ?? e.textContent.slice(0, 40), right: r.right - box.right, bottom: r.bottom - box.bottom };
+      }).filter((e) => e.right > 1 || e.bottom > 1);
+    """)
+    check(not cut, f"{where}: nothing drawn is cut off at the board's edge ({[(c['what'], round(c['right'])) for c in cut[:4]]})")
+
+
+def timeline_spaced(driver: webdriver.Chrome, where: str) -> None:
+    """The timeline's versions ("v110–111") never run into the name after
+    them: a gap of a few pixels between each version and its next word."""
+    touching = driver.execute_script("""
+      return [...document.querySelectorAll('#timeline .v')].filter((v) => v.getClientRects().length && v.nextElementSibling?.getClientRects().length)
+        .map((v) => [v.textContent, v.nextElementSibling.textContent.slice(0, 20), v.nextElementSibling.getBoundingClientRect().left - v.getBoundingClientRect().right])
+        .filter(([, , gap]) => gap < 4);
+    """)
+    check(not touching, f"{where}: every version in the timeline stands apart from the name after it ({touching[:3]})")
+
+
+def play_panel_in_view(driver: webdriver.Chrome, where: str) -> float:
+    """A seat's view at 1400×900: the Play panel beside or right under the
+    board, its top inside the window with the page scrolled to the top."""
+    driver.execute_script("window.scrollTo(0, 0)")
+    top, height = driver.execute_script(
+        "const r = document.getElementById('play-panel').getBoundingClientRect(); return [r.top, window.innerHeight]")
+    check(0 <= top < height - FINGER_PX,
+          f"{where}: the Play panel's top ({top:.0f} px) is inside the {height} px window without scrolling")
+    return top
+
+
 # ---- the checks -------------------------------------------------------------
 
 
@@ -618,6 +681,7 @@ def clock_on_the_page(driver: webdriver.Chrome) -> None:
                              f"return t && t !== {json.dumps(first)} ? t : null", "the clock to run down")
     check(later < first, f"the due seat's time runs down on the page ({first} then {later})")
     check("reserve 0:02" in driver.find_element(By.ID, "clocks").text, "each seat's reserve is shown")
+    check("null" not in driver.find_element(By.ID, "clocks").text, "the clock shows no stray word (\"null\")")
     # Dark's deadline passes: the clock's timeout is marked in the timeline.
     wait_for(driver, "return document.querySelector('#timeline li.clock-timeout .clock-mark') !== null",
              "the clock's timeout in the timeline", timeout=60)

@@ -194,6 +194,11 @@ async fn the_docs_page_is_found_with_or_without_its_trailing_slash() {
     );
     let page = response.text().await.unwrap();
     assert!(page.contains("swagger"), "the Swagger UI page");
+    // Laid out at the phone's width, not at 980 px and shrunk.
+    assert!(
+        page.contains(r#"<meta name="viewport" content="width=device-width, initial-scale=1">"#),
+        "the Swagger UI page has a viewport"
+    );
 }
 
 #[tokio::test]

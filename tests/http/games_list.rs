@@ -334,6 +334,10 @@ async fn the_home_page_lists_recent_games_with_filters_a_next_page_and_everythin
     let newest_first: Vec<String> = created.iter().rev().cloned().collect();
     assert_eq!(linked_games(&home), newest_first);
     assert!(home.contains("In progress"));
+    // A game by its name for people, in the rows and the filter alike.
+    assert!(home.contains("<td>Build Your Arboretum</td>"), "{home}");
+    assert!(!home.contains("<td>arboretum</td>"), "{home}");
+    assert!(home.contains("<option value=\"draft_cider\">Draft &amp; Cider</option>"));
     // The next page holds the one game left, and a link back to the first.
     let next = home
         .split("rel=\"next\"")

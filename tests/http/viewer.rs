@@ -169,10 +169,21 @@ async fn the_root_page_opens_a_game_by_id_and_a_bad_id_is_said_to_be_one() {
     for bad in ["/games?id=nope", "/games/nope"] {
         let response = app.get(bad, None).await;
         assert_eq!(response.status(), StatusCode::NOT_FOUND, "{bad}");
+        // A page a person reads, with the way back, not a line of text.
         assert!(
-            response.text().await.unwrap().contains("Not a game id"),
+            response.headers()["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with("text/html"),
             "{bad}"
         );
+        let page = response.text().await.unwrap();
+        assert!(page.contains("Not a game id"), "{bad}");
+        assert!(
+            page.contains("<a href=\"/\">Back to the home page</a>"),
+            "{bad}"
+        );
+        assert!(page.contains("name=\"viewport\""), "{bad}");
     }
 }
 

@@ -59,10 +59,14 @@ impl Documents {
                 return None;
             }
         };
+        let mut bytes = file.bytes.into_owned();
+        if file.content_type.starts_with("text/html") && !file.gzpipped {
+            bytes = with_viewport(bytes);
+        }
         let file = Arc::new(SwaggerFile {
             content_type: file.content_type,
             gzipped: file.gzpipped,
-            bytes: Bytes::from(file.bytes.into_owned()),
+            bytes: Bytes::from(bytes),
         });
         let mut kept = self.swagger_files.lock();
         if kept.len() < SWAGGER_FILES_KEPT {
@@ -70,6 +74,30 @@ impl Documents {
         }
         Some(file)
     }
+}
+
+/// Swagger UI's page as a phone shows it: its own `index.html` has no
+/// viewport, so a phone lays it out 980 px wide and shrinks it to unreadable.
+fn with_viewport(page: Vec<u8>) -> Vec<u8> {
+    const VIEWPORT: &[u8] =
+        b"\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">";
+    let Some(head) = page
+        .windows(6)
+        .position(|window| window.eq_ignore_ascii_case(b"<head>"))
+    else {
+        return page;
+    };
+    if page
+        .windows(15)
+        .any(|window| window.eq_ignore_ascii_case(b"name=\"viewport\""))
+    {
+        return page;
+    }
+    let mut out = Vec::with_capacity(page.len() + VIEWPORT.len());
+    out.extend_from_slice(&page[..head + 6]);
+    out.extend_from_slice(VIEWPORT);
+    out.extend_from_slice(&page[head + 6..]);
+    out
 }
 
 /// `GET /openapi.json`.

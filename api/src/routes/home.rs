@@ -206,7 +206,7 @@ fn filter_form(state: &AppState, filters: &ListFilters) -> String {
                 .service
                 .registry()
                 .games()
-                .map(|game| option(game.id(), game.id(), &filters.game)),
+                .map(|game| option(game.id(), game_name(game.id()), &filters.game)),
         )
         .collect();
     let statuses: String = [
@@ -225,6 +225,12 @@ fn filter_form(state: &AppState, filters: &ListFilters) -> String {
     )
 }
 
+/// A game's name for people (`Draft & Cider`), its id for a game without a
+/// rule page.
+fn game_name(game: &str) -> &str {
+    super::rules::game_title(game).unwrap_or(game)
+}
+
 fn row(entry: &GameListEntry) -> String {
     // Some games name their seats by number: "won by seat 3", not "by 3".
     let seat = |name: &String| {
@@ -239,6 +245,8 @@ fn row(entry: &GameListEntry) -> String {
             let winners: Vec<String> = winners.iter().map(seat).collect();
             format!("Finished — won by {}", winners.join(", "))
         }
+        // No winner among several seats is a draw; a solo game has none.
+        (Some(_), true) if entry.seats.len() > 1 => "Finished — a draw".to_string(),
         (_, true) => "Finished".to_string(),
         (_, false) => "In progress".to_string(),
     };
@@ -253,7 +261,7 @@ fn row(entry: &GameListEntry) -> String {
         } else {
             ""
         },
-        escape(&entry.game),
+        escape(game_name(&entry.game)),
         entry.version,
         escape(&status),
         escape(&entry.created_at),
@@ -319,4 +327,35 @@ fn escape(text: &str) -> String {
         }
     }
     escaped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finished_with(seats: &[&str], winners: Option<&[&str]>) -> GameListEntry {
+        GameListEntry {
+            id: uuid::Uuid::nil(),
+            game: "treeblox".to_string(),
+            seats: seats.iter().map(|seat| seat.to_string()).collect(),
+            version: 9,
+            finished: true,
+            winners: winners.map(|winners| winners.iter().map(|w| w.to_string()).collect()),
+            created_at: "2026-11-27T03:48:00Z".to_string(),
+            last_event_at: "2026-11-27T03:50:00Z".to_string(),
+        }
+    }
+
+    #[test]
+    fn a_finished_row_says_who_won_or_that_it_was_a_draw() {
+        let won = row(&finished_with(&["dark", "light"], Some(&["light"])));
+        assert!(won.contains("Finished — won by light"), "{won}");
+        let draw = row(&finished_with(&["dark", "light"], Some(&[])));
+        assert!(draw.contains("Finished — a draw"), "{draw}");
+        let solo = row(&finished_with(&["0"], Some(&[])));
+        assert!(solo.contains("<td>Finished</td>"), "{solo}");
+        let unknown = row(&finished_with(&["dark", "light"], None));
+        assert!(unknown.contains("<td>Finished</td>"), "{unknown}");
+        assert!(won.contains("<td>Treeblox</td>"), "the game's name: {won}");
+    }
 }

@@ -47,6 +47,8 @@ struct Rendered {
     index: Page,
     /// By name.
     pages: Vec<Page>,
+    /// Each page's title without its id: `draft_cider` → `Draft & Cider`.
+    titles: Vec<(String, String)>,
 }
 
 /// The page name of a rule book's file: `draft-cider.md` → `draft_cider`;
@@ -89,8 +91,19 @@ fn rendered() -> &'static Rendered {
                 .iter()
                 .map(|(name, text)| page(name, text))
                 .collect(),
+            titles,
         }
     })
+}
+
+/// A game's name for people, from its rule page's title (`draft_cider` →
+/// `Draft & Cider`); `None` for a game without a rule page.
+pub fn game_title(game: &str) -> Option<&'static str> {
+    rendered()
+        .titles
+        .iter()
+        .find(|(name, _)| name == game)
+        .map(|(_, title)| title.as_str())
 }
 
 /// The names of every page, in the order the index's menu lists them.

@@ -110,9 +110,7 @@ fn hardened(response: actix_web::HttpResponseBuilder) -> actix_web::HttpResponse
 #[get("/games/{id}")]
 pub async fn game_page(id: web::Path<String>) -> HttpResponse {
     if Uuid::parse_str(&id).is_err() {
-        return hardened(HttpResponse::NotFound())
-            .content_type(ContentType::plaintext())
-            .body("Not a game id: a game's page is /games/<its UUID>.\n");
+        return not_a_game_id("A game's page is /games/ followed by its id, a UUID.");
     }
     hardened(HttpResponse::Ok())
         .insert_header((header::CACHE_CONTROL, "no-cache"))
@@ -136,10 +134,29 @@ pub async fn open_game(query: web::Query<OpenGame>) -> HttpResponse {
         Ok(id) => HttpResponse::SeeOther()
             .insert_header((header::LOCATION, format!("/games/{id}")))
             .finish(),
-        Err(_) => hardened(HttpResponse::NotFound())
-            .content_type(ContentType::plaintext())
-            .body("Not a game id: paste the UUID that created the game, such as 1b4e28ba-2fa1-11d2-883f-0016d3cca427.\n"),
+        Err(_) => not_a_game_id(
+            "Paste the id the game was created with, a UUID such as 1b4e28ba-2fa1-11d2-883f-0016d3cca427.",
+        ),
     }
+}
+
+/// A mistyped game id, said on a page a person can read, with the way back
+/// to the home page's Open box (the id typed is not echoed: nothing a link
+/// carries is written into the page).
+fn not_a_game_id(hint: &str) -> HttpResponse {
+    hardened(HttpResponse::NotFound())
+        .content_type(ContentType::html())
+        .body(format!(
+            "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+             <title>Umpire · not a game id</title>\n<link rel=\"icon\" href=\"data:,\">\n\
+             <link rel=\"stylesheet\" href=\"/viewer/viewer.css\">\n\
+             <link rel=\"stylesheet\" href=\"/viewer/seats.css\">\n</head>\n<body>\n\
+             <header class=\"bar\"><a class=\"brand\" href=\"/\">Umpire</a></header>\n\
+             <main class=\"sheet\" id=\"not-a-game-id\">\n<h1>Not a game id</h1>\n<p>{hint}</p>\n\
+             <p><a href=\"/\">Back to the home page</a>, to open another game or start one.</p>\n\
+             </main>\n</body>\n</html>\n"
+        ))
 }
 
 /// The page's styles and scripts: the files under `api/viewer/` with a

@@ -31,7 +31,8 @@ const groupWords = (groups) => groups.map((g) => `${g.size} ${g.plan}`).join(', 
 // Each event in words, for the timeline (words.js spells out the rest).
 export const phrases = {
   deck_shuffled: (p) => `the deck of ${p.card_count} cards is shuffled`,
-  starting_player_chosen: (p) => `${p.seat} is chosen to start`,
+  // The seat holding the DM Advantage chooses (the timeline names it first).
+  starting_player_chosen: (p) => `chooses ${p.seat} to start`,
   round_started: (p) => `round ${p.round} starts, ${p.starting_player} first`,
   cards_dealt: (p) => (p.cards ? `round ${p.round}: ${list(p.cards)} dealt to the offering area` : `round ${p.round}: cards dealt`),
   bid_submitted: (p) => (p.groups
@@ -61,7 +62,9 @@ const W = 40;
 const H = 52;
 const GAP = 4;
 const AXIS = 16;
-const PANEL = AXIS + 6 * (W + GAP) + 10;
+// A seat's panel: wide enough for its grid and for the seven cards of its
+// advertising board (the wider), so that the seventh is never cut off.
+const PANEL = Math.max(AXIS + 6 * (W + GAP), 7 * (W + GAP)) + 10;
 
 const cardWords = (name) => `${name}: suit ${name[0]}, value ${name.slice(1)}`;
 
@@ -78,8 +81,9 @@ function treeCard(x, y, name, { piece, at, where = '' }) {
 function pill(x, y, width, text, { at, fill = '#f4f4f4', stroke = '#bbb', ink, title: hint, cls } = {}) {
   return svg('g', { 'data-at': at, class: cls },
     hint ? svg('title', { text: hint }) : null,
-    svg('rect', { x, y, width, height: 22, rx: 11, fill, stroke }),
-    svg('text', { x: x + 8, y: y + 15, fill: ink, text }));
+    // 30 units high: a seat's name, its parrots and the start are clicked.
+    svg('rect', { x, y, width, height: 30, rx: 15, fill, stroke }),
+    svg('text', { x: x + 9, y: y + 20, fill: ink, text }));
 }
 
 function row(x, y, cards, key, { max = 16, at = (name) => `${key}:${name}`, where = '' } = {}) {
@@ -129,10 +133,10 @@ function seatPanel(seatName, seat, x, y, view) {
   const nodes = [
     pill(x, y, 58, seatName, { at: `${seatName}:seat`, ink, fill: '#fff', stroke: ink, title: `${seatName}${starts}${view.dm_advantage === seatName ? ' · holds the DM Advantage' : ''}` }),
     pill(x + 64, y, usable ? 140 : 84, `${seat.parrots} parrots${usable}`, { at: `${seatName}:parrots`, title: `${seatName} has ${seat.parrots} parrots` }),
-    label(x + (usable ? 210 : 154), y + 15, [starts && 'starts', seat.forfeited_round && 'out this round'].filter(Boolean).join(' · '), 'muted'),
+    label(x + (usable ? 210 : 154), y + 20, [starts && 'starts', seat.forfeited_round && 'out this round'].filter(Boolean).join(' · '), 'muted'),
   ];
   const left = x + AXIS;
-  const top = y + 44;
+  const top = y + 50;
   const byCell = new Map((seat.arboretum ?? []).map(({ cell, card: name }) => [cell, name]));
   for (let column = 0; column < 6; column += 1) {
     nodes.push(svg('text', { x: left + column * (W + GAP) + W / 2, y: top - 6, 'text-anchor': 'middle', class: 'label axis', text: COLUMNS[column] }));
@@ -204,7 +208,7 @@ function legendNodes(x, y) {
 export function draw(view, { seats }) {
   // A narrow screen stacks the two arboretums, so that each stays legible.
   const stacked = (globalThis.innerWidth ?? 1400) < 700;
-  const panelHeight = 44 + 6 * (H + GAP) + 14 + H + 30 + 20;
+  const panelHeight = 50 + 6 * (H + GAP) + 14 + H + 30 + 20;
   const bidRows = Math.max(1, ...seats.map((seat) => Math.ceil((view[seat]?.bid?.length ?? 0) / 3)));
   const seatHeight = panelHeight + bidRows * 28;
   const nodes = [];

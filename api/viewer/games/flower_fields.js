@@ -19,7 +19,7 @@
 //   seat4:hand:red-blue    seat 4's (earliest-dealt) red-blue in hand;
 //   seat4:hand:red-blue:2  a second one of the same kind
 //   flower:red        red in the legend of flowers and their scoring
-import { board, faceDown, html, label, svg } from '../svg.js';
+import { board, boardWidth, faceDown, html, label, svg } from '../svg.js';
 import { list } from '../words.js';
 
 export const title = 'Between Flower Fields';
@@ -108,7 +108,9 @@ function domino(x, y, name, attrs, titleText) {
 // page's marks (legal, chosen, last-action) outline.
 function tagged(key, x, y, width, ...children) {
   return svg('g', { 'data-at': key },
-    svg('rect', { x: x - 3, y: y - 12, width, height: 16, rx: 3, fill: '#fff', 'fill-opacity': 0, stroke: 'none' }),
+    // Taller than the text, so that a finger can take it (a seat's name is
+    // clicked to choose the Elimination Candidate).
+    svg('rect', { x: x - 3, y: y - 19, width, height: 28, rx: 3, fill: '#fff', 'fill-opacity': 0, stroke: 'none' }),
     ...children);
 }
 
@@ -265,10 +267,18 @@ function legendNodes(view, x, y, width) {
   return { nodes, height: cy - y + 22 };
 }
 
+// The fields abreast: as many as leave a cell at least TARGET_CELL px once
+// the drawing is scaled to the board's width (five, four, three, else two).
+const TARGET_CELL = 34;
+function fieldsPerRow(shownWidth) {
+  return [5, 4, 3].find((n) => (shownWidth * CELL) / (10 + n * PITCH) >= TARGET_CELL) ?? 2;
+}
+
 export function draw(view) {
-  // Five fields abreast on a wide screen; two by two on a phone.
-  const wide = (globalThis.innerWidth ?? 1400) >= 700;
-  const perRow = wide ? 5 : 2;
+  const perRow = fieldsPerRow(boardWidth());
+  // The seats' hands beside their names only with all five fields abreast
+  // (the drawing is then wide enough); else under them.
+  const wide = perRow === 5;
   const width = 10 + perRow * PITCH;
   const nodes = [];
   const fieldHeight = 16 + MARGIN + GRID + 36;
@@ -294,14 +304,7 @@ export function draw(view) {
       `bags (umpire only): the deal order, ${view.bags[0]?.length ?? 0} pieces each`));
     y += 18;
   }
-  const drawing = board(width, y + 8, 'Flower Fields: five fields', ...nodes);
-  if (!wide) {
-    // Two fields abreast fill a phone's width (the page's CSS shrinks the
-    // board to fit, never wider than the screen).
-    drawing.setAttribute('width', Math.round(width * 1.35));
-    drawing.setAttribute('height', Math.round((y + 8) * 1.35));
-  }
-  return drawing;
+  return board(width, y + 8, 'Flower Fields: five fields', ...nodes);
 }
 
 // ---- what an event or an action touches --------------------------------

@@ -16,7 +16,7 @@
 //                          inside that element
 //   reserve:SEAT:KIND      a seat's branches or leaves not yet placed, e.g.
 //                          `reserve:dark:branch`
-import { board, html, label, svg } from '../svg.js';
+import { board, boardWidth, html, label, svg } from '../svg.js';
 
 export const title = 'Treeblox';
 
@@ -79,10 +79,12 @@ function bounds(view) {
 // scaled down to fit it, so layers are put side by side only as far as they
 // stay readable), else the window's.
 function available() {
-  if (typeof document === 'undefined') return 940;
-  const box = document.getElementById('board')?.clientWidth || window.innerWidth - 60;
-  return Math.max(280, Math.min(1200, box - 20));
+  return boardWidth();
 }
+
+// A cell is drawn CELL units wide; scaled to the board's width it should
+// be at least this many pixels, for a finger.
+const TARGET_CELL = 36;
 
 const isHole = (x, y, z) => z === 0 && x >= 0 && x <= 3 && y >= 0 && y <= 3;
 
@@ -137,7 +139,7 @@ function layer(ox, oy, z, box, byCell, active) {
 
 function reserve(x, y, seat, kind, count) {
   const key = reserveKey(seat, kind);
-  const words = `${seat}'s ${count} ${kind === 'leaf' ? (count === 1 ? 'leaf' : 'leaves') : (count === 1 ? 'branch' : 'branches')} not yet placed`;
+  const words = `${seat}'s ${count} ${kindWords(kind, count)} not yet placed`;
   const shape = kind === 'leaf'
     ? svg('circle', { cx: x + CELL / 2, cy: y + CELL / 2, r: CELL / 2 - 3, fill: COLOURS[seat], stroke: '#333' })
     : svg('rect', { x: x + 2, y: y + 2, width: CELL - 4, height: CELL - 4, rx: 2, fill: COLOURS[seat], stroke: '#333' });
@@ -146,7 +148,7 @@ function reserve(x, y, seat, kind, count) {
     svg('rect', { x: x - 2, y: y - 2, width: 108, height: CELL + 4, rx: 4, fill: '#fff', stroke: '#ccc' }),
     shape,
     svg('text', { x: x + CELL / 2, y: y + CELL / 2 + 4, 'text-anchor': 'middle', class: 'cube-label', fill: INK[seat], text: kind === 'leaf' ? 'L' : 'B' }),
-    svg('text', { x: x + CELL + 6, y: y + CELL / 2 + 4, text: `${count} ${kind === 'leaf' ? 'leaves' : 'branches'}` }));
+    svg('text', { x: x + CELL + 6, y: y + CELL / 2 + 4, text: `${count} ${kindWords(kind, count)}` }));
 }
 
 export function draw(view) {
@@ -158,9 +160,10 @@ export function draw(view) {
   }
   const layerWidth = 2 * MARGIN + (box.maxX - box.minX + 1) * CELL;
   const layerHeight = 28 + (box.maxY - box.minY + 1) * CELL + 16;
-  // A little scaling down is fine; then the layers go in rows as even as
-  // can be (5 layers: 3 and 2, not 4 and 1).
-  const fits = Math.max(1, Math.floor((available() * 1.15 + GAP) / (layerWidth + GAP)));
+  // As many layers abreast as leave a cell TARGET_CELL px wide once the
+  // drawing is scaled to the board's width; then the layers go in rows as
+  // even as can be (5 layers: 3 and 2, not 4 and 1).
+  const fits = Math.max(1, Math.floor((available() * (CELL / TARGET_CELL) + GAP) / (layerWidth + GAP)));
   const perRow = Math.ceil((box.maxZ + 1) / Math.ceil((box.maxZ + 1) / fits));
   const nodes = [];
   for (let z = 0; z <= box.maxZ; z += 1) {
@@ -170,10 +173,13 @@ export function draw(view) {
   }
   const layerRows = Math.floor(box.maxZ / perRow) + 1;
   let y = 4 + layerRows * (layerHeight + 10) + 6;
+  const seatLines = [];
   for (const seat of view.seats ?? []) {
     const acting = view.to_act === seat.seat;
     const rate = acting ? (view.growth_rate == null ? ' · to act, no limit (final growth)' : ` · to act, growth rate ${view.growth_rate}`) : '';
-    nodes.push(label(6, y + 10, `${seat.seat}: ${seat.active_leaves} active ${seat.active_leaves === 1 ? 'leaf' : 'leaves'}${rate}`, `label seat-${seat.seat}`));
+    const line = `${seat.seat}: ${seat.active_leaves} active ${seat.active_leaves === 1 ? 'leaf' : 'leaves'}${rate}`;
+    seatLines.push(line);
+    nodes.push(label(6, y + 10, line, `label seat-${seat.seat}`));
     nodes.push(reserve(6, y + 18, seat.seat, 'branch', seat.remaining_branches));
     nodes.push(reserve(124, y + 18, seat.seat, 'leaf', seat.remaining_leaves));
     y += 56;
@@ -181,7 +187,10 @@ export function draw(view) {
   const phase = String(view.phase ?? '').replaceAll('_', ' ');
   const passes = view.consecutive_passes ? ` · ${view.consecutive_passes} pass in a row (two end the game)` : '';
   nodes.push(label(6, y + 4, `${phase}${passes}`, 'muted'));
-  const width = Math.max(280, 12 + Math.min(box.maxZ + 1, perRow) * (layerWidth + GAP) - GAP);
+  // Wide enough for the longest line written under the layers (a seat's
+  // leaves and growth rate), which would otherwise be cut off.
+  const longest = Math.max(0, ...seatLines.map((line) => line.length));
+  const width = Math.max(280, 12 + longest * 7, 12 + Math.min(box.maxZ + 1, perRow) * (layerWidth + GAP) - GAP);
   return board(width, y + 12, 'Treeblox tree, layer by layer: cells [x, y, z]', ...nodes);
 }
 
@@ -204,6 +213,12 @@ export function touches(item) {
 }
 
 const kindWord = (kind) => (kind === 'leaf' ? 'leaf' : 'branch');
+// "1 leaf", "2 leaves", "0 branches".
+function kindWords(kind, count) {
+  if (kind === 'leaf') return count === 1 ? 'leaf' : 'leaves';
+  return count === 1 ? 'branch' : 'branches';
+}
+const counted = (count, kind) => `${count} ${kindWords(kind, count)}`;
 const placementWords = (p) => `a ${kindWord(p.kind)} at ${Array.isArray(p.cell) ? cellName(p.cell) : '?'}`;
 
 export function actionWords(action) {
@@ -232,7 +247,7 @@ export function steps(action, ctx) {
   if (view.phase === 'final_growth') {
     const branches = placements.filter((p) => p.kind === 'branch').length;
     return [
-      { label: `final growth: ${placements.length} cubes (${branches} branches, ${placements.length - branches} leaves)` },
+      { label: `final growth: ${placements.length} ${placements.length === 1 ? 'cube' : 'cubes'} (${counted(branches, 'branch')}, ${counted(placements.length - branches, 'leaf')})` },
       { label: placements.map((p) => `${kindWord(p.kind)} ${cellName(p.cell)}`).join(', ') },
     ];
   }
@@ -247,11 +262,14 @@ export function steps(action, ctx) {
 export function scoreSheet(score) {
   const seats = score?.seats ?? [];
   const most = Math.max(0, ...seats.map((s) => s.active_leaves ?? 0));
+  // Ahead alone, or tied with the other seat: never both "ahead".
+  const leaders = seats.filter((s) => (s.active_leaves ?? 0) === most).length;
+  const standing = (line) => (line.active_leaves === most && most ? (leaders > 1 ? 'tied' : 'ahead') : '');
   const rows = seats.map((line) => html('tr', { 'data-seat': line.seat },
     html('th', { text: line.seat }),
     html('td', { class: 'num', text: String(line.active_leaves) }),
     html('td', { text: (line.active_leaf_cells ?? []).length ? line.active_leaf_cells.map(cellName).join(' ') : 'none' }),
-    html('td', { text: score.winner === line.seat ? 'wins' : (score.draw ? 'draws' : (score.final ? '' : (line.active_leaves === most && most ? 'ahead' : ''))) })));
+    html('td', { text: score.winner === line.seat ? 'wins' : (score.draw ? 'draws' : (score.final ? '' : standing(line))) })));
   const sudden = score?.end_reason === 'no_active_leaves' || score?.end_reason === 'no_active_leaves_at_turn_start';
   return html('div', { class: 'score-sheet treeblox-score' },
     html('p', {},
