@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Figures of scripts/failover-test.sh, from what its clients recorded.
+
+    failover-figures.py switches EVENTS_TSV CLIENTS_JSON
+    failover-figures.py throughput THROUGHPUT_TSV
+
+switches: for each switch in EVENTS_TSV (kind, node, when, the leader
+after, when Patroni named it), the seconds from the switch (the kill done,
+or the switchover asked for) to Patroni's new leader, and to the first
+action accepted whose answered attempt was sent after the switch (the
+service's outage as a client sees it); then p50/p99 of each kind.
+
+throughput: for each run in THROUGHPUT_TSV (synchronous_mode, round, start,
+seconds, clients json), the actions acknowledged per second within its
+window and the p50/p99 of an action's answered attempt.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def quantile(values: list[float], q: float) -> float:
+    """Nearest rank: the smallest value with at least q of them at or below."""
+    ordered = sorted(values)
+    rank = max(1, -(-int(q * 1000) * len(ordered) // 1000))
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+def acks(clients_json: str) -> list[dict]:
+    with open(clients_json) as handle:
+        games = json.load(handle)["games"]
+    return [ack for game in games for ack in game["acknowledged"] if "sent_at" in ack]
+
+
+def switches(events_tsv: str, clients_json: str) -> int:
+    answered = acks(clients_json)
+    by_kind: dict[str, list[float]] = {}
+    for line in open(events_tsv):
+        kind, node, when, leader, named = line.rstrip("\n").split("\t")
+        t = float(when)
+        after = [a["answered_at"] for a in answered if a["sent_at"] >= t]
+        first = min(after) - t if after else float("nan")
+        to_leader = float(named) - t if named else float("nan")
+        by_kind.setdefault(kind, []).append(first)
+        print(f"figure {kind} node {node}: leader node {leader} after {to_leader:.1f} s; "
+              f"first action accepted {first:.1f} s after")
+    for kind, values in by_kind.items():
+        print(f"figure {kind}: first action accepted after p50 {quantile(values, 0.5):.1f} s, "
+              f"p99 {quantile(values, 0.99):.1f} s, max {max(values):.1f} s over {len(values)}")
+    return 0
+
+
+def throughput(throughput_tsv: str) -> int:
+    for line in open(throughput_tsv):
+        mode, round_, start, seconds, clients_json = line.rstrip("\n").split("\t")
+        t0, length = float(start), float(seconds)
+        inside = [a for a in acks(clients_json) if t0 <= a["answered_at"] <= t0 + length]
+        latencies = [(a["answered_at"] - a["sent_at"]) * 1000 for a in inside]
+        if not latencies:
+            print(f"figure throughput synchronous_mode={mode} round {round_}: nothing acknowledged")
+            continue
+        print(f"figure throughput synchronous_mode={mode} round {round_}: {len(inside) / length:.1f} actions/s, "
+              f"action p50 {quantile(latencies, 0.5):.0f} ms, p99 {quantile(latencies, 0.99):.0f} ms "
+              f"({len(inside)} actions in {length:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "switches":
+        sys.exit(switches(sys.argv[2], sys.argv[3]))
+    if len(sys.argv) == 3 and sys.argv[1] == "throughput":
+        sys.exit(throughput(sys.argv[2]))
+    print(__doc__, file=sys.stderr)
+    sys.exit(2)
