@@ -105,8 +105,10 @@ now() { date +%s.%N; }
 started_at=$SECONDS
 deploy_up
 log "the HA deployment is up at $DEPLOY_URL after $((SECONDS - started_at)) s; node $(leader_node) leads"
-check "Patroni: one leader, $((HA_NODES - 1)) standbys streaming, one of them synchronous ($(streaming_standbys))" \
-    "$(ok test "$(streaming_standbys)" = "$((HA_NODES - 1))/1")"
+# Patroni names the synchronous standby at its next loop.
+one_synchronous() { [[ "$(streaming_standbys)" == "$((HA_NODES - 1))/1" ]]; }
+check "Patroni: one leader, $((HA_NODES - 1)) standbys streaming, one of them synchronous" \
+    "$(ok poll 60 one_synchronous)"
 
 metric() { # metric N PREFIX: the sum of instance N's samples starting with PREFIX
     curl -s --max-time 5 "$(instance_url "$1")/metrics" 2>/dev/null |
