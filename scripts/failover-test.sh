@@ -224,6 +224,7 @@ print(next((i + 1 for i, e in enumerate(s) if e["Status"]["leader"] == e["Status
     leader="$(leader_node)"
     log "SIGKILL etcd member ${member:-?} (etcd's leader) after $(progress) actions"
     [[ -n "$member" ]] && stop_etcd_member "$member" KILL
+    event etcd-leader-killed "$member" "$(now)" "$leader" ""
     wait_for_actions "$step"
     still="$(leader_node)"
     check "etcd's leader member SIGKILLed: the games went on ($(progress) actions), node ${still:-none} leads (was $leader)" \
