@@ -357,10 +357,12 @@ EOF
     done
 }
 
+# ha_down: every node this run directory holds (however many were
+# started), then etcd.
 ha_down() {
-    local n
-    for ((n = 1; n <= HA_NODES; n++)); do
-        [[ -d "$RUN_DIR/node-$n" ]] && stop_node "$n"
+    local dir n
+    for dir in "$RUN_DIR"/node-*; do
+        [[ -d "$dir" ]] && stop_node "${dir##*-}"
     done
     for n in 1 2 3; do stop_etcd_member "$n"; done
 }
