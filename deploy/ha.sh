@@ -253,6 +253,15 @@ stop_node() {
         while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.2; done
         kill -0 "$pid" 2>/dev/null && kill_node "$n"
     fi
+    # A PostgreSQL its Patroni was still starting when told to stop may
+    # outlive it: stopped here (fast), so nothing is left running.
+    local postmaster
+    postmaster="$(postmaster_pid "$n")"
+    if [[ -n "$postmaster" ]]; then
+        kill -INT "$postmaster" 2>/dev/null || true
+        local deadline=$((SECONDS + 60))
+        while kill -0 "$postmaster" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.2; done
+    fi
     rm -f "$RUN_DIR/node-$n/pid"
 }
 
