@@ -18,6 +18,7 @@ window and the p50/p99 of an action's answered attempt.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 
@@ -38,7 +39,9 @@ def acks(clients_json: str) -> list[dict]:
 def switches(events_tsv: str, clients_json: str) -> int:
     answered = acks(clients_json)
     by_kind: dict[str, list[float]] = {}
-    for line in open(events_tsv):
+    with open(events_tsv) as handle:
+        lines = handle.readlines()
+    for line in lines:
         kind, node, when, leader, named = line.rstrip("\n").split("\t")
         t = float(when)
         after = [a["answered_at"] for a in answered if a["sent_at"] >= t]
@@ -48,7 +51,7 @@ def switches(events_tsv: str, clients_json: str) -> int:
         # for: the longest time without an acceptance in the minute after
         # the switch is its outage as the clients saw it.
         times = sorted([t] + [a["answered_at"] for a in answered if t <= a["answered_at"] <= t + 60])
-        pause = max(b - a for a, b in zip(times, times[1:])) if len(times) > 1 else float("nan")
+        pause = max(b - a for a, b in itertools.pairwise(times)) if len(times) > 1 else float("nan")
         by_kind.setdefault(kind, []).append((first, pause))
         print(f"figure {kind} node {node}: leader node {leader} after {to_leader:.1f} s; "
               f"first action accepted {first:.1f} s after; longest pause in acceptances {pause:.1f} s")
@@ -62,7 +65,9 @@ def switches(events_tsv: str, clients_json: str) -> int:
 
 
 def throughput(throughput_tsv: str) -> int:
-    for line in open(throughput_tsv):
+    with open(throughput_tsv) as handle:
+        lines = handle.readlines()
+    for line in lines:
         mode, round_, start, seconds, clients_json = line.rstrip("\n").split("\t")
         t0, length = float(start), float(seconds)
         inside = [a for a in acks(clients_json) if t0 <= a["answered_at"] <= t0 + length]
