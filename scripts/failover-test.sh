@@ -194,14 +194,20 @@ done
 
 # (3) A planned switchover.
 wait_for_actions "$step"
-poll 120 all_streaming || true
+# In synchronous mode a switchover goes to the synchronous standby only:
+# one that has just come back is named at Patroni's next loop, and a
+# request made before that is refused (asked again below).
+poll 120 one_synchronous || true
 leader="$(leader_node)"
 log "patronictl switchover --force (node $leader leads) after $(progress) actions"
 t_kill="$(now)"
-patronictl_ha switchover --force "$HA_SCOPE" >"$WORK_DIR/switchover.txt" 2>&1 || { cat "$WORK_DIR/switchover.txt" >&2; }
 disruptions=$((disruptions + 1))
 switched() { local n; n="$(leader_node)"; [[ -n "$n" && "$n" != "$leader" ]]; }
-poll 120 switched || true
+for attempt in 1 2 3; do
+    patronictl_ha switchover --force "$HA_SCOPE" >"$WORK_DIR/switchover.txt" 2>&1 || cat "$WORK_DIR/switchover.txt" >&2
+    poll 40 switched && break
+    log "no switch yet (attempt $attempt): $(tail -n 1 "$WORK_DIR/switchover.txt")"
+done
 new_leader="$(leader_node)"
 event switchover "$leader" "$t_kill" "$new_leader" "$(now)"
 check "patronictl switchover: node ${new_leader:-none} leads instead of node $leader" \
