@@ -9,6 +9,8 @@
 #   RUN_DIR/instance-N/ server.log, pid, port: `umpire serve` number N (1, 2)
 #   RUN_DIR/nginx/      nginx.conf (deploy/nginx.conf filled in), logs, pid
 #   RUN_DIR/ports       the ports chosen at the first start, kept for restarts
+#   with HA=1 (deploy/start.sh --ha), Patroni nodes and etcd members instead
+#   of primary/ and standby/: see deploy/ha.sh
 #
 # PostgreSQL listens on unix sockets only (listen_addresses = ''), in
 # directories only the user it runs as may enter; every connection gives its
@@ -219,7 +221,10 @@ start_instance() {
     mkdir -p "$dir"
     url="$(instance_url "$n")"
     local env=(DATABASE_URL="$(conninfo primary umpire_app umpire)")
-    if [[ "${WITH_STANDBY:-1}" != 0 ]]; then
+    if [[ "${HA:-0}" != 0 ]]; then
+        # Every Patroni node: the primary for writes, the standbys for reads.
+        env=(DATABASE_URL="$(ha_conninfo umpire_app read-write)" UMPIRE_REPLICAS="$(ha_replicas)")
+    elif [[ "${WITH_STANDBY:-1}" != 0 ]]; then
         env+=(UMPIRE_REPLICAS="$(conninfo standby umpire_app umpire)")
     fi
     # The connection strings hold passwords: given in the environment
@@ -307,9 +312,13 @@ deploy_up() {
     chmod 755 "$RUN_DIR" # PostgreSQL's user must reach its directories inside
     deploy_secrets
     deploy_ports
-    setup_primary
-    if [[ "${WITH_STANDBY:-1}" != 0 ]]; then
-        setup_standby
+    if [[ "${HA:-0}" != 0 ]]; then
+        setup_ha
+    else
+        setup_primary
+        if [[ "${WITH_STANDBY:-1}" != 0 ]]; then
+            setup_standby
+        fi
     fi
     local n
     for ((n = 1; n <= INSTANCES; n++)); do start_instance "$n"; done
@@ -328,4 +337,9 @@ deploy_down() {
     done
     stop_cluster standby
     stop_cluster primary
+    [[ -s "$RUN_DIR/ha-ports" ]] && { ha_ports; ha_down; }
+    return 0
 }
+
+# The high-availability variant (Patroni and etcd): deploy/ha.sh.
+source "$DEPLOY_DIR/ha.sh"

@@ -4,7 +4,12 @@
 # the standby for reads at versions it holds) and nginx in front of them.
 # Prints the URL clients use.
 #
-#   deploy/start.sh [--detach] [RUN_DIR]
+#   deploy/start.sh [--detach] [--ha] [RUN_DIR]
+#
+# --ha: the primary and its standbys are Patroni nodes (HA_NODES, 3) with
+# their leader lock in a three-member etcd cluster, synchronous
+# replication, automatic failover (deploy/ha.sh; docs/deployment.md, "High
+# availability"). Installs Debian's patroni and etcd-server when missing.
 #
 # RUN_DIR holds everything (see deploy/lib.sh): /var/lib/umpire-deploy as
 # root, else ~/.local/share/umpire-deploy. A second start reuses it: the
@@ -18,7 +23,15 @@
 # primary only).
 set -euo pipefail
 detach=0
-if [[ "${1:-}" == --detach ]]; then detach=1; shift; fi
+HA=0
+while [[ "${1:-}" == --* ]]; do
+    case "$1" in
+        --detach) detach=1 ;;
+        --ha) HA=1 ;;
+        *) echo "usage: deploy/start.sh [--detach] [--ha] [RUN_DIR]" >&2; exit 2 ;;
+    esac
+    shift
+done
 if [[ "$(id -u)" == 0 ]]; then
     RUN_DIR="${1:-/var/lib/umpire-deploy}"
 else
@@ -38,16 +51,28 @@ trap deploy_down EXIT
 trap 'exit 130' INT TERM
 deploy_up
 
-standby="none"
-[[ "${WITH_STANDBY:-1}" != 0 ]] && standby="$RUN_DIR/standby/socket   log $RUN_DIR/standby/postgres.log"
 printf '%s\n' \
     "Umpire is up at $DEPLOY_URL (nginx; the admin token is in $RUN_DIR/secrets/admin-token)" \
     "  instance 1   $(instance_url 1)   log $RUN_DIR/instance-1/server.log" \
-    "  instance 2   $(instance_url 2)   log $RUN_DIR/instance-2/server.log" \
-    "  primary      $RUN_DIR/primary/socket   log $RUN_DIR/primary/postgres.log" \
-    "  standby      $standby" \
-    "  nginx        $RUN_DIR/nginx/nginx.conf   logs $RUN_DIR/nginx/access.log, error.log" \
-    "  admin SQL    PGPASSFILE=$RUN_DIR/secrets/pgpass psql -h $RUN_DIR/primary/socket -U umpire -d umpire"
+    "  instance 2   $(instance_url 2)   log $RUN_DIR/instance-2/server.log"
+if ((HA)); then
+    for ((n = 1; n <= HA_NODES; n++)); do
+        printf '  node %s       127.0.0.1:%s (%s)   Patroni REST 127.0.0.1:%s   log %s\n' "$n" \
+            "${NODE_PG_PORTS[$((n - 1))]}" "$(node_role "$n")" "${REST_PORTS[$((n - 1))]}" "$RUN_DIR/node-$n/patroni.log"
+    done
+    printf '%s\n' \
+        "  etcd         $(etcd_endpoints)" \
+        "  patronictl   patronictl -c $RUN_DIR/node-1/patroni.yml list"
+else
+    standby="none"
+    [[ "${WITH_STANDBY:-1}" != 0 ]] && standby="$RUN_DIR/standby/socket   log $RUN_DIR/standby/postgres.log"
+    printf '%s\n' \
+        "  primary      $RUN_DIR/primary/socket   log $RUN_DIR/primary/postgres.log" \
+        "  standby      $standby"
+fi
+printf '%s\n' \
+    "  nginx        $RUN_DIR/nginx/nginx.conf   logs $RUN_DIR/nginx/access.log, error.log"
+((HA)) || echo "  admin SQL    PGPASSFILE=$RUN_DIR/secrets/pgpass psql -h $RUN_DIR/primary/socket -U umpire -d umpire"
 if ((detach)); then
     trap - EXIT
     echo "Stop it with: deploy/stop.sh $RUN_DIR"

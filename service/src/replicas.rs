@@ -339,6 +339,15 @@ async fn probe(
     newest: Option<(Uuid, u64)>,
 ) -> Result<(Duration, Option<u64>), StoreError> {
     let replay = standby.store.replay().await?;
+    // A standby promoted under its open connections (a failover) answers
+    // as a primary: not a standby any more, so reads go to the ones that
+    // are. When it is made a standby again its server restarts, these
+    // connections close, and the next probe finds it replaying.
+    if !replay.in_recovery {
+        return Err(StoreError::Unavailable(
+            "it is not in recovery: promoted to primary".into(),
+        ));
+    }
     let behind = match newest {
         Some((game_id, version)) => {
             let held = standby.store.events_held(game_id).await?;

@@ -72,7 +72,14 @@ impl From<tokio_postgres::Error> for StoreError {
             let code = code.code();
             // 57P01..57P03: admin shutdown, crash shutdown, cannot connect now.
             // 57014: statement timeout.
-            if code.starts_with("57P") || code == "57014" || code.starts_with("08") {
+            // 25006: a write reached a node that is (now) a standby, as
+            // when a failover demotes the primary under an open
+            // connection: the next connection finds the new primary.
+            if code.starts_with("57P")
+                || code == "57014"
+                || code == "25006"
+                || code.starts_with("08")
+            {
                 return StoreError::Unavailable(error.to_string());
             }
         }

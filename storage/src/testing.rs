@@ -275,6 +275,12 @@ impl ReplicatedDatabase {
         });
     }
 
+    /// Promotes the standby to a primary of its own (as a failover does),
+    /// its open connections kept.
+    pub async fn promote_standby(&self) {
+        self.on_standby("SELECT pg_promote()").await;
+    }
+
     async fn on_standby(&self, statement: &str) {
         connect(&self.standby.owner_url)
             .await

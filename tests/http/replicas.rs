@@ -256,6 +256,34 @@ async fn a_standby_stopped_mid_run_costs_no_request_and_comes_back() {
     assert_eq!(reads(&reader, "standby-1").await, 2.0, "back on its own");
 }
 
+/// A standby promoted under the instance's open connections (a failover
+/// made it the primary) is a standby no more: the probe marks it down and
+/// reads go to the primary, though its connections still answer.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_standby_promoted_under_its_connections_is_read_from_no_more() {
+    let (pair, writer) = replicated().await;
+    let mut paths = Vec::new();
+    for seed in 5..7 {
+        let game = writer.create("treeblox", json!(null), seed).await;
+        let version = play(&writer, &game, 2, seed).await;
+        paths.push(format!("/v1/games/{}/state?at={version}", game.id));
+    }
+    pair.wait_until_caught_up().await;
+    let reader = reader_of(&pair, &writer, NEVER_LAGGING).await;
+    json_of(&reader, &paths[0], None).await;
+    assert_eq!(reads(&reader, "standby-1").await, 1.0);
+
+    pair.promote_standby().await;
+    until_standby_up_is(&reader, 0.0).await;
+    json_of(&reader, &paths[1], None).await;
+    assert_eq!(
+        reads(&reader, "standby-1").await,
+        1.0,
+        "not read from once promoted"
+    );
+    assert_eq!(reads(&reader, "primary").await, 1.0);
+}
+
 /// A standby whose replay lags past `--replica-max-lag` is skipped even
 /// for versions it holds, and used again once it has caught up.
 #[tokio::test(flavor = "multi_thread")]

@@ -1,5 +1,6 @@
 """Plays whole games through the reference deployment's nginx with the
-generated Python client while scripts/topology-test.sh restarts instances.
+generated Python client while scripts/topology-test.sh restarts instances
+(and scripts/failover-test.sh fails the primary over).
 
     PYTHONPATH=openapi/clients/python/generated:openapi/clients/python \
         python clients.py BASE_URL ADMIN_TOKEN_FILE OUT_JSON PROGRESS_FILE STOP_FILE [--workers N]
@@ -17,7 +18,8 @@ action says the version the action answered (`min_version`) and must show
 it: read-your-writes, through any instance, from any database.
 
 OUT_JSON holds the games in scripts/faults/verify.py's format (id, tokens,
-setup version, every acknowledged action in order) and each stream's
+setup version, every acknowledged action in order, with when its answered
+attempt was sent and answered: `sent_at`, `answered_at`) and each stream's
 versions as received, how many times it connected and how many of those
 resumed with Last-Event-ID. PROGRESS_FILE holds the number of acknowledged
 actions so far, rewritten as they come, for the script to pace restarts by.
@@ -124,13 +126,17 @@ class Run:
             os.replace(partial, self.progress_file)
 
 
-def retried(run: Run, what: str, call: Callable[[], Response[Any]]) -> Response[Any]:
+def retried(run: Run, what: str, call: Callable[[], Response[Any]],
+            timing: dict[str, float] | None = None) -> Response[Any]:
     """`call` until it is answered with something other than a transport
     error, 502, 503, 504 or 409 `contended` (each honouring Retry-After);
-    the same arguments every time, so an action keeps its Idempotency-Key."""
+    the same arguments every time, so an action keeps its Idempotency-Key.
+    `timing`, when given, gets the wall-clock time the answered attempt was
+    sent (`sent_at`) and answered (`answered_at`)."""
     deadline = time.monotonic() + RETRY_BUDGET_SECONDS
     while True:
         wait = 0.2
+        sent_at = time.time()
         try:
             response = call()
         except httpx.TransportError as error:
@@ -140,8 +146,14 @@ def retried(run: Run, what: str, call: Callable[[], Response[Any]]) -> Response[
             run.count(run.statuses, str(status))
             contended = status == 409 and isinstance(response.parsed, ErrorBody) and response.parsed.code == "contended"
             if status not in (502, 503, 504) and not contended:
+                if timing is not None:
+                    timing.update(sent_at=sent_at, answered_at=time.time())
                 return response
             run.count(run.retried, str(status))
+            # The service's 503 always says when to come back; one without
+            # it came from somewhere that did not mean "busy, retry".
+            if status == 503 and "retry-after" not in response.headers:
+                run.count(run.statuses, "503 without Retry-After")
             try:
                 wait = max(wait, float(response.headers.get("retry-after", "0")))
             except ValueError:
@@ -242,14 +254,16 @@ def play(run: Run, base_url: str, admin: AuthenticatedClient, worker: int, numbe
         action = rng.choice(actions)
         key = str(uuid.uuid4())
         submitted = SubmitActionRequest(action=action)
+        timing: dict[str, float] = {}
         answer = retried(run, f"{game_id} action", lambda: submit_action.sync_detailed(
-            created.id, client=client, body=submitted, idempotency_key=key))
+            created.id, client=client, body=submitted, idempotency_key=key), timing)
         if answer.status_code != 201 or not isinstance(answer.parsed, ACCEPTED):
             raise Failure(f"{game_id} v{summary.version} as {seat}: the legal action {action.to_dict()} was "
                           f"answered {answer.status_code} {answer.content!r}")
         accepted = answer.parsed
         record["acknowledged"].append({"key": key, "seat": seat or "umpire", "action": action.to_dict(),
-                                       "version": accepted.version, "event_seqs": [e.seq for e in accepted.events]})
+                                       "version": accepted.version, "event_seqs": [e.seq for e in accepted.events],
+                                       **timing})
         written = accepted.version
         run.acknowledge()
         # A read at a version known to exist: what a standby may serve.

@@ -140,9 +140,12 @@ def follow_game(
     finished game has come, and nothing more.
 
     The stream is opened again with `Last-Event-ID` (the version of the last
-    event received) when its connection drops or the server ends it for a
-    reason that may resume (`idle`, `lifetime`, `error`), after the `retry:`
-    the server asked for (2 s): every event comes exactly once, in order.
+    event received) when its connection drops, when opening it is answered
+    502, 503 or 504 (the service without its database for a moment, as
+    during a failover, or a proxy without the service), or when the server
+    ends it for a reason that may resume (`idle`, `lifetime`, `error`),
+    after the `retry:` the server asked for (2 s, longer than the 503's
+    `Retry-After`): every event comes exactly once, in order.
     After `reconnects` attempts in a row that bring no event, the last
     failure is raised. An error answer (a bad token, an unknown game) is
     raised as an `UmpireError` when `client` came from `connect`."""
@@ -159,6 +162,8 @@ def follow_game(
             with client.get_httpx_client().stream(
                 "GET", f"/v1/games/{game_id}/stream", headers=headers, timeout=_STREAM_TIMEOUT
             ) as response:
+                if response.status_code in _TRY_AGAIN:
+                    raise _TryAgain(f"the stream was answered {response.status_code}")
                 raise_for_error(response)
                 response.raise_for_status()
                 for message in _messages(response.iter_lines()):
@@ -179,12 +184,20 @@ def follow_game(
                             last_id = message.id
                         progressed = True
                         yield entry
-        except httpx.TransportError as error:
+        except (httpx.TransportError, _TryAgain) as error:
             lost = error
         failures = 0 if progressed else failures + 1
         if failures > reconnects:
             raise ConnectionError(f"the stream of game {game_id} failed {failures} times in a row") from lost
         time.sleep(retry_seconds)
+
+
+# Answers that say "not now" rather than "no": the stream is opened again.
+_TRY_AGAIN = (502, 503, 504)
+
+
+class _TryAgain(Exception):
+    """Opening the stream was answered with one of `_TRY_AGAIN`."""
 
 
 class _Message:
