@@ -696,6 +696,57 @@ def clock_on_the_page(driver: webdriver.Chrome) -> None:
     log(f"clock: ran down {first} -> {later}, a timeout marked ({marked!r}), paused: {paused!r}")
 
 
+def umpire_clock_controls(driver: webdriver.Chrome) -> None:
+    """The umpire runs the clock from the desk: a clock waiting for its
+    seats is started, paused, resumed and a seat given time by clicking,
+    each recorded in the log as the clock's event."""
+    created = call("POST", "/v1/games", body={"game": "treeblox", "clock": {"per_move_ms": 60000, "reserve_ms": 60000}})
+    game_id, umpire = created["id"], created["umpire_token"]
+    driver.execute_script("sessionStorage.clear()")
+    open_page(driver, game_id)
+    view_as(driver, umpire, "umpire")
+
+    def click(action: str) -> None:
+        wait_for(driver, f"return document.querySelector('#clocks [data-clock-action=\"{action}\"]') !== null",
+                 f"the umpire's {action} control")
+        driver.find_element(By.CSS_SELECTOR, f'#clocks [data-clock-action="{action}"]').click()
+
+    def recorded() -> list[str]:
+        events = call("GET", f"/v1/games/{game_id}/events?after=0&limit=100", umpire)["events"]
+        return [event["type"] for event in events if event["type"].startswith("clock_")]
+
+    def wait_recorded(event_type: str) -> None:
+        deadline = time.monotonic() + 30
+        while event_type not in recorded() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        check(event_type in recorded(), f"clicking records {event_type} (the log has {recorded()})")
+
+    check("waiting" in driver.find_element(By.ID, "clocks").text.lower() or
+          driver.find_elements(By.CSS_SELECTOR, '#clocks [data-clock-action="clock_start"]'),
+          "a clock waiting for its seats offers the umpire to start it")
+    click("clock_start")
+    wait_recorded("clock_started")
+    click("clock_pause")
+    wait_recorded("clock_paused")
+    wait_for(driver, "return document.querySelector('#clocks .clock-title')?.textContent.includes('paused')",
+             "the pause shown on the desk", timeout=30)
+    click("clock_resume")
+    wait_recorded("clock_resumed")
+    seconds = driver.find_element(By.CSS_SELECTOR, "#clocks .clock-seconds")
+    seconds.clear()
+    seconds.send_keys("45")
+    click("clock_add_time")
+    wait_recorded("clock_time_added")
+    events = call("GET", f"/v1/games/{game_id}/events?after=0&limit=100", umpire)["events"]
+    added = [event for event in events if event["type"] == "clock_time_added"]
+    given = added[-1].get("payload", added[-1]).get("ms") if added else None
+    check(given == 45000, f"the time given is the 45 s typed: {added[-1] if added else None}")
+    moves = [button.text for button in driver.find_elements(By.CSS_SELECTOR, "#play button")]
+    check(not any("time out" in text.lower() for text in moves), f"no timeout among the moves: {moves}")
+    driver.save_screenshot(str(OUT / "clock-umpire-controls.png"))
+    log(f"the umpire's clock from the desk: {recorded()}")
+
+
 def phone_and_speed() -> None:
     # A 2,000-event game: Flower Fields with the umpire toggling a ruling.
     created = call("POST", "/v1/games", body={"game": "flower_fields"})
@@ -767,6 +818,7 @@ def main() -> None:
     try:
         for name, section in [("whole_games", whole_games), ("secrets_stay_hidden", secrets_stay_hidden),
                               ("play_from_the_page", play_from_the_page), ("clock_on_the_page", clock_on_the_page),
+                              ("umpire_clock_controls", umpire_clock_controls),
                               ("timeline_of_decisions", timeline_of_decisions),
                               *desk_checks()]:
             if wanted(name):
