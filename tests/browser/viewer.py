@@ -266,10 +266,13 @@ def nothing_cut_off(driver: webdriver.Chrome, where: str) -> None:
 
 def timeline_spaced(driver: webdriver.Chrome, where: str) -> None:
     """The timeline's versions ("v110–111") never run into the name after
-    them: a gap of a few pixels between each version and its next word."""
+    them: on the same line, a gap of a few pixels between each version and
+    its next word (a name wrapped to the next line stands apart)."""
     touching = driver.execute_script("""
       return [...document.querySelectorAll('#timeline .v')].filter((v) => v.getClientRects().length && v.nextElementSibling?.getClientRects().length)
-        .map((v) => [v.textContent, v.nextElementSibling.textContent.slice(0, 20), v.nextElementSibling.getBoundingClientRect().left - v.getBoundingClientRect().right])
+        .map((v) => [v, v.getBoundingClientRect(), v.nextElementSibling.getBoundingClientRect()])
+        .filter(([, a, b]) => b.top < a.bottom - 2 && b.bottom > a.top + 2)
+        .map(([v, a, b]) => [v.textContent, v.nextElementSibling.textContent.slice(0, 20), b.left - a.right])
         .filter(([, , gap]) => gap < 4);
     """)
     check(not touching, f"{where}: every version in the timeline stands apart from the name after it ({touching[:3]})")
