@@ -96,8 +96,10 @@ export function showClocks(clock, running, umpire = null) {
   clockTicker = setInterval(tick, 250);
 }
 
-// The clock's own decision, made by the umpire: a seat whose time is up is
-// timed out (each game says what a timeout does: a pass, a card into Bad).
+// The clock's own decision, made by the umpire: a seat is timed out (each
+// game says what a timeout does: a pass, a card into Bad). The rules let the
+// umpire do so at any time, not only once a seat's time is up, so the
+// heading does not say the seat is out of time.
 // It is the clock's, not a move of the game, so it is offered here beside
 // the seats' time rather than among the moves in the Play panel. `actions`
 // are the umpire's legal `timeout` actions; `words(action)` says what each
@@ -111,7 +113,7 @@ export function showTimeouts(actions, { words, act } = {}) {
     return;
   }
   box.replaceChildren(
-    html('span', { class: 'clock-title', text: 'Out of time' }),
+    html('span', { class: 'clock-title', text: 'The umpire may time out' }),
     ...actions.map((action) => html('button', {
       type: 'button', class: 'clock-control clock-timeout-control', 'data-clock-action': 'timeout',
       'data-action': JSON.stringify(action), onclick: () => act(action),
