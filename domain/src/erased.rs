@@ -369,6 +369,20 @@ pub struct Decision {
     pub after: Box<dyn DynMatch>,
 }
 
+impl Decision {
+    /// One event recorded outside the game's rules (a reissue, a ruling):
+    /// folded onto a copy of `game`, which passes over it.
+    pub fn outside_the_rules(game: &dyn DynMatch, event: Value) -> Result<Decision, GameError> {
+        let mut after = game.clone_box();
+        after.apply_json(&event)?;
+        Ok(Decision {
+            events: vec![event],
+            decoded: Vec::new(),
+            after,
+        })
+    }
+}
+
 /// The `type` of the placeholder that stands for an event the viewer may not
 /// see (`{"type": "hidden"}`): every viewer's sequence is then gap-free, and
 /// a hidden event tells no more than that something happened. No game may

@@ -106,13 +106,7 @@ pub fn decide(
     }
     let event = serde_json::to_value(RulingEvent::RulingRecorded { text })
         .expect("an enum of strings is JSON");
-    let mut after = game.clone_box();
-    after.apply_json(&event)?;
-    Ok(Decision {
-        events: vec![event],
-        decoded: Vec::new(),
-        after,
-    })
+    Decision::outside_the_rules(game, event)
 }
 
 fn refusal(violation: Violation) -> GameError {
