@@ -33,7 +33,7 @@ PARSE=$CARGO_TARGET_DIR/release/examples/parse_jsonl
 # Built once; set REBUILD=1 to rebuild (the example's dev-dependencies make
 # it a separate, slow build).
 if [ "${REBUILD:-0}" = "1" ] || [ ! -x "$BIN" ] || [ ! -x "$PARSE" ]; then
-    (cd "$ROOT" && cargo build --release -q -p umpire-api --bin umpire \
+    (cd "$ROOT" && cargo build --release -q -p umpire-api --features bench --bin umpire \
         && cargo build --release -q -p umpire-archive --example parse_jsonl)
 fi
 

@@ -26,7 +26,7 @@ mkdir -p "$OUT"
 ensure_apt curl curl
 binary="$(umpire_binary release)"
 log "building the games' maker (api/examples/clock_games.rs)"
-(cd "$REPO_ROOT" && cargo build --release -q -p umpire-api --example clock_games >&2)
+(cd "$REPO_ROOT" && cargo build --release -q -p umpire-api --features bench --example clock_games >&2)
 maker="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/release/examples/clock_games"
 make_work_dir
 trap 'cleanup_keeping_log "$OUT"' EXIT

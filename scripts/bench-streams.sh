@@ -13,7 +13,7 @@ source "$(dirname "$0")/lib/common.sh"
 
 binary="$(umpire_binary release)"
 log "building the stream readers (api/examples/stream_readers.rs)"
-(cd "$REPO_ROOT" && cargo build --release -p umpire-api --example stream_readers >&2)
+(cd "$REPO_ROOT" && cargo build --release -p umpire-api --features bench --example stream_readers >&2)
 readers="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/release/examples/stream_readers"
 make_work_dir
 trap cleanup_work_dir EXIT

@@ -85,7 +85,7 @@ counted_instructions() {
 
 if [[ -n "${STREAMS:-}" ]]; then
     log "building the stream readers (api/examples/stream_readers.rs)"
-    (cd "$REPO_ROOT" && cargo build --release -p umpire-api --example stream_readers >&2)
+    (cd "$REPO_ROOT" && cargo build --release -p umpire-api --features bench --example stream_readers >&2)
     readers="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/release/examples/stream_readers"
     # Two spectators and every seat of each game the next ACTIONS lines play
     # (with SPECTATORS_ONLY=1, as many streams, all spectators': the work
@@ -144,7 +144,7 @@ PY
     # readers; and once more to games no one follows, so that what the
     # readers cost is the difference, as above.
     log "building the stream ceiling (api/examples/stream_ceiling.rs)"
-    (cd "$REPO_ROOT" && cargo build --release -p umpire-api --example stream_ceiling >&2)
+    (cd "$REPO_ROOT" && cargo build --release -p umpire-api --features bench --example stream_ceiling >&2)
     python3 - "$BASE_URL" "$WORK_DIR/plan-0.tsv" $((WARM_UP + ACTIONS)) "$ACTIONS" \
         "$WORK_DIR/stream-ceiling-" <<'PY'
 import json

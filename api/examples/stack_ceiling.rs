@@ -10,7 +10,7 @@
 //! pgbench is the service's own work and how much is the stack's.
 //!
 //! Usage (scripts/load.sh runs it):
-//!   cargo run --release -p umpire-api --example stack_ceiling -- DATABASE_URL 127.0.0.1:PORT
+//!   cargo run --release -p umpire-api --features bench --example stack_ceiling -- DATABASE_URL 127.0.0.1:PORT
 
 use std::sync::atomic::{AtomicI64, Ordering};
 

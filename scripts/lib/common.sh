@@ -28,7 +28,9 @@ umpire_binary() {
     # Always asked of cargo (a no-op when up to date), so a stale binary is
     # never measured.
     log "building $binary"
-    local flags=()
+    # With the benchmarks' tools' feature, as they are built: one build of
+    # the crate serves both, where alternating would rebuild it each time.
+    local flags=(--features bench)
     [[ "$profile" == release ]] && flags+=(--release)
     (cd "$REPO_ROOT" && cargo build "${flags[@]}" -p umpire-api --bin umpire >&2)
     printf '%s\n' "$binary"
@@ -177,7 +179,7 @@ cleanup_work_dir() {
 start_stack_ceiling() {
     local database="$1"; shift
     log "building the stack-ceiling baseline"
-    (cd "$REPO_ROOT" && cargo build --release -p umpire-api --example stack_ceiling >&2)
+    (cd "$REPO_ROOT" && cargo build --release -p umpire-api --features bench --example stack_ceiling >&2)
     local port
     port="$(free_port)"
     CEILING_URL="http://127.0.0.1:$port"

@@ -340,7 +340,7 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--readers", required=True,
-                        help="the stream_readers binary (cargo build --release -p umpire-api --example stream_readers)")
+                        help="the stream_readers binary (cargo build --release -p umpire-api --features bench --example stream_readers)")
     args = parser.parse_args()
     asyncio.run(main_async(args))
     return 0
