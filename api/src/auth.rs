@@ -65,8 +65,7 @@ pub fn clearing_an_ended_cookie(
             ..
         } => ApiError::SeatCookieEnded {
             error: Box::new(error),
-            game_id,
-            secure: seat_cookie::from_https_page(request),
+            clear_cookie: seat_cookie::cleared(game_id, seat_cookie::from_https_page(request)),
         },
         other => other.into(),
     }

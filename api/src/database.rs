@@ -81,9 +81,9 @@ pub async fn open_existing(data_dir: &Path) -> anyhow::Result<Database> {
 }
 
 /// Where a command that only reads finds stored games: the URL given with
-/// `--replica` (a standby's, say), else as [`open_existing`].
-pub async fn open_for_reading(stored: &crate::cli::StoredGames) -> anyhow::Result<Database> {
-    match stored.replica.as_deref().map(str::trim) {
+/// `--replica` (a standby's, say), else as [`open_existing`] in `data_dir`.
+pub async fn open_for_reading(replica: Option<&str>, data_dir: &Path) -> anyhow::Result<Database> {
+    match replica.map(str::trim) {
         Some(url) if !url.is_empty() => {
             tracing::info!("reading stored games from the database given with --replica");
             Ok(Database {
@@ -92,7 +92,7 @@ pub async fn open_for_reading(stored: &crate::cli::StoredGames) -> anyhow::Resul
                 cluster: None,
             })
         }
-        _ => open_existing(&stored.data.path()).await,
+        _ => open_existing(data_dir).await,
     }
 }
 

@@ -35,14 +35,14 @@ pub enum ApiError {
     #[error("{0}")]
     ConnectionNotAdmitted(&'static str),
     /// A seat's cookie that no longer gives a seat (`page_session_ended`):
-    /// the error, answered with the cookie of `game_id` cleared, so that
-    /// the browser's next request is a spectator's (`seat_cookie.rs`).
+    /// the error, answered with `clear_cookie` (`seat_cookie::cleared`) as
+    /// its `Set-Cookie`, so that the browser's next request is a
+    /// spectator's.
     #[error("{error}")]
     SeatCookieEnded {
-        // Boxed: beside a game id it would make every ApiError larger.
+        // Boxed: beside the header it would make every ApiError larger.
         error: Box<ServiceError>,
-        game_id: uuid::Uuid,
-        secure: bool,
+        clear_cookie: actix_web::http::header::HeaderValue,
     },
 }
 
@@ -157,14 +157,9 @@ impl ResponseError for ApiError {
             ApiError::Service(ServiceError::Unauthenticated { .. }) => {
                 response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
             }
-            ApiError::SeatCookieEnded {
-                game_id, secure, ..
-            } => {
+            ApiError::SeatCookieEnded { clear_cookie, .. } => {
                 response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
-                response.insert_header((
-                    header::SET_COOKIE,
-                    crate::seat_cookie::cleared(*game_id, *secure),
-                ));
+                response.insert_header((header::SET_COOKIE, clear_cookie.clone()));
             }
             ApiError::Service(
                 ServiceError::Unavailable(_)

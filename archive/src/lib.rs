@@ -29,8 +29,9 @@ pub use import::{
     RejectionFault, RejectionPolicy,
 };
 pub use inputs::{Input, MAX_ARCHIVE_BYTES};
-pub use pipeline::{score_inputs, ChainCheck, Progress, ScoreSettings};
+pub use pipeline::{score_inputs, Progress, ScoreSettings};
 pub use replay::{replay, Cause, Divergence, Replayed, Step};
+pub use score::ChainCheck;
 pub use score::{
     score_archive, score_archive_text, score_events, score_verified_archive_text, OutputFormat,
     RowWriter, ScoreFault, ScoreRow,

@@ -14,7 +14,7 @@ use std::sync::mpsc;
 use umpire_domain::Registry;
 
 use crate::reading::{chunks_of, each_archive_in_chunk, Place};
-use crate::score::{score_archive, RowWriter, ScoreRow};
+use crate::score::{score_archive, ChainCheck, RowWriter, ScoreRow};
 
 pub use crate::inputs::{
     expand_inputs, read_chunks, Chunk, ExpandedInputs, Input, SkipReason, Skipped, CHUNK_BYTES,
@@ -161,18 +161,6 @@ pub struct ScoreSettings {
     pub max_archive_bytes: usize,
     /// Whether each archive's hash chain is checked before it is scored.
     pub chain: ChainCheck,
-}
-
-/// Whether bulk scoring checks each archive's hash chain.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ChainCheck {
-    /// Check it: a broken chain is an error row (the default, for archives
-    /// from outside, which anyone may have edited).
-    #[default]
-    Verify,
-    /// Fold the log as it is (`--trust-chain`: archives this installation
-    /// wrote itself, scored again).
-    Trust,
 }
 
 impl Default for ScoreSettings {

@@ -20,7 +20,6 @@ use serde_json::value::RawValue;
 use umpire_domain::Registry;
 
 use crate::format::{Archive, FORMAT, FORMAT_VERSION};
-use crate::pipeline::ChainCheck;
 use crate::replay::{verify_chain, Cause};
 
 /// One line of bulk scoring output.
@@ -214,6 +213,18 @@ pub fn score_archive_text(registry: &Registry, text: &str, source: &str) -> Scor
         archive.events.iter().map(|event| event.payload.get()),
         source,
     )
+}
+
+/// Whether scoring checks each archive's hash chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ChainCheck {
+    /// Check it: a broken chain is an error row (the default, for archives
+    /// from outside, which anyone may have edited).
+    #[default]
+    Verify,
+    /// Fold the log as it is (`--trust-chain`: archives this installation
+    /// wrote itself, scored again).
+    Trust,
 }
 
 /// Scores one archive document, first checking its hash chain unless `chain`

@@ -30,15 +30,15 @@ use serde_json::Value;
 
 use crate::erased::{event_type, Decision, DynMatch, GameError};
 use crate::record::{format_recorded_at, RecordedEvent};
+use crate::status::StatusJson;
+pub use crate::status::{ClockStatus, SeatClockStatus};
 use crate::{actor_label, Actor, Violation};
 
 /// The longest time per move or reserve a clock takes: 30 days.
 pub const MAX_CLOCK_MS: u64 = 30 * 24 * 60 * 60 * 1000;
 /// The shortest time per move: 100 ms.
 pub const MIN_MOVE_MS: u64 = 100;
-/// The `type` every event and action of the clock starts with; no game
-/// may name one of its own so.
-pub const CLOCK_TYPE_PREFIX: &str = "clock_";
+pub use crate::outside_the_rules::CLOCK_TYPE_PREFIX;
 
 crate::violation_kinds! {
     /// The game was created without a clock.
@@ -276,46 +276,6 @@ pub struct Clock {
 pub struct Deadline {
     pub seat: String,
     pub at: DateTime<Utc>,
-}
-
-/// The clock as every viewer may see it (public).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct ClockStatus {
-    pub per_move_ms: u64,
-    pub reserve_ms: u64,
-    /// Since when the umpire has paused the clock; absent while it runs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(example = "2026-11-27T10:00:00.000000Z")]
-    pub paused_since: Option<String>,
-    /// While the clock waits for its seats to sit down before it starts:
-    /// the seats that have not joined yet. Absent once it has started.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub waiting_for: Option<Vec<String>>,
-    /// Every seat's clock, by seat name: every seat of the game, whether
-    /// or not it has been due yet.
-    pub seats: BTreeMap<String, SeatClockStatus>,
-}
-
-/// One seat's clock, as every viewer may see it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct SeatClockStatus {
-    /// What is left of the seat's reserve before its current move.
-    pub reserve_left_ms: u64,
-    /// While the game waits for the seat: since when.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(example = "2026-11-27T10:00:00.000000Z")]
-    pub due_since: Option<String>,
-    /// While the seat is due and the clock runs: when it is timed out,
-    /// its time per move and all its reserve spent. While the clock is
-    /// paused, only a deadline that had passed before the pause: its
-    /// timeout is owed all the same.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(example = "2026-11-27T10:06:00.000000Z")]
-    pub deadline: Option<String>,
-    /// While the seat is due and the clock is paused: the milliseconds it
-    /// will have when the clock resumes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub left_ms: Option<u64>,
 }
 
 fn to_json<T: Serialize>(value: &T) -> Value {
@@ -908,4 +868,12 @@ fn decide_stop_or_time(
             unreachable!("joins and starts are decided by the caller")
         }
     })
+}
+
+impl StatusJson {
+    /// This status with the game's clock, if it has one.
+    pub fn with_clock(mut self, clock: Option<&Clock>) -> StatusJson {
+        self.clock = clock.map(Clock::status);
+        self
+    }
 }

@@ -16,8 +16,9 @@ use serde_json::Value;
 use utoipa::openapi::{RefOr, Schema};
 
 use crate::game::{Game, ScoreSummary};
+use crate::outside_the_rules::is_outside_the_rules;
 use crate::rng::rng_from_seed;
-use crate::{clock, rulings, seat_tokens};
+use crate::status::StatusJson;
 use crate::{Actor, Seat, Viewer, Violation};
 
 /// Errors at the type-erased boundary.
@@ -104,27 +105,6 @@ impl GameSchemas {
             components,
             action_examples,
         }
-    }
-}
-
-/// Who must act, with seats by name.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema)]
-pub struct StatusJson {
-    pub phase: String,
-    pub finished: bool,
-    /// Seats whose action the game is waiting for.
-    pub to_act: Vec<String>,
-    /// The game's clock, for a game created with one: every due seat's
-    /// deadline and every seat's reserve left.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub clock: Option<crate::clock::ClockStatus>,
-}
-
-impl StatusJson {
-    /// This status with the game's clock, if it has one.
-    pub fn with_clock(mut self, clock: Option<&crate::clock::Clock>) -> StatusJson {
-        self.clock = clock.map(crate::clock::Clock::status);
-        self
     }
 }
 
@@ -579,10 +559,7 @@ impl<G: Game> DynMatch for Match<G> {
         self.version
     }
     fn apply_json(&mut self, event: &Value) -> Result<(), GameError> {
-        if clock::is_clock_event(event)
-            || seat_tokens::is_seat_token_event(event)
-            || rulings::is_ruling_event(event)
-        {
+        if type_tag(event).is_some_and(is_outside_the_rules) {
             // The clock's own event, a seat's token reissued or the
             // umpire's ruling: a place in the log, nothing in the game.
             self.version += 1;
@@ -593,10 +570,7 @@ impl<G: Game> DynMatch for Match<G> {
         Ok(())
     }
     fn apply_decoded(&mut self, event: &Value, decoded: &DecodedEvent) -> Result<(), GameError> {
-        if clock::is_clock_event(event)
-            || seat_tokens::is_seat_token_event(event)
-            || rulings::is_ruling_event(event)
-        {
+        if type_tag(event).is_some_and(is_outside_the_rules) {
             self.version += 1;
             return Ok(());
         }
@@ -610,11 +584,7 @@ impl<G: Game> DynMatch for Match<G> {
             // Only when the game does not know the event: is it the clock's (or
             // another event every game shares)?
             Err(error) => match serde_json::from_str::<Value>(event) {
-                Ok(value)
-                    if clock::is_clock_event(&value)
-                        || seat_tokens::is_seat_token_event(&value)
-                        || rulings::is_ruling_event(&value) =>
-                {
+                Ok(value) if type_tag(&value).is_some_and(is_outside_the_rules) => {
                     self.version += 1
                 }
                 _ => return Err(malformed::<G>(Malformed::Event, error)),
@@ -662,12 +632,8 @@ impl<G: Game> DynMatch for Match<G> {
         Ok(to_json(&G::view(&self.state, parse_viewer::<G>(viewer)?)))
     }
     fn is_public_event(&self, event: &Value) -> bool {
-        type_tag(event).is_some_and(|tag| {
-            G::PUBLIC_EVENTS.contains(&tag)
-                || clock::is_clock_type(tag)
-                || seat_tokens::is_seat_token_type(tag)
-                || rulings::is_ruling_type(tag)
-        })
+        type_tag(event)
+            .is_some_and(|tag| G::PUBLIC_EVENTS.contains(&tag) || is_outside_the_rules(tag))
     }
     fn show_event(
         &self,

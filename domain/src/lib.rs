@@ -12,21 +12,24 @@ pub mod dry_run;
 pub mod erased;
 pub mod game;
 pub mod memory;
+pub mod outside_the_rules;
 pub mod record;
 pub mod rng;
 pub mod rulings;
 pub mod schema_names;
 pub mod seat;
 pub mod seat_tokens;
+pub mod status;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod text_schema;
 pub mod violation;
 
 pub use dry_run::{dry_run, DryRun};
-pub use erased::{Decision, DynGame, DynMatch, GameError, GameSchemas, Registry, StatusJson};
+pub use erased::{Decision, DynGame, DynMatch, GameError, GameSchemas, Registry};
 pub use game::{Game, ScoreSummary, Status};
 pub use record::RecordedEvent;
 pub use rng::GameRng;
 pub use seat::{Actor, Seat, SeatIndex, Viewer};
+pub use status::StatusJson;
 pub use violation::{Violation, ViolationKind};

@@ -16,8 +16,7 @@ use serde_json::Value;
 use crate::erased::{event_type, Decision, DynMatch, GameError};
 use crate::{Actor, Violation};
 
-/// The event the log records a ruling by.
-pub const RULING_EVENT: &str = "ruling_recorded";
+pub use crate::outside_the_rules::RULING_EVENT;
 /// The umpire's action that causes it.
 pub const RULING_ACTION: &str = "record_ruling";
 /// The longest ruling, in characters (Unicode scalar values): a paragraph

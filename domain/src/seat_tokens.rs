@@ -20,8 +20,7 @@ use serde_json::Value;
 use crate::erased::{event_type, Decision, DynMatch, GameError};
 use crate::{Actor, Violation};
 
-/// The event the log records a reissue by.
-pub const REISSUED_EVENT: &str = "seat_token_reissued";
+pub use crate::outside_the_rules::REISSUED_EVENT;
 /// The umpire's action that causes it.
 pub const REISSUE_ACTION: &str = "reissue_seat_token";
 

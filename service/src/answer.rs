@@ -5,7 +5,8 @@
 //! event's strings, then written field by field) it cost a tenth of the
 //! action path (docs/load.md). A test holds the two to the same bytes.
 
-use umpire_domain::erased::{DecodedEvent, StatusJson};
+use umpire_domain::erased::DecodedEvent;
+use umpire_domain::StatusJson;
 use umpire_domain::{DynMatch, RecordedEvent, Viewer};
 
 use crate::error::ServiceError;

@@ -5,7 +5,7 @@
 //! holding it to serde's output.
 
 use umpire_domain::chain::needs_escaping;
-use umpire_domain::erased::StatusJson;
+use umpire_domain::StatusJson;
 
 /// `text` as a JSON string, as serde_json writes it: quoted as it is when
 /// nothing in it needs escaping, as most of a stream event's strings do not.

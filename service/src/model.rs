@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use umpire_domain::chain::CanonicalJson;
-use umpire_domain::erased::StatusJson;
+use umpire_domain::StatusJson;
 use utoipa::ToSchema;
 use uuid::Uuid;
 

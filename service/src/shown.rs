@@ -11,11 +11,11 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 use umpire_domain::chain::CanonicalJson;
-#[cfg(test)]
-use umpire_domain::erased::StatusJson;
 use umpire_domain::erased::{
     event_type, hidden_event, DecodedEvent, Shown, ShownText, HIDDEN_EVENT_TYPE,
 };
+#[cfg(test)]
+use umpire_domain::StatusJson;
 use umpire_domain::{actor_label, DynMatch, RecordedEvent, Viewer};
 
 use crate::error::ServiceError;

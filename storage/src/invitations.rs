@@ -11,21 +11,10 @@ use uuid::Uuid;
 
 use crate::append::{link_events, Head, NewEvent};
 use crate::group_commit::insert_appends;
+use crate::invitation_rows::{insert_invitations, NewInvitation};
 use crate::store::EventStore;
 use crate::StoreError;
 use umpire_domain::RecordedEvent;
-
-/// An invitation to a seat, as stored: the code's SHA-256 only.
-#[derive(Debug, Clone)]
-pub struct NewInvitation {
-    /// SHA-256 of the code ([`crate::hash_token`]).
-    pub code_hash: String,
-    pub seat: String,
-    /// The seat's generation the invitation (and the token it gives) belongs
-    /// to: 0 at creation, a reissue's version after one.
-    pub generation: i64,
-    pub expires_at: DateTime<Utc>,
-}
 
 /// What redeeming a code did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,31 +43,6 @@ pub enum Grantee<'a> {
         secret_hash: &'a str,
         expires_at: DateTime<Utc>,
     },
-}
-
-/// Inserts invitations inside the transaction that creates their game or
-/// reissues their seat.
-pub(crate) async fn insert_invitations(
-    transaction: &deadpool_postgres::Transaction<'_>,
-    game_id: Uuid,
-    invitations: &[NewInvitation],
-) -> Result<(), StoreError> {
-    for invitation in invitations {
-        transaction
-            .execute(
-                "INSERT INTO invitations (game_id, code_hash, seat, generation, expires_at)
-                 VALUES ($1, $2, $3, $4, $5)",
-                &[
-                    &game_id,
-                    &invitation.code_hash,
-                    &invitation.seat,
-                    &invitation.generation,
-                    &invitation.expires_at,
-                ],
-            )
-            .await?;
-    }
-    Ok(())
 }
 
 impl EventStore {

@@ -12,6 +12,7 @@ pub mod bulk;
 mod clock_checks;
 mod databases;
 mod group_commit;
+mod invitation_rows;
 mod invitations;
 pub mod listing;
 mod page_sessions;
@@ -28,7 +29,8 @@ pub use bulk::{BulkGame, FullGame, ImportGame, ImportOutcome};
 pub use clock_checks::ClockCheck;
 pub use databases::{ensure_database, with_database};
 pub use group_commit::{BatchObserver, GroupCommitLimits};
-pub use invitations::{Grantee, NewInvitation, Redemption};
+pub use invitation_rows::NewInvitation;
+pub use invitations::{Grantee, Redemption};
 pub use listing::{GameListFilter, GamePage, ListCursor, ListedGame, GAMES_EXAMINED_PER_PAGE};
 pub use pool::{
     connect, connect_waiting, connect_with, logs_in_as_superuser, migrate, Pool, PoolTimeouts,

@@ -8,7 +8,7 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use crate::invitations::{insert_invitations, NewInvitation};
+use crate::invitation_rows::{insert_invitations, NewInvitation};
 use crate::store::{EventStore, TokenGrant};
 use crate::StoreError;
 use umpire_domain::Actor;

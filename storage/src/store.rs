@@ -278,7 +278,7 @@ impl EventStore {
             )
             .await?;
         insert_tokens(&transaction, game.game_id, &game.tokens).await?;
-        crate::invitations::insert_invitations(&transaction, game.game_id, invitations).await?;
+        crate::invitation_rows::insert_invitations(&transaction, game.game_id, invitations).await?;
         let stored = insert_events(&transaction, game.game_id, game.setup_events).await?;
         transaction.commit().await?;
         Ok(stored)

@@ -3,8 +3,9 @@
 
 use std::io::Write;
 
-use umpire_archive::pipeline::{score_inputs, ChainCheck, Input, ScoreSettings};
+use umpire_archive::pipeline::{score_inputs, Input, ScoreSettings};
 use umpire_archive::score::parse_csv_rows;
+use umpire_archive::ChainCheck;
 use umpire_archive::{OutputFormat, RowWriter, ScoreRow};
 
 use crate::support::{rechain, registry, simulated, GAMES};

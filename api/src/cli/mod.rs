@@ -16,7 +16,7 @@ use anyhow::{bail, Context};
 use umpire_archive::ChainCheck;
 use uuid::Uuid;
 
-use crate::commands::{self, Done};
+use crate::commands::{self, write_stdout, Done};
 use crate::database::{self, StoppedBeforeServing};
 
 pub fn main() -> ExitCode {
@@ -110,15 +110,6 @@ fn is_broken_pipe(error: &(dyn std::error::Error + 'static)) -> bool {
         next = error.source();
     }
     false
-}
-
-/// Writes `bytes` to standard output, returning an error (never panicking,
-/// as `print!` does) when it is closed.
-pub(crate) fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(bytes)?;
-    stdout.flush()
 }
 
 /// What a command prints on standard error besides logs.
@@ -223,7 +214,8 @@ async fn run(
             out,
             stored,
         } => {
-            let database = database::open_for_reading(&stored).await?;
+            let database =
+                database::open_for_reading(stored.replica.as_deref(), &stored.data.path()).await?;
             commands::export(&database.service_url, &game_ids, all, out.as_deref()).await?;
             Ok(Done::All)
         }
@@ -280,7 +272,10 @@ async fn run(
             stored,
         } => {
             let database = if db {
-                Some(database::open_for_reading(&stored).await?)
+                Some(
+                    database::open_for_reading(stored.replica.as_deref(), &stored.data.path())
+                        .await?,
+                )
             } else {
                 None
             };
@@ -315,7 +310,8 @@ async fn archive_source(
     match (game_id, file) {
         (_, Some(path)) => Ok((commands::ArchiveSource::File(path), None)),
         (Some(game_id), None) => {
-            let database = database::open_for_reading(stored).await?;
+            let database =
+                database::open_for_reading(stored.replica.as_deref(), &stored.data.path()).await?;
             let source = commands::ArchiveSource::Database {
                 url: database.service_url.clone(),
                 game_id,

@@ -10,7 +10,7 @@ use umpire_archive::{Archive, Input};
 use umpire_service::archives::export_game;
 use uuid::Uuid;
 
-use crate::cli::write_stdout;
+use crate::commands::write_stdout;
 
 /// Where an archive for `audit` and `what-if` comes from.
 pub enum ArchiveSource {

@@ -127,3 +127,11 @@ fn store(url: &str, connections: usize) -> anyhow::Result<umpire_storage::EventS
     .context("connecting to the database")?;
     Ok(umpire_storage::EventStore::new(pool))
 }
+
+/// Writes `bytes` to standard output, returning an error (never panicking,
+/// as `print!` does) when it is closed.
+pub(crate) fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(bytes)?;
+    stdout.flush()
+}

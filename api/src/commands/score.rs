@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use futures_util::StreamExt;
 use serde::Serialize;
-use umpire_archive::pipeline::{self, ChainCheck, Progress, ScoreSettings};
+use umpire_archive::pipeline::{self, Progress, ScoreSettings};
+use umpire_archive::ChainCheck;
 use umpire_archive::{OutputFormat, RowWriter, MAX_ARCHIVE_BYTES};
 
 use super::counted;

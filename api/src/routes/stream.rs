@@ -13,7 +13,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 use uuid::Uuid;
 
-use umpire_domain::erased::StatusJson;
+use umpire_domain::StatusJson;
 use umpire_domain::Viewer;
 use umpire_service::model::{StreamEnd, StreamEvent};
 use umpire_service::{

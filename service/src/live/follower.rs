@@ -7,7 +7,8 @@ use std::sync::{Arc, Weak};
 
 use tokio::sync::OwnedSemaphorePermit;
 use umpire_domain::clock::Clock;
-use umpire_domain::erased::{ShownText, StatusJson};
+use umpire_domain::erased::ShownText;
+use umpire_domain::StatusJson;
 use umpire_domain::{DynMatch, RecordedEvent, Viewer};
 use uuid::Uuid;
 

@@ -50,7 +50,7 @@ mod renders;
 use std::sync::Arc;
 use std::time::Duration;
 
-use umpire_domain::erased::StatusJson;
+use umpire_domain::StatusJson;
 use umpire_domain::{Actor, Viewer};
 use uuid::Uuid;
 

@@ -6,7 +6,8 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use umpire_domain::erased::{DecodedEvent, StatusJson};
+use umpire_domain::erased::DecodedEvent;
+use umpire_domain::StatusJson;
 
 use super::audience::Audience;
 use super::STREAM_PAGE;
