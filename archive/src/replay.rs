@@ -10,6 +10,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
+use umpire_domain::aggregate::GameAggregate;
 use umpire_domain::clock::{self, Clock, ClockSettings};
 use umpire_domain::record::{self, ChainFault};
 use umpire_domain::{actor_label, Violation};
@@ -278,14 +279,14 @@ pub fn replay(
 ) -> Result<Replayed, Divergence> {
     let game = game_of(registry, archive)?;
     let chain_break = verify_chain(archive);
-    let mut state = game
-        .new_match(&archive.options)
-        .map_err(|e| Divergence::new(0, 0, Cause::InvalidOptions, e.to_string()))?;
+    let mut played = GameAggregate::start(
+        game.new_match(&archive.options)
+            .map_err(|e| Divergence::new(0, 0, Cause::InvalidOptions, e.to_string()))?,
+    );
     let all_groups = groups(&archive.events);
     let mut divergence = None;
-    let mut clock: Option<Clock> = None;
     for (index, group) in all_groups.iter().enumerate() {
-        let version = state.version();
+        let version = played.version();
         let (verdict, found) = if index == 0 && group.is_setup() {
             let verdict = setup_with_clock(game.as_ref(), archive, group);
             let found = check_setup(group, &verdict);
@@ -296,14 +297,9 @@ pub fn replay(
                 Some(found) => (Ok(Vec::new()), Some(found)),
                 None => {
                     let verdict = group_time(group).and_then(|now| {
-                        clock::decide_recorded(
-                            state.as_ref(),
-                            clock.as_ref(),
-                            group.actor,
-                            group.action,
-                            now,
-                        )
-                        .map(|decision| decision.events)
+                        played
+                            .decide_recorded(group.actor, group.action, now)
+                            .map(|decision| decision.events)
                     });
                     let found = compare(group, version, &verdict);
                     (verdict, found)
@@ -312,8 +308,8 @@ pub fn replay(
         };
         observe(&Step {
             group: *group,
-            before: state.as_ref(),
-            clock: clock.as_ref(),
+            before: played.state.as_ref(),
+            clock: played.clock.as_ref(),
             verdict: &verdict,
             divergence: found.as_ref(),
         });
@@ -322,24 +318,23 @@ pub fn replay(
             break;
         }
         let produced = verdict.as_ref().expect("a matching verdict is Ok");
-        for (event, recorded) in produced.iter().zip(group.events) {
-            let cannot_fold = |e: GameError| {
+        // The recorded events are the produced ones (compared above), with
+        // the times the clock reads.
+        debug_assert_eq!(produced.len(), group.events.len());
+        for recorded in group.events {
+            played.apply(recorded).map_err(|e: GameError| {
                 Divergence::new(
                     recorded.seq,
                     version,
                     Cause::MalformedAction,
                     format!("the rules produced an event they cannot fold: {e}"),
                 )
-            };
-            state.apply_json(event).map_err(cannot_fold)?;
-            // The recorded event is the produced one (compared above), with
-            // the time the clock reads.
-            clock::fold(&mut clock, recorded, state.as_ref()).map_err(cannot_fold)?;
+            })?;
         }
     }
     Ok(Replayed {
-        state,
-        clock,
+        state: played.state,
+        clock: played.clock,
         chain_break,
         divergence,
     })

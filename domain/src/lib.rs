@@ -6,6 +6,7 @@
 //! draws are recorded as events, so a replay never re-rolls.
 
 pub mod actor_label;
+pub mod aggregate;
 pub mod chain;
 pub mod clock;
 pub mod dry_run;

@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
-use umpire_domain::clock::{self, Clock};
-use umpire_domain::erased::DecodedEvent;
+use umpire_domain::aggregate::GameAggregate;
+use umpire_domain::clock::Clock;
 use umpire_domain::{DynMatch, GameError, RecordedEvent, Registry, StatusJson};
 use umpire_storage::{GameRecord, Head};
 use uuid::Uuid;
@@ -99,25 +99,31 @@ impl Fold {
 
     /// The state and clock at `version` (at most the fold's own), folded
     /// from the last state kept at or before it.
-    pub(crate) fn at(&self, registry: &Registry, version: u64) -> Result<Folded, ServiceError> {
+    pub(crate) fn at(
+        &self,
+        registry: &Registry,
+        version: u64,
+    ) -> Result<GameAggregate, ServiceError> {
         let game_id = self.record.game_id;
         let kept = self
             .checkpoints
             .iter()
             .rev()
             .find(|checkpoint| checkpoint.version <= version);
-        let (mut state, mut clock, from) = match kept {
+        let (mut game, from) = match kept {
             Some(checkpoint) => (
-                checkpoint.state.clone(),
-                checkpoint.clock.clone(),
+                GameAggregate {
+                    state: checkpoint.state.clone(),
+                    clock: checkpoint.clock.clone(),
+                },
                 checkpoint.version,
             ),
-            None => (replay(registry, &self.record, &[])?.state, None, 0),
+            None => (replay(registry, &self.record, &[])?, 0),
         };
         for event in &self.events[from as usize..version as usize] {
-            fold_event(&mut state, &mut clock, event, game_id)?;
+            game.apply(event).map_err(|e| corrupt(game_id, e))?;
         }
-        Ok(Folded { state, clock })
+        Ok(game)
     }
 
     /// The version of the newest state kept, 0 for none.
@@ -130,6 +136,14 @@ impl Fold {
     /// Who must act, with the clock.
     pub fn status(&self) -> StatusJson {
         self.state.status().with_clock(self.clock.as_ref())
+    }
+
+    /// A copy of the game at the fold's version, to decide or apply on.
+    pub(crate) fn game(&self) -> GameAggregate {
+        GameAggregate {
+            state: self.state.clone(),
+            clock: self.clock.clone(),
+        }
     }
 
     /// The states kept after `version`, oldest first.
@@ -162,19 +176,19 @@ impl Fold {
         events: Vec<RecordedEvent>,
         head: Head,
     ) -> Result<Fold, ServiceError> {
-        let mut state = self.state.clone();
-        let mut clock = self.clock.clone();
+        let mut game = self.game();
         let mut checkpoints = Vec::new();
         let mut last_kept = self.last_checkpoint();
         for (index, event) in events.iter().enumerate() {
-            fold_event(&mut state, &mut clock, event, self.record.game_id)?;
+            game.apply(event)
+                .map_err(|e| corrupt(self.record.game_id, e))?;
             let version = self.events.len() as u64 + index as u64 + 1;
             if version - last_kept >= CHECKPOINT_EVERY {
-                checkpoints.push(Checkpoint::kept(version, state.as_ref(), &clock));
+                checkpoints.push(Checkpoint::kept(version, game.state.as_ref(), &game.clock));
                 last_kept = version;
             }
         }
-        let mut fold = self.joined(events, state, clock, head);
+        let mut fold = self.joined(events, game.state, game.clock, head);
         fold.keep(checkpoints);
         Ok(fold)
     }
@@ -193,12 +207,13 @@ impl Fold {
             // the last: folded again, one event at a time (clocked games
             // only).
             Some(_) => {
-                let mut stepped = self.state.clone();
-                let mut clock = self.clock.clone();
+                let mut stepped = self.game();
                 for event in &events {
-                    fold_event(&mut stepped, &mut clock, event, self.record.game_id)?;
+                    stepped
+                        .apply(event)
+                        .map_err(|e| corrupt(self.record.game_id, e))?;
                 }
-                clock
+                stepped.clock
             }
         };
         let mut fold = self.joined(events, state, clock, head);
@@ -262,19 +277,6 @@ pub(crate) fn corrupt(game_id: Uuid, error: GameError) -> ServiceError {
     ))
 }
 
-/// A game's state and clock after a prefix of its log.
-pub(crate) struct Folded {
-    pub state: Box<dyn DynMatch>,
-    pub clock: Option<Clock>,
-}
-
-impl Folded {
-    /// Who must act, with the clock.
-    pub fn status(&self) -> StatusJson {
-        self.state.status().with_clock(self.clock.as_ref())
-    }
-}
-
 /// The state and clock after `events`, the first of a game's log, folded
 /// from the game's start: the one way a state is made from nothing (a game
 /// not cached yet, a past version, a stream's position with no fold at it).
@@ -282,46 +284,18 @@ pub(crate) fn replay(
     registry: &Registry,
     record: &GameRecord,
     events: &[Arc<RecordedEvent>],
-) -> Result<Folded, ServiceError> {
+) -> Result<GameAggregate, ServiceError> {
     let game_id = record.game_id;
-    let mut state = registry
+    let state = registry
         .get(&record.game)
         .map_err(|e| corrupt(game_id, e))?
         .new_match(&record.options)
         .map_err(|e| corrupt(game_id, e))?;
-    let mut clock = None;
+    let mut game = GameAggregate::start(state);
     for event in events {
-        fold_event(&mut state, &mut clock, event, game_id)?;
+        game.apply(event).map_err(|e| corrupt(game_id, e))?;
     }
-    Ok(Folded { state, clock })
-}
-
-/// One recorded event folded into a game's state, then its clock.
-pub(crate) fn fold_event(
-    state: &mut Box<dyn DynMatch>,
-    clock: &mut Option<Clock>,
-    event: &RecordedEvent,
-    game_id: Uuid,
-) -> Result<(), ServiceError> {
-    state
-        .apply_json(&event.payload)
-        .map_err(|e| corrupt(game_id, e))?;
-    clock::fold(clock, event, state.as_ref()).map_err(|e| corrupt(game_id, e))
-}
-
-/// [`fold_event`], with the event in its game's type from `decoded` (or
-/// decoded into it): see `DynMatch::apply_decoded`.
-pub(crate) fn fold_decoded(
-    state: &mut Box<dyn DynMatch>,
-    clock: &mut Option<Clock>,
-    event: &RecordedEvent,
-    decoded: &DecodedEvent,
-    game_id: Uuid,
-) -> Result<(), ServiceError> {
-    state
-        .apply_decoded(&event.payload, decoded)
-        .map_err(|e| corrupt(game_id, e))?;
-    clock::fold(clock, event, state.as_ref()).map_err(|e| corrupt(game_id, e))
+    Ok(game)
 }
 
 /// A game read at the version asked for: from its whole fold, or resumed
@@ -336,16 +310,16 @@ enum Read {
     /// one was asked for.
     Whole {
         latest: Arc<Fold>,
-        past: Option<Folded>,
+        past: Option<GameAggregate>,
     },
     /// The state at the version asked for, from a snapshot.
-    Resumed(Folded),
+    Resumed(GameAggregate),
 }
 
 impl LoadedGame {
     /// The game from its whole fold, at `past` when an earlier version was
     /// asked for.
-    pub(crate) fn whole(latest: Arc<Fold>, past: Option<Folded>) -> LoadedGame {
+    pub(crate) fn whole(latest: Arc<Fold>, past: Option<GameAggregate>) -> LoadedGame {
         LoadedGame {
             record: latest.record.clone(),
             read: Read::Whole { latest, past },
@@ -353,7 +327,7 @@ impl LoadedGame {
     }
 
     /// The game at a version resumed from a snapshot.
-    pub(crate) fn resumed(record: Arc<GameRecord>, at: Folded) -> LoadedGame {
+    pub(crate) fn resumed(record: Arc<GameRecord>, at: GameAggregate) -> LoadedGame {
         LoadedGame {
             record,
             read: Read::Resumed(at),

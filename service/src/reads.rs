@@ -12,7 +12,7 @@ use uuid::Uuid;
 use crate::access::acting_for;
 use crate::attempt::pass_by;
 use crate::error::ServiceError;
-use crate::fold::{corrupt, Folded, LoadedGame};
+use crate::fold::{corrupt, LoadedGame};
 use crate::folds::Sources;
 use crate::games::GameService;
 use crate::model::{
@@ -22,6 +22,7 @@ use crate::model::{
 use crate::replicas::{ReadAt, Skip, Target};
 use crate::shown::envelopes;
 use crate::snapshots::{past_from_snapshot, FromSnapshot};
+use umpire_domain::aggregate::GameAggregate;
 
 /// Page size of the event log.
 pub const DEFAULT_EVENT_PAGE: u64 = 100;
@@ -200,7 +201,7 @@ impl GameService {
         &self,
         record: &Arc<GameRecord>,
         at: u64,
-    ) -> Result<Option<(Folded, Target)>, ServiceError> {
+    ) -> Result<Option<(GameAggregate, Target)>, ServiceError> {
         let game = self
             .registry
             .get(&record.game)

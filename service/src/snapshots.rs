@@ -32,9 +32,10 @@ use uuid::Uuid;
 
 use crate::background::{Background, Stopping};
 use crate::error::ServiceError;
-use crate::fold::{corrupt, fold_event, Checkpoint, Folded, CHECKPOINT_EVERY};
+use crate::fold::{corrupt, Checkpoint, CHECKPOINT_EVERY};
 use crate::log_every::LogEvery;
 use crate::metrics::Metrics;
+use umpire_domain::aggregate::GameAggregate;
 
 /// Folds whose checkpoints wait to be written, at most: each holds its
 /// states until then (a log at the cap holds 39), so when the writer falls
@@ -208,7 +209,7 @@ impl Snapshots {
 /// What one database gave for a read at a past version from a snapshot.
 pub(crate) enum FromSnapshot {
     /// The game at the version asked for.
-    Resumed(Folded),
+    Resumed(GameAggregate),
     /// This database's log does not reach the version (a standby behind).
     Short,
     /// No snapshot is kept near enough before the version, or none
@@ -246,7 +247,7 @@ pub(crate) async fn past_from_snapshot(
         return Ok(FromSnapshot::Whole);
     };
     for event in &events {
-        fold_event(&mut folded.state, &mut folded.clock, event, game_id)?;
+        folded.apply(event).map_err(|e| corrupt(game_id, e))?;
     }
     metrics.fold_snapshots.with_label_values(&["resumed"]).inc();
     Ok(FromSnapshot::Resumed(folded))
@@ -258,12 +259,12 @@ fn resumed(
     game: &dyn DynGame,
     record: &GameRecord,
     kept: Option<&FoldSnapshot>,
-) -> Result<Option<Folded>, ServiceError> {
+) -> Result<Option<GameAggregate>, ServiceError> {
     let Some(kept) = kept else {
         let state = game
             .new_match(&record.options)
             .map_err(|e| corrupt(record.game_id, e))?;
-        return Ok(Some(Folded { state, clock: None }));
+        return Ok(Some(GameAggregate::start(state)));
     };
     let Ok(state) = game.resume(&record.options, &kept.state) else {
         return Ok(None);
@@ -286,7 +287,7 @@ fn resumed(
         }
         return Ok(None);
     }
-    Ok(Some(Folded { state, clock }))
+    Ok(Some(GameAggregate { state, clock }))
 }
 
 /// The writer: each game's offered checkpoints newer than what is kept,

@@ -18,10 +18,11 @@ use super::hub::Subscription;
 use super::{RenderedEvent, StreamBatch, Woken, STREAM_PAGE};
 use crate::budget::Reservation;
 use crate::error::ServiceError;
-use crate::fold::{fold_decoded, replay, Fold, Folded};
+use crate::fold::{corrupt, replay, Fold};
 use crate::folds::Reader;
 use crate::json_text::status_json;
 use crate::shown::shown_event_text;
+use umpire_domain::aggregate::GameAggregate;
 
 /// The state at a stream's position: the fold it last read when the
 /// stream is at the head, its own while it catches up. At the head it is a
@@ -35,7 +36,7 @@ use crate::shown::shown_event_text;
 /// or from a replay.
 pub(super) enum Base {
     Head(Weak<Fold>),
-    Behind(Folded),
+    Behind(GameAggregate),
 }
 
 /// One viewer following one game: its position, a slot among the
@@ -273,15 +274,12 @@ impl Follower {
     /// position, else the copy the game's streams keep when it is at `at`,
     /// else this stream's own folded on to `at`; folded from the game's
     /// start only when there is none of these.
-    fn state_at(&mut self, latest: &Fold, at: u64) -> Result<Folded, ServiceError> {
+    fn state_at(&mut self, latest: &Fold, at: u64) -> Result<GameAggregate, ServiceError> {
         let own = match self.base.take() {
             Some(Base::Head(fold)) => fold
                 .upgrade()
                 .filter(|fold| fold.head.version() == self.position)
-                .map(|fold| Folded {
-                    state: fold.state.clone(),
-                    clock: fold.clock.clone(),
-                }),
+                .map(|fold| fold.game()),
             Some(Base::Behind(own)) if own.state.version() == self.position => Some(own),
             _ => None,
         };
@@ -313,15 +311,10 @@ impl Follower {
 
     /// `event` folded into `own`, decoded once for the fold and every
     /// viewer's redaction of it.
-    fn fold_on(&self, own: &mut Folded, event: &RecordedEvent) -> Result<(), ServiceError> {
+    fn fold_on(&self, own: &mut GameAggregate, event: &RecordedEvent) -> Result<(), ServiceError> {
         let decoded = self.subscription.renders.lock().decoded(event.seq);
-        fold_decoded(
-            &mut own.state,
-            &mut own.clock,
-            event,
-            &decoded,
-            self.game_id,
-        )
+        own.apply_decoded(event, &decoded)
+            .map_err(|e| corrupt(self.game_id, e))
     }
 
     /// Keeps a copy of `state` and `clock`, the game after version
@@ -339,7 +332,7 @@ impl Follower {
         if !renders.lock().wants_base(version) {
             return;
         }
-        let copy = Folded {
+        let copy = GameAggregate {
             state: state.clone_box(),
             clock: clock.cloned(),
         };

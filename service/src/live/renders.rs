@@ -12,7 +12,7 @@ use umpire_domain::StatusJson;
 use super::audience::Audience;
 use super::STREAM_PAGE;
 use crate::budget::{allocation, Charge, MemoryBudget};
-use crate::fold::Folded;
+use umpire_domain::aggregate::GameAggregate;
 
 /// Renderings a followed game keeps for its streams to share (see
 /// [`Renders`]): enough for a page for each of a few viewers.
@@ -74,7 +74,7 @@ pub(super) struct Renders {
     publics_newest: u64,
     /// The state after the newest version the streams have read, with
     /// that version and what it holds.
-    base: Option<(u64, Folded, usize)>,
+    base: Option<(u64, GameAggregate, usize)>,
     /// (seq, the JSON of the status after it), oldest first, at most
     /// [`STATUS_TEXTS_KEPT`]: written once for all of the event's renderings.
     status_texts: Vec<(u64, Arc<str>)>,
@@ -185,7 +185,7 @@ impl Renders {
     /// game's streams have read, at the head or a page into a long action),
     /// unless a newer one is kept; `state_bytes` is what it holds
     /// ([`crate::fold::Fold::state_bytes`] of a fold near it).
-    pub(super) fn keep_base(&mut self, version: u64, copy: Folded, state_bytes: usize) {
+    pub(super) fn keep_base(&mut self, version: u64, copy: GameAggregate, state_bytes: usize) {
         if self.wants_base(version) {
             self.base = Some((version, copy, state_bytes + 64));
             self.recharge();
@@ -193,12 +193,9 @@ impl Renders {
     }
 
     /// A copy of the state after version `version`, if that is the one kept.
-    pub(super) fn base_at(&self, version: u64) -> Option<Folded> {
+    pub(super) fn base_at(&self, version: u64) -> Option<GameAggregate> {
         match &self.base {
-            Some((kept, folded, _)) if *kept == version => Some(Folded {
-                state: folded.state.clone(),
-                clock: folded.clock.clone(),
-            }),
+            Some((kept, folded, _)) if *kept == version => Some(folded.clone()),
             _ => None,
         }
     }
