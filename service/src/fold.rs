@@ -47,9 +47,8 @@ impl Checkpoint {
 pub(crate) struct Fold {
     pub record: Arc<GameRecord>,
     pub events: Vec<Arc<RecordedEvent>>,
-    pub state: Box<dyn DynMatch>,
-    /// The game's clock after the same events, for a game created with one.
-    pub clock: Option<Clock>,
+    /// The game's match and clock after those events.
+    pub game: GameAggregate,
     /// Where the log ended when these events were read or written: what the
     /// next append extends.
     pub head: Head,
@@ -75,8 +74,7 @@ impl Fold {
         Fold {
             record: Arc::new(record),
             events: Vec::new(),
-            state,
-            clock: None,
+            game: GameAggregate::start(state),
             head: Head::start(game_id),
             reissues: Vec::new(),
             checkpoints: Vec::new(),
@@ -135,15 +133,7 @@ impl Fold {
 
     /// Who must act, with the clock.
     pub fn status(&self) -> StatusJson {
-        self.state.status().with_clock(self.clock.as_ref())
-    }
-
-    /// A copy of the game at the fold's version, to decide or apply on.
-    pub(crate) fn game(&self) -> GameAggregate {
-        GameAggregate {
-            state: self.state.clone(),
-            clock: self.clock.clone(),
-        }
+        self.game.status()
     }
 
     /// The states kept after `version`, oldest first.
@@ -176,7 +166,7 @@ impl Fold {
         events: Vec<RecordedEvent>,
         head: Head,
     ) -> Result<Fold, ServiceError> {
-        let mut game = self.game();
+        let mut game = self.game.clone();
         let mut checkpoints = Vec::new();
         let mut last_kept = self.last_checkpoint();
         for (index, event) in events.iter().enumerate() {
@@ -201,13 +191,13 @@ impl Fold {
         state: Box<dyn DynMatch>,
         head: Head,
     ) -> Result<Fold, ServiceError> {
-        let clock = match &self.clock {
+        let clock = match &self.game.clock {
             None => None,
             // The clock reads the status after each event, not only after
             // the last: folded again, one event at a time (clocked games
             // only).
             Some(_) => {
-                let mut stepped = self.game();
+                let mut stepped = self.game.clone();
                 for event in &events {
                     stepped
                         .apply(event)
@@ -219,7 +209,7 @@ impl Fold {
         let mut fold = self.joined(events, state, clock, head);
         let version = fold.events.len() as u64;
         if version - self.last_checkpoint() >= CHECKPOINT_EVERY {
-            let kept = Checkpoint::kept(version, fold.state.as_ref(), &fold.clock);
+            let kept = Checkpoint::kept(version, fold.game.state.as_ref(), &fold.game.clock);
             fold.keep(vec![kept]);
         }
         Ok(fold)
@@ -248,8 +238,7 @@ impl Fold {
         Fold {
             record: self.record.clone(),
             events: all,
-            state,
-            clock,
+            game: GameAggregate { state, clock },
             head,
             reissues,
             checkpoints: self.checkpoints.clone(),
@@ -347,37 +336,37 @@ impl LoadedGame {
         }
     }
 
-    /// The state and clock at the version asked for.
-    fn at(&self) -> (&dyn DynMatch, Option<&Clock>) {
+    /// The game at the version asked for: its match and its clock.
+    pub fn game(&self) -> &GameAggregate {
         match &self.read {
             Read::Whole {
                 past: Some(past), ..
             }
-            | Read::Resumed(past) => (past.state.as_ref(), past.clock.as_ref()),
-            Read::Whole { latest, past: None } => (latest.state.as_ref(), latest.clock.as_ref()),
+            | Read::Resumed(past) => past,
+            Read::Whole { latest, past: None } => &latest.game,
         }
     }
 
     /// The state at the version asked for.
     pub fn state(&self) -> &dyn DynMatch {
-        self.at().0
+        self.game().state.as_ref()
     }
 
     /// The game's clock at the version asked for, if it has one.
     pub fn clock(&self) -> Option<&Clock> {
-        self.at().1
+        self.game().clock.as_ref()
     }
 
     /// Who must act at the version asked for, with the clock.
     pub fn status(&self) -> StatusJson {
-        self.state().status().with_clock(self.clock())
+        self.game().status()
     }
 
     /// The state after every stored event of a game read whole; the state
     /// at the version asked for of one resumed from a snapshot.
     pub fn latest_state(&self) -> &dyn DynMatch {
         match &self.read {
-            Read::Whole { latest, .. } => latest.state.as_ref(),
+            Read::Whole { latest, .. } => latest.game.state.as_ref(),
             Read::Resumed(at) => at.state.as_ref(),
         }
     }

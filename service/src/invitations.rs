@@ -164,7 +164,7 @@ impl GameService {
     /// its log full) leaves the umpire to start the clock.
     async fn join_the_clock(&self, redeemed: &RedeemedInvitation) {
         let waiting = match self.latest(redeemed.game_id).await {
-            Ok(fold) => fold.clock.as_ref().is_some_and(|clock| {
+            Ok(fold) => fold.game.clock.as_ref().is_some_and(|clock| {
                 clock
                     .status()
                     .waiting_for
@@ -274,7 +274,7 @@ impl GameService {
         let action = Arc::new(seat_tokens::reissue_action(seat));
         for _ in 0..REISSUE_ATTEMPTS {
             let fold = self.latest(game_id).await?;
-            let decision = seat_tokens::decide(fold.state.as_ref(), &actor, &action)?;
+            let decision = seat_tokens::decide(fold.game.state.as_ref(), &actor, &action)?;
             crate::log_length::check_room(fold.head.version(), decision.events.len())?;
             crate::throttle::admit_umpire_extra(&self.umpire_extras, game_id)?;
             let events = NewEvent::all(

@@ -74,9 +74,7 @@ impl GameService {
         let actor = acting_for(viewer, "Checking an action")?;
         let loaded = self.load(game_id, read).await?;
         let at = loaded.state().version();
-        let decided = umpire_domain::clock::decide(
-            loaded.state(),
-            loaded.clock(),
+        let decided = loaded.game().decide(
             &umpire_domain::actor_label::write(&actor),
             action,
             chrono::Utc::now(),

@@ -268,13 +268,10 @@ impl GameService {
                 }));
             }
         }
-        let decision = match clock::decide(
-            game.state.as_ref(),
-            game.clock.as_ref(),
-            &submission.label,
-            &submission.sent,
-            Utc::now(),
-        ) {
+        let decision = match game
+            .game
+            .decide(&submission.label, &submission.sent, Utc::now())
+        {
             Ok(decision) => decision,
             Err(error) => return Ok(Attempt::Refused(Refusal::Rule(error))),
         };
@@ -435,7 +432,7 @@ impl GameService {
         accepted_json(
             &fold.record.game,
             fold.head.version(),
-            fold.state.as_ref(),
+            fold.game.state.as_ref(),
             fold.events[fold.events.len() - count..]
                 .iter()
                 .map(|e| e.as_ref()),

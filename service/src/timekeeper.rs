@@ -117,6 +117,7 @@ impl GameService {
         for _ in 0..TIMEOUTS_PER_LOOK {
             let fold = self.latest(check.game_id).await?;
             let due = fold
+                .game
                 .clock
                 .as_ref()
                 .and_then(|clock| clock.deadlines().into_iter().next());
@@ -162,13 +163,7 @@ impl GameService {
             "seat": deadline.seat,
             "deadline": format_recorded_at(&deadline.at),
         });
-        let decision = match clock::decide(
-            game.state.as_ref(),
-            game.clock.as_ref(),
-            actor_label::CLOCK,
-            &action,
-            Utc::now(),
-        ) {
+        let decision = match game.game.decide(actor_label::CLOCK, &action, Utc::now()) {
             Ok(decision) => decision,
             Err(GameError::Violation(violation)) => {
                 return Err(ServiceError::Internal(format!(

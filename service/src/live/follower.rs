@@ -171,8 +171,8 @@ impl Follower {
             _ => {
                 self.share_base(
                     version,
-                    latest.state.as_ref(),
-                    latest.clock.as_ref(),
+                    latest.game.state.as_ref(),
+                    latest.game.clock.as_ref(),
                     latest.state_bytes(),
                 );
                 let status = self
@@ -211,13 +211,14 @@ impl Follower {
         let audience = Audience::of(event, &self.viewer, || {
             renders
                 .lock()
-                .is_public(seq, || latest.state.is_public_event(&event.payload))
+                .is_public(seq, || latest.game.state.is_public_event(&event.payload))
         });
         if let Some(json) = renders.lock().get(judged_at, seq, &audience) {
             return Ok(RenderedEvent { seq, json });
         }
         let decoded = renders.lock().decoded(seq);
         let shown = latest
+            .game
             .state
             .show_event_text(&event.payload, &decoded, &self.viewer)?;
         // Hidden from this viewer: shown as it is to everyone it is hidden
@@ -279,7 +280,7 @@ impl Follower {
             Some(Base::Head(fold)) => fold
                 .upgrade()
                 .filter(|fold| fold.head.version() == self.position)
-                .map(|fold| fold.game()),
+                .map(|fold| fold.game.clone()),
             Some(Base::Behind(own)) if own.state.version() == self.position => Some(own),
             _ => None,
         };
