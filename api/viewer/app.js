@@ -436,6 +436,9 @@ function follow() {
 // ---- who is looking -------------------------------------------------------
 
 async function load({ keepVersion, retried } = {}) {
+  // Everything is drawn again, perhaps for another viewer: until then the
+  // page is not a drawing of what it will say it shows.
+  document.body.dataset.rendered = 'false';
   const params = new URLSearchParams(location.search);
   const wanted = params.get('as');
   const look = params.get('look');
