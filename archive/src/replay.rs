@@ -216,8 +216,9 @@ pub struct Step<'a> {
 
 /// The outcome of a replay.
 pub struct Replayed {
-    /// Folded from the events the rules produced, up to the last decision
-    /// that matched the log.
+    /// Folded from the recorded events, each compared with the one the rules
+    /// produce before it is applied, up to the last decision that matched
+    /// the log.
     pub state: Box<dyn DynMatch>,
     /// The game's clock at the same point, if it has one.
     pub clock: Option<Clock>,
