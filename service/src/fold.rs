@@ -154,6 +154,12 @@ impl Fold {
             .any(|(reissued, at)| *at > version && reissued == seat)
     }
 
+    /// Whether an event after version `after`, up to `to`, reissued a
+    /// seat's token (any seat's).
+    pub fn reissued_between(&self, after: u64, to: u64) -> bool {
+        self.reissues.iter().any(|(_, at)| *at > after && *at <= to)
+    }
+
     /// What the state alone holds, as [`Fold::bytes`] counts it: what a
     /// copy of it costs (the live streams keep one per followed game).
     pub fn state_bytes(&self) -> usize {

@@ -426,9 +426,11 @@ impl GameService {
         let version = fold.head.version();
         self.folds.remember(game_id, fold.clone());
         // This instance's streams need not wait for the store's
-        // announcement, and find the new fold in the cache: no store read.
+        // announcement: those at the head are handed the page after it,
+        // made once for each viewer, and the rest find the new fold in the
+        // cache. No store read.
         self.live
-            .announce(umpire_storage::Appended { game_id, version });
+            .push(game_id, game.head.version(), &fold, || self.reader());
         self.replicas.note_append(game_id, version);
         Ok(fold)
     }

@@ -33,6 +33,8 @@ pub struct Metrics {
     pub stream_renders: IntCounter,
     pub stream_catch_ups: IntCounter,
     pub stream_replays: IntCounter,
+    pub stream_reads: IntCounter,
+    pub stream_pages_pushed: IntCounter,
     pub stream_closes: IntCounterVec,
     /// Streams refused, by why: the instance's limit, the client's, or the
     /// memory budget.
@@ -143,6 +145,18 @@ impl Metrics {
                 "umpire_stream_replays_total",
                 "Games folded from their start for a stream: no state near its position was \
                  kept (a stream resumed or started where no other stream of its game has read)",
+            )
+            .expect("valid metric"),
+            stream_reads: IntCounter::new(
+                "umpire_stream_reads_total",
+                "Reads of a game's log by one stream (the fold cache or the store): a stream \
+                 at the head takes the page pushed to its audience instead",
+            )
+            .expect("valid metric"),
+            stream_pages_pushed: IntCounter::new(
+                "umpire_stream_pages_pushed_total",
+                "Pages of a followed game's newest events rendered once for one viewer of \
+                 its streams, to be handed to every stream of that viewer at the head",
             )
             .expect("valid metric"),
             stream_closes: IntCounterVec::new(
@@ -307,6 +321,8 @@ impl Metrics {
             Box::new(self.stream_renders.clone()),
             Box::new(self.stream_catch_ups.clone()),
             Box::new(self.stream_replays.clone()),
+            Box::new(self.stream_reads.clone()),
+            Box::new(self.stream_pages_pushed.clone()),
             Box::new(self.stream_closes.clone()),
             Box::new(self.streams_refused.clone()),
             Box::new(self.listener_reconnects.clone()),

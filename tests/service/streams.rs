@@ -55,7 +55,10 @@ async fn the_streams_of_a_game_that_share_a_viewer_share_each_rendering() {
     assert_eq!(same_renderings(&first, &second), first.len());
     assert_eq!(same_renderings(&first, &umpires), 0);
     assert!(
-        first.iter().zip(&umpires).all(|(a, b)| a.json != b.json),
+        first
+            .iter()
+            .zip(umpires.iter())
+            .all(|(a, b)| a.json != b.json),
         "the umpire sees the hash chain, the spectators do not"
     );
     let rendered = service.metrics.stream_renders.get();
@@ -67,7 +70,7 @@ async fn the_streams_of_a_game_that_share_a_viewer_share_each_rendering() {
 async fn read_to_the_head(follower: &mut Follower, got: &mut Vec<RenderedEvent>) {
     loop {
         let batch = follower.read().await.expect("read");
-        got.extend(batch.events);
+        got.extend(batch.events.iter().cloned());
         if batch.version == batch.head {
             return;
         }
@@ -76,7 +79,7 @@ async fn read_to_the_head(follower: &mut Follower, got: &mut Vec<RenderedEvent>)
 
 /// Reads one page of `follower`, keeping its events.
 async fn read_a_page(follower: &mut Follower, got: &mut Vec<RenderedEvent>) {
-    got.extend(follower.read().await.expect("read").events);
+    got.extend(follower.read().await.expect("read").events.iter().cloned());
 }
 
 /// Given a long finished game and spectators catching it up from different
@@ -240,6 +243,96 @@ async fn a_stream_an_action_behind_folds_on_from_what_the_stream_ahead_kept() {
             assert_eq!(status_of(received), status_of(alone), "after {}", alone.seq);
         }
     }
+}
+
+/// Given an Arboretum game followed at its head by two spectators, each
+/// seat (red twice) and the umpire, when an action is played through this
+/// instance, then the page after it is rendered once for each of the four
+/// viewers as the append is announced, every stream takes its viewer's
+/// page without reading the game, and each receives exactly what a stream
+/// of its viewer reading the game alone on another instance receives: a
+/// seat its own hand, never the other's.
+#[tokio::test]
+async fn an_append_pushes_its_page_to_each_viewer_and_no_stream_at_the_head_reads() {
+    let url = umpire_storage::testing::fresh_database_url().await;
+    let store = EventStore::new(patient_pool(&url, 4));
+    let service = GameService::new(store.clone(), Arc::new(registry()));
+    let created = service
+        .create(CreateGameRequest {
+            game: "arboretum".into(),
+            options: serde_json::Value::Null,
+            seed: Some(11),
+            clock: None,
+        })
+        .await
+        .expect("created");
+    assert!(play_first_legal(&service, &created).await);
+    let before = service
+        .state(created.id, &Viewer::Umpire, ReadAt::Newest)
+        .await
+        .expect("state")
+        .version;
+    let seat = |name: &str| Viewer::Seat(name.to_string());
+    let viewers = [
+        Viewer::Spectator,
+        Viewer::Spectator,
+        seat("red"),
+        seat("red"),
+        seat("blue"),
+        Viewer::Umpire,
+    ];
+    let mut followers = Vec::new();
+    for viewer in &viewers {
+        let client = StreamClient::of(created.id, viewer, None);
+        let follower = service
+            .follow(created.id, viewer.clone(), client, before)
+            .await
+            .expect("followed");
+        followers.push(follower);
+    }
+    let (reads, pushed) = (
+        service.metrics.stream_reads.get(),
+        service.metrics.stream_pages_pushed.get(),
+    );
+
+    assert!(play_first_legal(&service, &created).await);
+    assert_eq!(service.metrics.stream_pages_pushed.get() - pushed, 4);
+    let mut got = Vec::new();
+    for follower in &mut followers {
+        let batch = follower.read().await.expect("read");
+        assert!(!batch.events.is_empty());
+        assert_eq!(batch.version, batch.head, "the whole action in one page");
+        got.push(batch.events.to_vec());
+    }
+    assert_eq!(
+        service.metrics.stream_reads.get(),
+        reads,
+        "a stream at the head read the game"
+    );
+
+    // As JSON values: the store gives an action's keys in its own order.
+    let texts = |events: &[RenderedEvent]| -> Vec<(u64, serde_json::Value)> {
+        events
+            .iter()
+            .map(|event| (event.seq, serde_json::from_str(&event.json).expect("JSON")))
+            .collect()
+    };
+    let alone = GameService::new(store, Arc::new(registry()));
+    for (viewer, received) in viewers.iter().zip(&got) {
+        let client = StreamClient::of(created.id, viewer, None);
+        let mut follower = alone
+            .follow(created.id, viewer.clone(), client, before)
+            .await
+            .expect("followed");
+        let mut reference = Vec::new();
+        read_to_the_head(&mut follower, &mut reference).await;
+        assert_eq!(texts(received), texts(&reference), "{viewer:?}");
+    }
+    assert_ne!(
+        texts(&got[2]),
+        texts(&got[4]),
+        "the seat that acted sees its action, the other does not"
+    );
 }
 
 async fn service_with(limits: ServiceLimits, game: &str) -> (GameService, uuid::Uuid) {

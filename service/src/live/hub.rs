@@ -15,11 +15,13 @@ use umpire_storage::Appended;
 use uuid::Uuid;
 
 use super::client_slots::{AtLimit, ClientSlots};
-use super::follower::{Base, Follower};
+use super::cursor::{push_pages, Base, Cursor, Shared};
+use super::follower::Follower;
 use super::renders::Renders;
 use super::{LiveLimits, StreamClient, REFUSAL_LOG_EVERY};
 use crate::budget::{MemoryBudget, Reservation};
 use crate::error::ServiceError;
+use crate::fold::Fold;
 use crate::folds::Reader;
 use crate::log_every::LogEvery;
 use crate::metrics::Metrics;
@@ -41,6 +43,9 @@ struct Followed {
     /// The newest version the store announced meanwhile, held back.
     held: u64,
     renders: Arc<Mutex<Renders>>,
+    /// Each viewer the game's streams follow as, with how many do: an
+    /// append's page is pushed to each.
+    viewers: Vec<(Viewer<String>, usize)>,
 }
 
 /// What wakes a followed game's streams: one watch a game, so that a
@@ -59,6 +64,13 @@ pub(super) struct Signal {
 }
 
 impl Followed {
+    fn viewers(&self) -> Vec<Viewer<String>> {
+        self.viewers
+            .iter()
+            .map(|(viewer, _)| viewer.clone())
+            .collect()
+    }
+
     fn wake(&self, version: u64) {
         self.announced.send_if_modified(|latest| {
             let newer = version > latest.version;
@@ -223,12 +235,6 @@ impl Live {
         self.hub.signal_all(|signal| signal.relistens += 1);
     }
 
-    /// Wakes the streams of a game this instance has grown to
-    /// `appended.version` and whose fold it has cached.
-    pub fn announce(&self, appended: Appended) {
-        self.hub.announce(appended, Source::Instance);
-    }
-
     /// The events `first_seq..` this instance has decided and is appending
     /// to `game_id`, in their game's type (`Decision::decoded`): the game's
     /// streams, if it is followed, redact them without decoding their JSON.
@@ -238,6 +244,38 @@ impl Live {
             _ => return,
         };
         renders.lock().keep_decided(first_seq, decided);
+    }
+
+    /// Pushes the page after version `after` of `game_id` (the events this
+    /// instance has just appended, judged at `latest`, the fold it has
+    /// cached) to the game's streams, rendered once for each viewer they
+    /// follow as, then wakes them: a stream at `after` takes its viewer's
+    /// page and reads nothing. `reader` is asked for only when the game is
+    /// followed.
+    pub(crate) fn push(
+        &self,
+        game_id: Uuid,
+        after: u64,
+        latest: &Arc<Fold>,
+        reader: impl FnOnce() -> Reader,
+    ) {
+        let followed = self
+            .hub
+            .games()
+            .get(&game_id)
+            .map(|followed| (followed.renders.clone(), followed.viewers()));
+        if let Some((renders, viewers)) = followed {
+            let reader = reader();
+            let with = Shared {
+                reader: &reader,
+                game_id,
+                renders: &renders,
+            };
+            push_pages(&with, latest, after, &viewers);
+        }
+        let version = latest.head.version();
+        self.hub
+            .announce(Appended { game_id, version }, Source::Instance);
     }
 
     /// Marks an append of this instance to `game_id` as under way until the
@@ -260,7 +298,7 @@ impl Live {
         }
     }
 
-    fn subscribe(&self, game_id: Uuid) -> Subscription {
+    fn subscribe(&self, game_id: Uuid, viewer: &Viewer<String>) -> Subscription {
         let mut games = self.hub.games();
         let followed = games.entry(game_id).or_insert_with(|| Followed {
             announced: watch::Sender::new(Signal::default()),
@@ -268,7 +306,12 @@ impl Live {
             own_appends: 0,
             held: 0,
             renders: Arc::new(Mutex::new(Renders::charging(self.hub.budget.clone()))),
+            viewers: Vec::new(),
         });
+        match followed.viewers.iter_mut().find(|(kept, _)| kept == viewer) {
+            Some((_, streams)) => *streams += 1,
+            None => followed.viewers.push((viewer.clone(), 1)),
+        }
         let changes = followed.announced.subscribe();
         let seen = *changes.borrow();
         self.hub
@@ -277,6 +320,7 @@ impl Live {
         Subscription {
             hub: self.hub.clone(),
             game_id,
+            viewer: viewer.clone(),
             changes,
             seen,
             refresh: followed.refresh.clone(),
@@ -330,7 +374,7 @@ impl Live {
         hub.start_ticking();
         // Subscribed before the first read, so that no append after it can
         // go unnoticed.
-        let subscription = self.subscribe(game_id);
+        let subscription = self.subscribe(game_id, &viewer);
         let latest = reader.caught_up(game_id).await?;
         let version = latest.head.version();
         if after > version {
@@ -343,9 +387,11 @@ impl Live {
         Ok(Follower {
             reader,
             game_id,
-            viewer,
-            position: after,
-            base: (after == version).then(|| Base::Head(Arc::downgrade(&latest))),
+            cursor: Cursor {
+                viewer,
+                position: after,
+                base: (after == version).then(|| Base::Head(Arc::downgrade(&latest))),
+            },
             subscription,
             _slot: slot,
             _client_slot: client_slot,
@@ -358,6 +404,8 @@ impl Live {
 pub(super) struct Subscription {
     pub(super) hub: Arc<Hub>,
     game_id: Uuid,
+    /// Who the stream follows the game as: counted among its viewers.
+    viewer: Viewer<String>,
     pub(super) changes: watch::Receiver<Signal>,
     /// The signal as the stream last saw it.
     pub(super) seen: Signal,
@@ -368,6 +416,14 @@ pub(super) struct Subscription {
 impl Drop for Subscription {
     fn drop(&mut self) {
         let mut games = self.hub.games();
+        if let Some(followed) = games.get_mut(&self.game_id) {
+            if let Some(at) = (followed.viewers.iter()).position(|(kept, _)| *kept == self.viewer) {
+                followed.viewers[at].1 -= 1;
+                if followed.viewers[at].1 == 0 {
+                    followed.viewers.swap_remove(at);
+                }
+            }
+        }
         // This subscription's receiver still counts here: it is the last.
         if games
             .get(&self.game_id)
@@ -384,71 +440,4 @@ impl Drop for Subscription {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::live::LiveLimits;
-
-    fn test_live() -> Live {
-        let metrics = Metrics::unregistered();
-        let limits = LiveLimits {
-            max_open: 4,
-            ..LiveLimits::default()
-        };
-        Live::new(limits, metrics.memory_budget(1 << 20), metrics)
-    }
-
-    fn appended(game_id: Uuid, version: u64) -> Appended {
-        Appended { game_id, version }
-    }
-
-    /// Given a followed game with an append of this instance under way,
-    /// when the store announces a version, then the streams are not woken
-    /// until the append is done; without one, they are woken at once.
-    #[test]
-    fn the_stores_announcements_wait_for_this_instances_append_under_way() {
-        let live = test_live();
-        let game = Uuid::from_u128(7);
-        let mut subscription = live.subscribe(game);
-
-        let own = live.appending(game);
-        live.hub.announce(appended(game, 3), Source::Store);
-        assert!(!subscription.changes.has_changed().unwrap());
-        drop(own);
-        assert!(subscription.changes.has_changed().unwrap());
-        assert_eq!(subscription.changes.borrow_and_update().version, 3);
-
-        live.hub.announce(appended(game, 4), Source::Store);
-        assert_eq!(subscription.changes.borrow_and_update().version, 4);
-    }
-
-    /// The append's own announcement wakes the streams while it is under
-    /// way, and what the store held back is not announced again when it is
-    /// not newer.
-    #[test]
-    fn this_instances_announcement_wakes_at_once_and_the_held_one_adds_nothing() {
-        let live = test_live();
-        let game = Uuid::from_u128(8);
-        let mut subscription = live.subscribe(game);
-
-        let own = live.appending(game);
-        live.hub.announce(appended(game, 5), Source::Store);
-        live.announce(appended(game, 5));
-        assert_eq!(subscription.changes.borrow_and_update().version, 5);
-        drop(own);
-        assert!(!subscription.changes.has_changed().unwrap());
-    }
-
-    /// An append to a game nobody follows is not counted, and a guard
-    /// whose game came to be followed meanwhile leaves the count alone.
-    #[test]
-    fn appends_to_unfollowed_games_hold_nothing_back() {
-        let live = test_live();
-        let game = Uuid::from_u128(9);
-        let own = live.appending(game);
-        let mut subscription = live.subscribe(game);
-        live.hub.announce(appended(game, 2), Source::Store);
-        assert_eq!(subscription.changes.borrow_and_update().version, 2);
-        drop(own);
-        assert_eq!(live.hub.games().get(&game).map(|f| f.own_appends), Some(0));
-    }
-}
+mod tests;

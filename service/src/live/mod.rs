@@ -6,7 +6,11 @@
 //! every read is "the events after my position", from the fold cache and
 //! the store — so a stream that resumes, falls behind or misses a
 //! notification still sees every event exactly once, in order. Notifications
-//! only wake streams: the store announces every append through PostgreSQL
+//! only wake streams, and a stream at the head does not read: this
+//! instance's append renders the page after it once for each viewer the
+//! game's streams follow as (a seat, the spectators, the umpire) before it
+//! wakes them, and each stream at that position takes its viewer's page
+//! (`pushed.rs`). The store announces every append through PostgreSQL
 //! (`umpire_storage::AppendListener`, one connection per instance, shared by
 //! all its streams, open while any stream is: see `listener.rs`), so an
 //! action taken through another instance on the same database wakes this
@@ -35,16 +39,20 @@
 //! announcements on, and hands out slots and the heartbeat; `listener.rs`
 //! holds the listening connection and connects it again when it drops;
 //! `renders.rs` keeps what a game's streams share (renderings, statuses,
-//! decoded events), each rendering under its audience (`audience.rs`);
-//! `follower.rs` is one stream: its position and its read. A stream reads
+//! decoded events, the pages pushed), each rendering under its audience
+//! (`audience.rs`); `cursor.rs` reads the page after a position as one
+//! viewer is shown it, for a stream and for an append's push;
+//! `follower.rs` is one stream: its cursor, its slots and its wait. A stream reads
 //! through a `folds::Reader`, never the whole service, so nothing here
 //! depends on `games.rs`.
 
 mod audience;
 mod client_slots;
+mod cursor;
 mod follower;
 mod hub;
 mod listener;
+mod pushed;
 mod renders;
 
 use std::sync::Arc;
@@ -171,11 +179,16 @@ pub struct RenderedEvent {
     pub json: Arc<str>,
 }
 
-/// What one read of a stream gives.
-#[derive(Debug)]
+/// What one read of a stream gives: a page, read by the stream itself or
+/// pushed to it (the same page, made once for every stream of its viewer
+/// at the same position).
+#[derive(Debug, Clone)]
 pub struct StreamBatch {
     /// The events after the position, at most [`STREAM_PAGE`].
-    pub events: Vec<RenderedEvent>,
+    pub events: Arc<[RenderedEvent]>,
+    /// Whether one of them reissued a seat's token: the token a seat's
+    /// stream was opened with may stand no more (asked of the store).
+    pub reissued: bool,
     /// The game's version and status after the last of them (or now, when
     /// there were none).
     pub version: u64,
