@@ -9,7 +9,7 @@ use std::convert::Infallible;
 use serde::Serialize;
 use serde_json::Value;
 use umpire_domain::actor_label;
-use umpire_domain::clock::{self, Clock};
+use umpire_domain::aggregate::GameAggregate;
 use umpire_domain::erased::Malformed;
 use umpire_domain::{Actor, DynMatch, GameError, Registry, ScoreSummary, StatusJson, Viewer};
 use uuid::Uuid;
@@ -208,26 +208,24 @@ fn views(state: &dyn DynMatch, seats: &[String]) -> BTreeMap<String, Value> {
     out
 }
 
-/// The state a rejection is judged against, with the game's clock then.
-type Judge<'a> = Option<(&'a dyn DynMatch, Option<&'a Clock>)>;
+/// The game (its match and its clock) a rejection is judged against.
+type Judge<'a> = Option<&'a GameAggregate>;
 
 fn rejection_entry(
     rejection: &RecordedRejection,
     judge: Judge<'_>,
     seats: &[String],
 ) -> AuditEntry {
-    let state = judge.map(|(state, _)| state);
-    let clock = judge.and_then(|(_, clock)| clock);
     let recorded = Ruling::new(
         rejection.code.clone(),
         rejection.message.clone(),
         rejection.rule.clone(),
     );
-    let (before, today) = match state {
+    let (before, today) = match judge {
         // A null action is the count of refusals made beyond those kept: there
         // is no action to decide again.
-        Some(state) if rejection.action.is_null() => (views(state, seats), None),
-        Some(state) => {
+        Some(game) if rejection.action.is_null() => (views(game.state.as_ref(), seats), None),
+        Some(game) => {
             let refused_at = chrono::DateTime::parse_from_rfc3339(&rejection.recorded_at)
                 .map(|time| time.with_timezone(&chrono::Utc));
             let today = match (actor_label::read(&rejection.actor), refused_at) {
@@ -235,14 +233,9 @@ fn rejection_entry(
                     // Every refusal was of an action sent to the service,
                     // decided by this same entry: re-decided by it, the
                     // refusal is judged as the service judged it.
-                    let decision = clock::decide(
-                        state,
-                        clock,
-                        &rejection.actor,
-                        &rejection.action,
-                        refused_at,
-                    )
-                    .map(|decision| decision.events);
+                    let decision = game
+                        .decide(&rejection.actor, &rejection.action, refused_at)
+                        .map(|decision| decision.events);
                     let verdict = Verdict::of(&decision);
                     // A refusal agrees when today's rules refuse it too, for
                     // the same reason.
@@ -267,12 +260,12 @@ fn rejection_entry(
                     agrees: false,
                 },
             };
-            (views(state, seats), Some(today))
+            (views(game.state.as_ref(), seats), Some(today))
         }
         None => (BTreeMap::new(), None),
     };
     AuditEntry {
-        kind: if state.is_some() {
+        kind: if judge.is_some() {
             EntryKind::Rejected
         } else {
             EntryKind::Unchecked
@@ -465,11 +458,11 @@ pub fn audit_entries<E>(
         if auditor.stopped.is_some() {
             return;
         }
-        let version = step.before.version();
+        let version = step.before.state.version();
         // Rejected attempts made while the game stood at this version came
         // before the action that moved it on.
         if step.divergence.is_none() {
-            auditor.write_rejections(|at| at <= version, Some((step.before, step.clock)));
+            auditor.write_rejections(|at| at <= version, Some(step.before));
         }
         let group = step.group;
         let first = &group.events[0];
@@ -491,7 +484,7 @@ pub fn audit_entries<E>(
             before: if version == 0 {
                 BTreeMap::new()
             } else {
-                views(step.before, &auditor.seats)
+                views(step.before.state.as_ref(), &auditor.seats)
             },
             events: recorded_events(&group),
             violation: None,
@@ -501,13 +494,10 @@ pub fn audit_entries<E>(
         });
     })
     .map_err(AuditStop::Unauditable)?;
-    let verified_version = replayed.state.version();
+    let verified_version = replayed.game.state.version();
     // Rejections at the final verified version were judged against it.
     if replayed.divergence.is_none() {
-        auditor.write_rejections(
-            |at| at <= verified_version,
-            Some((replayed.state.as_ref(), replayed.clock.as_ref())),
-        );
+        auditor.write_rejections(|at| at <= verified_version, Some(&replayed.game));
     }
     // After a divergence the rest of the log is listed, not judged, in
     // version order; at one version an action comes before the rejections.
@@ -533,8 +523,8 @@ pub fn audit_entries<E>(
         divergence: replayed.divergence.clone(),
         first_failure,
         disputed_rejections: auditor.disputed_rejections,
-        score: Some(replayed.state.summary()),
-        status: Some(replayed.state.status()),
+        score: Some(replayed.game.state.summary()),
+        status: Some(replayed.game.state.status()),
     })
 }
 

@@ -11,10 +11,10 @@
 use serde::Serialize;
 use serde_json::Value;
 use umpire_domain::aggregate::GameAggregate;
-use umpire_domain::clock::{self, Clock, ClockSettings};
+use umpire_domain::clock::{self, ClockSettings};
 use umpire_domain::record::{self, ChainFault};
 use umpire_domain::{actor_label, Violation};
-use umpire_domain::{DynGame, DynMatch, GameError, RecordedEvent, Registry};
+use umpire_domain::{DynGame, GameError, RecordedEvent, Registry};
 
 use crate::format::Archive;
 
@@ -204,10 +204,8 @@ pub fn verify_chain(archive: &Archive) -> Option<Divergence> {
 /// folded: the state before, what the log says, and what today's rules say.
 pub struct Step<'a> {
     pub group: Group<'a>,
-    /// The state the decision was taken against.
-    pub before: &'a dyn DynMatch,
-    /// The game's clock then, if it has one.
-    pub clock: Option<&'a Clock>,
+    /// The game (its match and its clock) the decision was taken against.
+    pub before: &'a GameAggregate,
     /// Today's verdict (setup: the re-drawn setup events).
     pub verdict: &'a Result<Vec<Value>, GameError>,
     /// Set when this step is where the log diverges.
@@ -219,9 +217,7 @@ pub struct Replayed {
     /// Folded from the recorded events, each compared with the one the rules
     /// produce before it is applied, up to the last decision that matched
     /// the log.
-    pub state: Box<dyn DynMatch>,
-    /// The game's clock at the same point, if it has one.
-    pub clock: Option<Clock>,
+    pub game: GameAggregate,
     /// The first break of the hash chain.
     pub chain_break: Option<Divergence>,
     /// The first decision the rules do not reproduce.
@@ -309,8 +305,7 @@ pub fn replay(
         };
         observe(&Step {
             group: *group,
-            before: played.state.as_ref(),
-            clock: played.clock.as_ref(),
+            before: &played,
             verdict: &verdict,
             divergence: found.as_ref(),
         });
@@ -334,8 +329,7 @@ pub fn replay(
         }
     }
     Ok(Replayed {
-        state: played.state,
-        clock: played.clock,
+        game: played,
         chain_break,
         divergence,
     })

@@ -160,7 +160,7 @@ pub fn prepare_import(
             ImportRefusal::Log(divergence) => refused(&divergence),
             ImportRefusal::Rejection(invalid) => refused_rejection(&invalid),
         })?;
-    let result = crate::listing::result_of(replayed.state.as_ref());
+    let result = crate::listing::result_of(replayed.game.state.as_ref());
     let game = registry.get(&archive.game)?;
     let created_at = chrono::DateTime::parse_from_rfc3339(&archive.created_at)
         .map_err(|e| {

@@ -154,7 +154,7 @@ impl ImportSnapshots {
         {
             return;
         }
-        match snapshot_row(step.before, step.clock) {
+        match snapshot_row(step.before.state.as_ref(), step.before.clock.as_ref()) {
             Ok(row) => {
                 self.rows.push(row);
                 self.last = version;

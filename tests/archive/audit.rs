@@ -93,6 +93,7 @@ fn rejected_attempts_are_interleaved_at_their_versions_with_their_rulings() {
 fn replayed_summary(archive: &Archive) -> umpire_domain::ScoreSummary {
     umpire_archive::replay(&registry(), archive, |_| {})
         .unwrap()
+        .game
         .state
         .summary()
 }

@@ -26,7 +26,7 @@ fn every_game_round_trips_through_json_lines_and_replays_cleanly() {
             "{game}: {:?}",
             replayed.first_failure()
         );
-        assert_eq!(replayed.state.version(), archive.version());
+        assert_eq!(replayed.game.state.version(), archive.version());
     }
 }
 

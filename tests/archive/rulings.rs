@@ -61,11 +61,19 @@ fn the_umpires_ruling_replays_audits_and_reruns_clean_in_every_game() {
             replayed.first_failure()
         );
         // The game's state is the same as without it: one version more.
-        assert_eq!(replayed.state.version(), plain.version() + 1, "{game}");
+        assert_eq!(replayed.game.state.version(), plain.version() + 1, "{game}");
         let without = replay(&registry(), &plain, |_| {}).unwrap();
         assert_eq!(
-            replayed.state.view(&umpire_domain::Viewer::Umpire).unwrap(),
-            without.state.view(&umpire_domain::Viewer::Umpire).unwrap(),
+            replayed
+                .game
+                .state
+                .view(&umpire_domain::Viewer::Umpire)
+                .unwrap(),
+            without
+                .game
+                .state
+                .view(&umpire_domain::Viewer::Umpire)
+                .unwrap(),
             "{game}: a ruling changes nothing in play"
         );
         let report = audit(&registry(), &archive).unwrap();

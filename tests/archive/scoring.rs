@@ -106,6 +106,7 @@ fn a_mix_of_good_and_bad_games_yields_an_error_row_for_each_bad_one() {
         for (row, archive) in scored.iter().zip(expected) {
             let summary = umpire_archive::replay(&registry(), archive, |_| {})
                 .unwrap()
+                .game
                 .state
                 .summary();
             assert_eq!(row.game_id, archive.game_id.to_string());

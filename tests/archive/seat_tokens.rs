@@ -61,7 +61,7 @@ fn the_umpires_reissue_replays_audits_and_reruns_clean_in_every_game() {
             replayed.first_failure()
         );
         // The game's state is the same as without it: one version more.
-        assert_eq!(replayed.state.version(), plain.version() + 1, "{game}");
+        assert_eq!(replayed.game.state.version(), plain.version() + 1, "{game}");
         let report = audit(&registry(), &archive).unwrap();
         assert!(
             report.closing.valid,

@@ -171,6 +171,7 @@ async fn scores_are_computed_from_the_body_without_storing_anything() {
     assert_eq!(rows[2]["game"], "treeblox");
     let summary = umpire_archive::replay(&crate::archive_support::registry(), &good, |_| {})
         .unwrap()
+        .game
         .state
         .summary();
     assert_eq!(

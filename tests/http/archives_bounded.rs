@@ -65,6 +65,7 @@ fn with_refusals(mut archive: Archive, count: usize) -> Option<Archive> {
                 }
                 if let Err(GameError::Violation(violation)) = step
                     .before
+                    .state
                     .decide(&umpire_domain::actor_label::read(&actor).unwrap(), action)
                 {
                     refusals.push(RecordedRejection {

@@ -51,6 +51,7 @@ async fn an_imported_archive_exports_unchanged_and_folds_to_the_same_state() {
             .unwrap();
         let from_archive = umpire_archive::replay(&registry, &archive, |_| {})
             .unwrap()
+            .game
             .state;
         let umpire = umpire_domain::Viewer::Umpire;
         assert_eq!(

@@ -87,6 +87,7 @@ async fn v8_lists_a_game_stored_before_it_finished_exactly_when_its_rules_say_so
             for archive in std::iter::once(whole.clone()).chain(cuts) {
                 let ended = replay(&registry, &archive, |_| {})
                     .unwrap()
+                    .game
                     .state
                     .status()
                     .finished;
