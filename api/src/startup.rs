@@ -34,7 +34,6 @@ pub struct AppState {
     pub admin_token: Option<String>,
     /// Turns at handling archive bodies (`routes/archives.rs`).
     pub archive_bodies: Arc<tokio::sync::Semaphore>,
-    pub stream_limits: StreamLimits,
     /// Proxies whose `X-Forwarded-For` names the client.
     pub trusted_proxies: crate::client_address::TrustedProxies,
 }
@@ -157,7 +156,7 @@ impl Application {
         let registry = Arc::new(umpire_games::registry());
         let limits = umpire_service::ServiceLimits {
             memory_budget: options.memory_budget,
-            live: options.streams.live(),
+            streams: options.streams,
             creations_per_minute: options.creations_per_minute,
             umpire_extras: options.umpire_extras,
         };
@@ -197,7 +196,6 @@ impl Application {
             archive_bodies: Arc::new(tokio::sync::Semaphore::new(
                 crate::routes::archives::ARCHIVE_BODIES_AT_ONCE,
             )),
-            stream_limits: options.streams,
             trusted_proxies: crate::client_address::TrustedProxies::new(options.trusted_proxies),
         });
         let document = openapi::document();

@@ -21,7 +21,7 @@ use crate::error::ServiceError;
 use crate::fold::Fold;
 use crate::folds::{Folds, Reader};
 use crate::grants::{Credential, Grants};
-use crate::live::{Follower, Live, LiveLimits, StreamClient, STREAM_BYTES};
+use crate::live::{Follower, Live, StreamClient, StreamLimits, STREAM_BYTES};
 use crate::log_every::LogEvery;
 use crate::metrics::Metrics;
 use crate::model::{CreateGameRequest, CreatedGame};
@@ -69,7 +69,7 @@ pub struct GameService {
 pub struct ServiceLimits {
     /// Bytes the process may hold in what grows with clients or stored data.
     pub memory_budget: usize,
-    pub live: LiveLimits,
+    pub streams: StreamLimits,
     /// Games one client address may create or import a minute where
     /// [`GameService::admit_creation`] is asked.
     pub creations_per_minute: u32,
@@ -81,7 +81,7 @@ impl Default for ServiceLimits {
     fn default() -> Self {
         ServiceLimits {
             memory_budget: DEFAULT_MEMORY_BUDGET,
-            live: LiveLimits::default(),
+            streams: StreamLimits::default(),
             creations_per_minute: DEFAULT_CREATIONS_PER_MINUTE,
             umpire_extras: UMPIRE_EXTRAS_PER_GAME,
         }
@@ -128,7 +128,7 @@ impl GameService {
             redemption_failures: Arc::new(Throttle::new(REDEMPTION_FAILURES, TRACKED_ADDRESSES)),
             umpire_extras: Arc::new(Throttle::new(limits.umpire_extras, TRACKED_GAMES)),
             device_links: Arc::new(Throttle::new(DEVICE_LINKS_PER_SEAT, TRACKED_SEATS)),
-            live: Live::new(limits.live, budget.clone(), metrics.clone()),
+            live: Live::new(limits.streams, budget.clone(), metrics.clone()),
             budget,
             metrics,
             replicas: Replicas::default(),

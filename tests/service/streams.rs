@@ -1,13 +1,14 @@
 //! Live streams against real PostgreSQL: what the streams of one game share.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use umpire_domain::Viewer;
 use umpire_service::archives::import_archive;
 use umpire_service::model::{CreateGameRequest, CreatedGame, SubmitActionRequest};
 use umpire_service::{
-    Charge, Follower, GameService, LiveLimits, ReadAt, RenderedEvent, ServiceError, ServiceLimits,
-    StreamClient,
+    Charge, Follower, GameService, ReadAt, RenderedEvent, ServiceError, ServiceLimits,
+    StreamClient, StreamItem, StreamLimits,
 };
 use umpire_storage::testing::patient_pool;
 use umpire_storage::EventStore;
@@ -399,10 +400,10 @@ async fn an_idle_stream_at_the_head_holds_no_game_log() {
 #[tokio::test]
 async fn one_client_cannot_take_every_stream_slot() {
     let limits = ServiceLimits {
-        live: LiveLimits {
+        streams: StreamLimits {
             max_open: 10,
             max_per_client: 2,
-            ..LiveLimits::default()
+            ..StreamLimits::default()
         },
         ..ServiceLimits::default()
     };
@@ -465,4 +466,60 @@ async fn a_stream_the_memory_budget_has_no_room_for_is_refused_busy() {
     );
     open.clear();
     assert_eq!(service.budget.charged(Charge::Streams), 0);
+}
+
+/// Given a stream whose lifetime has passed, its next item is its end,
+/// `lifetime`, with the position to resume from; given one an event
+/// before the end of a finished game, its next item is that event with the
+/// end, `finished`. Neither sends anything more.
+#[tokio::test]
+async fn a_stream_ends_at_its_lifetime_or_with_its_finished_game() {
+    let limits = |lifetime: Duration| ServiceLimits {
+        streams: StreamLimits {
+            heartbeat: Duration::from_millis(50),
+            lifetime,
+            ..StreamLimits::default()
+        },
+        ..ServiceLimits::default()
+    };
+    let (service, game_id) = service_with(limits(Duration::ZERO), "arboretum").await;
+    let mut stream = service
+        .stream(game_id, Viewer::Spectator, StreamClient::Unknown, 3, None)
+        .await
+        .expect("streamed");
+    match stream.next().await {
+        StreamItem::End(end) => {
+            assert_eq!(end.reason, "lifetime");
+            assert_eq!(end.after, 3);
+        }
+        other => panic!("expected the end: {other:?}"),
+    }
+    assert!(stream.ended());
+
+    let (service, game_id) = service_with(limits(Duration::from_secs(3600)), "arboretum").await;
+    let version = service
+        .load(game_id, ReadAt::Newest)
+        .await
+        .expect("loaded")
+        .events()
+        .len() as u64;
+    let mut stream = service
+        .stream(
+            game_id,
+            Viewer::Spectator,
+            StreamClient::Unknown,
+            version - 1,
+            None,
+        )
+        .await
+        .expect("streamed");
+    let StreamItem::Events(events, end) = stream.next().await else {
+        panic!("the last event first");
+    };
+    assert_eq!(events.len(), 1);
+    assert_eq!(end.map(|end| end.reason).as_deref(), Some("finished"));
+    assert!(
+        stream.ended(),
+        "a finished game's stream ends with its last event"
+    );
 }

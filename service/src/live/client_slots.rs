@@ -10,7 +10,7 @@ use parking_lot::Mutex;
 use umpire_domain::Actor;
 use uuid::Uuid;
 
-use super::{LiveLimits, StreamClient};
+use super::{StreamClient, StreamLimits};
 use crate::client_address::ClientAddress;
 
 /// Streams open by each client and each address that has one.
@@ -54,7 +54,7 @@ pub(super) enum AtLimit {
 }
 
 impl ClientSlots {
-    pub(super) fn new(limits: &LiveLimits) -> ClientSlots {
+    pub(super) fn new(limits: &StreamLimits) -> ClientSlots {
         ClientSlots {
             open: Mutex::default(),
             max_per_client: limits.max_per_client,

@@ -18,7 +18,7 @@ use super::client_slots::{AtLimit, ClientSlots};
 use super::cursor::{push_pages, Base, Cursor, Shared};
 use super::follower::Follower;
 use super::renders::Renders;
-use super::{LiveLimits, StreamClient, REFUSAL_LOG_EVERY};
+use super::{StreamClient, StreamLimits, REFUSAL_LOG_EVERY};
 use crate::budget::{MemoryBudget, Reservation};
 use crate::error::ServiceError;
 use crate::fold::Fold;
@@ -98,7 +98,7 @@ pub(super) struct Hub {
     slots: Arc<Semaphore>,
     /// Streams open by each client and each address that has one.
     clients: Arc<ClientSlots>,
-    limits: LiveLimits,
+    limits: StreamLimits,
     budget: MemoryBudget,
     metrics: Metrics,
     refusals_logged: LogEvery,
@@ -209,7 +209,7 @@ impl Drop for OwnAppend {
 }
 
 impl Live {
-    pub fn new(limits: LiveLimits, budget: MemoryBudget, metrics: Metrics) -> Live {
+    pub fn new(limits: StreamLimits, budget: MemoryBudget, metrics: Metrics) -> Live {
         Live {
             hub: Arc::new(Hub {
                 games: Mutex::default(),
@@ -225,6 +225,11 @@ impl Live {
                 refusals_logged: LogEvery::new(REFUSAL_LOG_EVERY),
             }),
         }
+    }
+
+    /// The limits the instance's streams are held to.
+    pub(crate) fn limits(&self) -> StreamLimits {
+        self.hub.limits
     }
 
     /// Ends every stream, now and from now on: each is woken and told the

@@ -99,27 +99,43 @@ pub const STREAM_BYTES: usize = 32 * 1024;
 /// in `/metrics` and in the next line logged.
 const REFUSAL_LOG_EVERY: Duration = Duration::from_secs(10);
 
-/// An instance's limits on live streams.
+/// How long a stream is idle (no event) before it is ended unless
+/// configured otherwise.
+pub const DEFAULT_STREAM_IDLE: Duration = Duration::from_secs(30 * 60);
+
+/// How long a stream lives in all unless configured otherwise.
+pub const DEFAULT_STREAM_LIFETIME: Duration = Duration::from_secs(2 * 60 * 60);
+
+/// An instance's limits on live streams: how many, and for how long.
 #[derive(Debug, Clone, Copy)]
-pub struct LiveLimits {
-    /// Streams the instance holds open at once.
+pub struct StreamLimits {
+    /// Streams the instance holds open at once; beyond, `Busy`.
     pub max_open: usize,
-    /// Streams one client holds open at once ([`StreamClient`]).
+    /// Streams one client holds open at once ([`StreamClient`]); beyond,
+    /// `TooManyStreams`.
     pub max_per_client: usize,
     /// Streams one client address holds open at once, whatever their
-    /// tokens ([`StreamClient::address`]).
+    /// tokens ([`StreamClient::address`]); beyond, `TooManyStreams`.
     pub max_per_address: usize,
-    /// How often every stream is sent a heartbeat (one ticker for all).
+    /// How often every stream is sent a heartbeat (one ticker for all);
+    /// the log is read then too when the instance is not listening for
+    /// announcements, so a stream keeps up even without them.
     pub heartbeat: Duration,
+    /// A stream that delivered no event for this long is ended (`idle`).
+    pub idle: Duration,
+    /// A stream is ended after this long in all (`lifetime`).
+    pub lifetime: Duration,
 }
 
-impl Default for LiveLimits {
+impl Default for StreamLimits {
     fn default() -> Self {
-        LiveLimits {
+        StreamLimits {
             max_open: DEFAULT_MAX_STREAMS,
             max_per_client: DEFAULT_MAX_STREAMS_PER_CLIENT,
             max_per_address: DEFAULT_MAX_STREAMS_PER_ADDRESS,
             heartbeat: DEFAULT_HEARTBEAT,
+            idle: DEFAULT_STREAM_IDLE,
+            lifetime: DEFAULT_STREAM_LIFETIME,
         }
     }
 }
@@ -161,7 +177,7 @@ impl StreamClient {
     }
 
     /// The address the stream comes from, when known: counted against
-    /// [`LiveLimits::max_per_address`] whatever the token.
+    /// [`StreamLimits::max_per_address`] whatever the token.
     pub fn address(&self) -> Option<ClientAddress> {
         match self {
             StreamClient::Token { address, .. } => *address,

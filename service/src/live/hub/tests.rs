@@ -1,13 +1,13 @@
 //! The hub's announcements, held back and passed on.
 
 use super::*;
-use crate::live::LiveLimits;
+use crate::live::StreamLimits;
 
 fn test_live() -> Live {
     let metrics = Metrics::unregistered();
-    let limits = LiveLimits {
+    let limits = StreamLimits {
         max_open: 4,
-        ..LiveLimits::default()
+        ..StreamLimits::default()
     };
     Live::new(limits, metrics.memory_budget(1 << 20), metrics)
 }
