@@ -11,6 +11,11 @@
 //! VERSION SECONDS` (CLOCK_MONOTONIC, the clock Python's `time.monotonic`
 //! reads), then `end`, and exits.
 //!
+//! To a loopback address, streams come from 127.0.0.1, 127.0.0.2, ... in
+//! turn, [`STREAMS_PER_SOURCE`] from each: one source address has about
+//! 28,000 ephemeral ports to one server port, and the fan-out benchmark
+//! asks for up to 100,000 streams.
+//!
 //! A benchmark's reader shares the machine with the service it measures, so
 //! it is made to cost little: one thread, one epoll loop, no parsing beyond
 //! finding `\nid: ` lines. A Python reader cost 11 µs of CPU per message;
@@ -20,9 +25,33 @@ use std::cell::RefCell;
 use std::io::{BufRead as _, Write as _};
 use std::rc::Rc;
 
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 use tokio::sync::mpsc;
+
+/// Streams opened from one loopback source address (of its ~28,000
+/// ephemeral ports to the server's one port).
+const STREAMS_PER_SOURCE: usize = 20_000;
+
+/// A connection to `server`, from the loopback address stream `index`
+/// takes when the server is on loopback.
+async fn connect(server: SocketAddr, index: usize) -> std::io::Result<TcpStream> {
+    let IpAddr::V4(ip) = server.ip() else {
+        return TcpStream::connect(server).await;
+    };
+    if !ip.is_loopback() {
+        return TcpStream::connect(server).await;
+    }
+    let source = u8::try_from(1 + index / STREAMS_PER_SOURCE).unwrap_or(u8::MAX);
+    let socket = TcpSocket::new_v4()?;
+    socket.bind(SocketAddr::new(
+        IpAddr::V4(Ipv4Addr::new(127, 0, 0, source)),
+        0,
+    ))?;
+    socket.connect(server).await
+}
 
 /// One stream to open.
 struct Follow {
@@ -96,8 +125,12 @@ async fn run(host: String, port: u16) -> Result<(), Box<dyn std::error::Error>> 
     }));
     let (ready_tx, mut ready_rx) = mpsc::unbounded_channel::<()>();
     let (failed_tx, mut failed_rx) = mpsc::unbounded_channel::<String>();
+    let server = tokio::net::lookup_host((host.as_str(), port))
+        .await?
+        .next()
+        .ok_or("the host has no address")?;
     for (index, follow) in follows.iter().enumerate() {
-        let mut socket = TcpStream::connect((host.as_str(), port)).await?;
+        let mut socket = connect(server, index).await?;
         socket.set_nodelay(true)?;
         let auth = follow
             .token
