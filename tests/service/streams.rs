@@ -250,9 +250,10 @@ async fn a_stream_an_action_behind_folds_on_from_what_the_stream_ahead_kept() {
 /// seat (red twice) and the umpire, when an action is played through this
 /// instance, then the page after it is rendered once for each of the four
 /// viewers as the append is announced, every stream takes its viewer's
-/// page without reading the game, and each receives exactly what a stream
-/// of its viewer reading the game alone on another instance receives: a
-/// seat its own hand, never the other's.
+/// page without reading the game (and, two actions later, both pages in
+/// turn), and each receives exactly what a stream of its viewer reading
+/// the game alone on another instance receives: a seat its own hand,
+/// never the other's.
 #[tokio::test]
 async fn an_append_pushes_its_page_to_each_viewer_and_no_stream_at_the_head_reads() {
     let url = umpire_storage::testing::fresh_database_url().await;
@@ -309,6 +310,22 @@ async fn an_append_pushes_its_page_to_each_viewer_and_no_stream_at_the_head_read
         service.metrics.stream_reads.get(),
         reads,
         "a stream at the head read the game"
+    );
+    // Two more actions while the streams do not read: each takes the two
+    // pages in turn, the first saying that more is waiting.
+    assert!(play_first_legal(&service, &created).await);
+    assert!(play_first_legal(&service, &created).await);
+    for (follower, got) in followers.iter_mut().zip(&mut got) {
+        let first = follower.read().await.expect("read");
+        assert!(first.version < first.head, "more is waiting");
+        let second = follower.read().await.expect("read");
+        assert_eq!(second.version, second.head);
+        got.extend(first.events.iter().chain(second.events.iter()).cloned());
+    }
+    assert_eq!(
+        service.metrics.stream_reads.get(),
+        reads,
+        "a stream two appends behind read the game"
     );
 
     // As JSON values: the store gives an action's keys in its own order.

@@ -56,9 +56,8 @@ impl Follower {
         let announced = signal.version;
         let metrics = &self.reader.metrics;
         // Pushed before it was announced: a stream at the head finds its
-        // page made, and reads nothing. One older than what is announced
-        // is not taken: the stream would then wait at a head that has
-        // moved, with the news already seen.
+        // page made, and reads nothing; one an append or two behind takes
+        // the pages after it in turn.
         let pushed = (self.subscription.renders.lock()).pushed(
             self.cursor.position,
             &self.cursor.viewer,

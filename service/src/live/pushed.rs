@@ -12,13 +12,14 @@ use super::{RenderedEvent, StreamBatch};
 use crate::budget::allocation;
 use crate::fold::Fold;
 
-/// Pages a followed game keeps pushed to its streams at the head: one per
-/// viewer its streams follow as (seats, spectators, the umpire) at one or
-/// two positions.
-const PUSHED_KEPT: usize = 16;
+/// Pages a followed game keeps pushed to its streams: one per viewer its
+/// streams follow as (seats, spectators, the umpire) for each of its last
+/// few appends, so that a stream an append or two behind (its connection
+/// was still sending the last page when the next came) takes them in turn.
+const PUSHED_KEPT: usize = 32;
 
-/// The pages pushed to the streams at the newest version a page was
-/// pushed for, at most [`PUSHED_KEPT`].
+/// The pages pushed to a game's streams, newest last, at most
+/// [`PUSHED_KEPT`]: the oldest goes first.
 #[derive(Default)]
 pub(super) struct PushedPages {
     pages: Vec<Pushed>,
@@ -55,9 +56,8 @@ impl PushedPages {
     }
 
     /// Keeps `batch`, the page after version `after` as `viewer` is shown
-    /// it, ending at the game's head (`fold`). Only the newest head's
-    /// pages are kept: a page for an older head, or one that stops short
-    /// of its head, is not; a newer head lets the older pages go. Says
+    /// it, ending at the game's head when it was made (`fold`): one that
+    /// stops short of its head is not kept, nor one kept already. Says
     /// whether what is kept changed.
     pub(super) fn push(
         &mut self,
@@ -66,22 +66,16 @@ impl PushedPages {
         batch: &StreamBatch,
         fold: Weak<Fold>,
     ) -> bool {
-        let newest = self.pages.first().map_or(0, |pushed| pushed.batch.head);
-        if batch.head < newest || batch.version != batch.head {
-            return false;
-        }
-        let mut changed = false;
-        if batch.head > newest && !self.pages.is_empty() {
-            self.pages.clear();
-            self.bytes = 0;
-            changed = true;
-        }
         let kept = self
             .pages
             .iter()
             .any(|pushed| pushed.after == after && pushed.viewer == *viewer);
-        if kept || self.pages.len() >= PUSHED_KEPT {
-            return changed;
+        if kept || batch.version != batch.head || batch.events.is_empty() {
+            return false;
+        }
+        if self.pages.len() >= PUSHED_KEPT {
+            let oldest = self.pages.remove(0);
+            self.bytes -= pushed_bytes(&oldest.batch);
         }
         self.bytes += pushed_bytes(batch);
         self.pages.push(Pushed {
@@ -94,19 +88,98 @@ impl PushedPages {
     }
 
     /// The page pushed to `viewer`'s streams at `after`, with the fold it
-    /// ends at, if one is kept that reaches version `announced`: an older
-    /// one would leave a stream waiting at a head that has moved.
+    /// ends at, if one is kept. Its head is at least `announced`: a page
+    /// an append behind says that more is waiting, so that its stream reads
+    /// on rather than wait at a head that has moved (with the news of it
+    /// already taken).
     pub(super) fn get(
         &self,
         after: u64,
         viewer: &Viewer<String>,
         announced: u64,
     ) -> Option<(StreamBatch, Weak<Fold>)> {
-        self.pages
+        let pushed = (self.pages.iter().rev())
+            .find(|pushed| pushed.after == after && pushed.viewer == *viewer)?;
+        let mut batch = pushed.batch.clone();
+        batch.head = batch.head.max(announced);
+        Some((batch, pushed.fold.clone()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use umpire_domain::StatusJson;
+
+    use super::*;
+
+    fn page(after: u64, version: u64, head: u64) -> StreamBatch {
+        StreamBatch {
+            events: (after + 1..=version)
+                .map(|seq| RenderedEvent {
+                    seq,
+                    json: format!("{{\"seq\":{seq}}}").into(),
+                })
+                .collect(),
+            reissued: false,
+            version,
+            status: Arc::new(StatusJson {
+                phase: "playing".into(),
+                finished: false,
+                to_act: Vec::new(),
+                clock: None,
+            }),
+            head,
+        }
+    }
+
+    /// Given pages pushed for a few appends and two viewers: each viewer
+    /// finds only its own page at a position; a page an append behind
+    /// comes with the head announced since (so its stream reads on); a
+    /// page short of its head, or kept already, is not kept; and past the
+    /// limit the oldest goes, with the bytes it held.
+    #[test]
+    fn pages_are_found_by_position_and_viewer_and_the_oldest_go_first() {
+        let red = Viewer::Seat("red".to_string());
+        let mut pages = PushedPages::default();
+        assert!(pages.push(3, &Viewer::Spectator, &page(3, 5, 5), Weak::new()));
+        assert!(pages.push(3, &red, &page(3, 5, 5), Weak::new()));
+        assert!(pages.push(5, &Viewer::Spectator, &page(5, 6, 6), Weak::new()));
+        assert!(!pages.push(5, &Viewer::Spectator, &page(5, 6, 6), Weak::new()));
+        assert!(
+            !pages.push(6, &red, &page(6, 8, 9), Weak::new()),
+            "short of its head"
+        );
+
+        let (taken, _) = pages.get(3, &Viewer::Spectator, 6).expect("kept");
+        assert_eq!((taken.version, taken.head), (5, 6), "more is waiting");
+        let (taken, _) = pages.get(5, &Viewer::Spectator, 6).expect("kept");
+        assert_eq!((taken.version, taken.head), (6, 6));
+        assert!(pages.get(5, &red, 6).is_none(), "not red's");
+        assert!(pages.get(4, &Viewer::Spectator, 6).is_none());
+
+        let before = pages.bytes();
+        for after in 10..10 + PUSHED_KEPT as u64 {
+            pages.push(
+                after,
+                &Viewer::Spectator,
+                &page(after, after + 1, after + 1),
+                Weak::new(),
+            );
+        }
+        assert_eq!(pages.pages.len(), PUSHED_KEPT);
+        assert!(
+            pages.get(3, &Viewer::Spectator, 6).is_none(),
+            "the oldest went"
+        );
+        assert!(pages.get(10, &Viewer::Spectator, 11).is_some());
+        let summed: usize = pages
+            .pages
             .iter()
-            .find(|pushed| {
-                pushed.after == after && pushed.batch.head >= announced && pushed.viewer == *viewer
-            })
-            .map(|pushed| (pushed.batch.clone(), pushed.fold.clone()))
+            .map(|page| pushed_bytes(&page.batch))
+            .sum();
+        assert_eq!(pages.bytes(), summed);
+        assert_ne!(pages.bytes(), before);
     }
 }
