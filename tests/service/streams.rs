@@ -353,6 +353,86 @@ async fn an_append_pushes_its_page_to_each_viewer_and_no_stream_at_the_head_read
     );
 }
 
+/// Given a Flower Fields game followed at its head by a spectator and
+/// each seat, when an action's events fill more than a page (a deal), then
+/// the append pushes every page of them to each viewer, each stream takes
+/// them page after page without reading the game, and receives what a
+/// stream of its viewer reading alone on another instance receives.
+#[tokio::test]
+async fn a_long_action_is_pushed_page_after_page() {
+    let url = umpire_storage::testing::fresh_database_url().await;
+    let store = EventStore::new(patient_pool(&url, 4));
+    let service = GameService::new(store.clone(), Arc::new(registry()));
+    let created = service
+        .create(CreateGameRequest {
+            game: "flower_fields".into(),
+            options: serde_json::Value::Null,
+            seed: Some(5),
+            clock: None,
+        })
+        .await
+        .expect("created");
+    let viewers: Vec<Viewer<String>> = std::iter::once(Viewer::Spectator)
+        .chain((0..5).map(|seat| Viewer::Seat(seat.to_string())))
+        .collect();
+    let mut followers = Vec::new();
+    for viewer in &viewers {
+        let client = StreamClient::of(created.id, viewer, None);
+        let follower = service
+            .follow(created.id, viewer.clone(), client, created.version)
+            .await
+            .expect("followed");
+        followers.push(follower);
+    }
+    let mut got = vec![Vec::new(); viewers.len()];
+    let mut long_actions = 0;
+    for _ in 0..400 {
+        let reads = service.metrics.stream_reads.get();
+        let before = followers[0].position();
+        if !play_first_legal(&service, &created).await {
+            break;
+        }
+        for (follower, got) in followers.iter_mut().zip(&mut got) {
+            read_to_the_head(follower, got).await;
+        }
+        let moved = followers[0].position() - before;
+        if moved > umpire_service::live::STREAM_PAGE && before > created.version {
+            long_actions += 1;
+            assert_eq!(
+                service.metrics.stream_reads.get(),
+                reads,
+                "an action of {moved} events was read"
+            );
+        }
+        if long_actions == 2 {
+            break;
+        }
+    }
+    assert!(long_actions > 0, "no action filled more than a page");
+
+    let alone = GameService::new(store, Arc::new(registry()));
+    for (viewer, received) in viewers.iter().zip(&got) {
+        let client = StreamClient::of(created.id, viewer, None);
+        let mut follower = alone
+            .follow(created.id, viewer.clone(), client, created.version)
+            .await
+            .expect("followed");
+        let mut reference = Vec::new();
+        read_to_the_head(&mut follower, &mut reference).await;
+        assert_eq!(received.len(), reference.len(), "{viewer:?}");
+        for (received, alone) in received.iter().zip(&reference) {
+            assert_eq!(received.seq, alone.seq, "{viewer:?}");
+            let value = |json: &str| serde_json::from_str::<serde_json::Value>(json).expect("JSON");
+            assert_eq!(
+                value(&received.json),
+                value(&alone.json),
+                "{viewer:?} {}",
+                alone.seq
+            );
+        }
+    }
+}
+
 async fn service_with(limits: ServiceLimits, game: &str) -> (GameService, uuid::Uuid) {
     let (store, game_id) = imported(game, 3).await;
     (

@@ -307,12 +307,18 @@ fn share_base(
     with.renders.lock().keep_base(version, copy, state_bytes);
 }
 
-/// Pushes the page after version `after` of a followed game, judged at
+/// Pages one append pushes to each viewer, at most: an action's events
+/// (a Flower Fields deal is a few pages) are pushed whole; a longer append
+/// is read by its streams page by page.
+const PAGES_PUSHED_PER_APPEND: u64 = 4;
+
+/// Pushes the pages after version `after` of a followed game, judged at
 /// `latest` (the fold an append of this instance has just cached), to
 /// each of `viewers`: rendered once for each, and kept for every stream of
-/// that viewer at `after` to take without reading. Nothing is pushed that
-/// would fold the game from its start (a long append with no state kept
-/// at `after`): the streams then read as they would.
+/// that viewer at `after` (and then at each page's end) to take without
+/// reading. Nothing is pushed that would fold the game from its start (an
+/// append of several events with no state kept at `after`): the streams
+/// then read as they would.
 pub(super) fn push_pages(
     with: &Shared,
     latest: &Arc<Fold>,
@@ -320,8 +326,8 @@ pub(super) fn push_pages(
     viewers: &[Viewer<String>],
 ) {
     let version = latest.head.version();
-    if after >= version || after + STREAM_PAGE < version {
-        // Nothing new, or more than a page: the streams catch up page by page.
+    if after >= version || after + PAGES_PUSHED_PER_APPEND * STREAM_PAGE < version {
+        // Nothing new, or more than the streams should be handed at once.
         return;
     }
     let needs_a_state = version - after > 1;
@@ -334,15 +340,18 @@ pub(super) fn push_pages(
             position: after,
             base: None,
         };
-        match cursor.page(with, latest) {
-            Ok(batch) => {
-                with.reader.metrics.stream_pages_pushed.inc();
-                (with.renders.lock()).push(after, viewer, &batch, Arc::downgrade(latest));
-            }
-            // The streams read for themselves, and end on the error there.
-            Err(error) => {
-                tracing::debug!(%error, "a page could not be pushed to a game's streams");
-                return;
+        while cursor.position < version {
+            let from = cursor.position;
+            match cursor.page(with, latest) {
+                Ok(batch) => {
+                    with.reader.metrics.stream_pages_pushed.inc();
+                    (with.renders.lock()).push(from, viewer, &batch, Arc::downgrade(latest));
+                }
+                // The streams read for themselves, and end on the error there.
+                Err(error) => {
+                    tracing::debug!(%error, "a page could not be pushed to a game's streams");
+                    return;
+                }
             }
         }
     }

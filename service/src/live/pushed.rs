@@ -56,9 +56,9 @@ impl PushedPages {
     }
 
     /// Keeps `batch`, the page after version `after` as `viewer` is shown
-    /// it, ending at the game's head when it was made (`fold`): one that
-    /// stops short of its head is not kept, nor one kept already. Says
-    /// whether what is kept changed.
+    /// it, judged at the game's head when it was made (`fold`; a long
+    /// append's first pages stop short of it), unless one is kept already.
+    /// Says whether what is kept changed.
     pub(super) fn push(
         &mut self,
         after: u64,
@@ -70,7 +70,7 @@ impl PushedPages {
             .pages
             .iter()
             .any(|pushed| pushed.after == after && pushed.viewer == *viewer);
-        if kept || batch.version != batch.head || batch.events.is_empty() {
+        if kept || batch.events.is_empty() {
             return false;
         }
         if self.pages.len() >= PUSHED_KEPT {
@@ -136,9 +136,10 @@ mod tests {
 
     /// Given pages pushed for a few appends and two viewers: each viewer
     /// finds only its own page at a position; a page an append behind
-    /// comes with the head announced since (so its stream reads on); a
-    /// page short of its head, or kept already, is not kept; and past the
-    /// limit the oldest goes, with the bytes it held.
+    /// comes with the head announced since, and a long append's first page
+    /// with its own head (so its stream reads on); a page kept already is
+    /// not kept again; and past the limit the oldest goes, with the bytes
+    /// it held.
     #[test]
     fn pages_are_found_by_position_and_viewer_and_the_oldest_go_first() {
         let red = Viewer::Seat("red".to_string());
@@ -147,10 +148,9 @@ mod tests {
         assert!(pages.push(3, &red, &page(3, 5, 5), Weak::new()));
         assert!(pages.push(5, &Viewer::Spectator, &page(5, 6, 6), Weak::new()));
         assert!(!pages.push(5, &Viewer::Spectator, &page(5, 6, 6), Weak::new()));
-        assert!(
-            !pages.push(6, &red, &page(6, 8, 9), Weak::new()),
-            "short of its head"
-        );
+        assert!(pages.push(6, &red, &page(6, 8, 9), Weak::new()));
+        let (taken, _) = pages.get(6, &red, 9).expect("a long append's first page");
+        assert_eq!((taken.version, taken.head), (8, 9), "more is waiting");
 
         let (taken, _) = pages.get(3, &Viewer::Spectator, 6).expect("kept");
         assert_eq!((taken.version, taken.head), (5, 6), "more is waiting");
