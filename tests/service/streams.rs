@@ -187,18 +187,7 @@ fn status_of(event: &RenderedEvent) -> serde_json::Value {
 /// reading the game alone on another instance does.
 #[tokio::test]
 async fn a_stream_an_action_behind_folds_on_from_what_the_stream_ahead_kept() {
-    let url = umpire_storage::testing::fresh_database_url().await;
-    let store = EventStore::new(patient_pool(&url, 4));
-    let service = GameService::new(store.clone(), Arc::new(registry()));
-    let created = service
-        .create(CreateGameRequest {
-            game: "arboretum".into(),
-            options: serde_json::Value::Null,
-            seed: Some(7),
-            clock: None,
-        })
-        .await
-        .expect("created");
+    let (store, service, created) = new_game("arboretum", 7).await;
     let follow = || {
         service.follow(
             created.id,
@@ -256,18 +245,7 @@ async fn a_stream_an_action_behind_folds_on_from_what_the_stream_ahead_kept() {
 /// never the other's.
 #[tokio::test]
 async fn an_append_pushes_its_page_to_each_viewer_and_no_stream_at_the_head_reads() {
-    let url = umpire_storage::testing::fresh_database_url().await;
-    let store = EventStore::new(patient_pool(&url, 4));
-    let service = GameService::new(store.clone(), Arc::new(registry()));
-    let created = service
-        .create(CreateGameRequest {
-            game: "arboretum".into(),
-            options: serde_json::Value::Null,
-            seed: Some(11),
-            clock: None,
-        })
-        .await
-        .expect("created");
+    let (store, service, created) = new_game("arboretum", 11).await;
     assert!(play_first_legal(&service, &created).await);
     let before = service
         .state(created.id, &Viewer::Umpire, ReadAt::Newest)
@@ -360,18 +338,7 @@ async fn an_append_pushes_its_page_to_each_viewer_and_no_stream_at_the_head_read
 /// stream of its viewer reading alone on another instance receives.
 #[tokio::test]
 async fn a_long_action_is_pushed_page_after_page() {
-    let url = umpire_storage::testing::fresh_database_url().await;
-    let store = EventStore::new(patient_pool(&url, 4));
-    let service = GameService::new(store.clone(), Arc::new(registry()));
-    let created = service
-        .create(CreateGameRequest {
-            game: "flower_fields".into(),
-            options: serde_json::Value::Null,
-            seed: Some(5),
-            clock: None,
-        })
-        .await
-        .expect("created");
+    let (store, service, created) = new_game("flower_fields", 5).await;
     let viewers: Vec<Viewer<String>> = std::iter::once(Viewer::Spectator)
         .chain((0..5).map(|seat| Viewer::Seat(seat.to_string())))
         .collect();
@@ -431,6 +398,24 @@ async fn a_long_action_is_pushed_page_after_page() {
             );
         }
     }
+}
+
+/// A fresh database, a service on it and a new game of `game` made there
+/// from `seed`.
+async fn new_game(game: &str, seed: u64) -> (EventStore, GameService, CreatedGame) {
+    let url = umpire_storage::testing::fresh_database_url().await;
+    let store = EventStore::new(patient_pool(&url, 4));
+    let service = GameService::new(store.clone(), Arc::new(registry()));
+    let created = service
+        .create(CreateGameRequest {
+            game: game.into(),
+            options: serde_json::Value::Null,
+            seed: Some(seed),
+            clock: None,
+        })
+        .await
+        .expect("created");
+    (store, service, created)
 }
 
 async fn service_with(limits: ServiceLimits, game: &str) -> (GameService, uuid::Uuid) {
