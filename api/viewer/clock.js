@@ -79,11 +79,24 @@ export function showClocks(clock, running, umpire = null) {
     return row;
   });
   const head = title(clock);
+  // An event arriving while the umpire types the time to give redraws the
+  // controls: what was chosen and typed (and the focus) is carried over.
+  const typed = {
+    seat: box.querySelector('.clock-seat')?.value,
+    seconds: box.querySelector('.clock-seconds')?.value,
+    focused: box.contains(document.activeElement) ? document.activeElement.className : null,
+  };
   // replaceChildren writes a null out as the word "null": left out instead.
   box.replaceChildren(...[
     html('span', { class: head.class, text: head.text }),
     html('ul', {}, rows),
     umpire && running ? umpireControls(clock, umpire.act) : null].filter(Boolean));
+  const seat = box.querySelector('.clock-seat');
+  if (seat && typed.seat !== undefined && clock.seats[typed.seat]) seat.value = typed.seat;
+  const seconds = box.querySelector('.clock-seconds');
+  if (seconds && typed.seconds !== undefined) seconds.value = typed.seconds;
+  if (typed.focused === 'clock-seat') seat?.focus();
+  if (typed.focused === 'clock-seconds') seconds?.focus();
   if (!running || clock.paused_since || clock.waiting_for) return;
   const tick = () => {
     for (const left of box.querySelectorAll('.left[data-deadline]:not([data-deadline=""])')) {

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -712,7 +712,13 @@ def umpire_clock_controls(driver: webdriver.Chrome) -> None:
     def click(action: str) -> None:
         wait_for(driver, f"return document.querySelector('#clocks [data-clock-action=\"{action}\"]') !== null",
                  f"the umpire's {action} control")
-        driver.find_element(By.CSS_SELECTOR, f'#clocks [data-clock-action="{action}"]').click()
+        for _ in range(20):
+            try:
+                driver.find_element(By.CSS_SELECTOR, f'#clocks [data-clock-action="{action}"]').click()
+                return
+            except StaleElementReferenceException:
+                time.sleep(0.1)
+        check(False, f"the umpire's {action} control stays long enough to be clicked")
 
     def recorded() -> list[str]:
         events = call("GET", f"/v1/games/{game_id}/events?after=0&limit=100", umpire)["events"]
@@ -735,9 +741,25 @@ def umpire_clock_controls(driver: webdriver.Chrome) -> None:
              "the pause shown on the desk", timeout=30)
     click("clock_resume")
     wait_recorded("clock_resumed")
-    seconds = driver.find_element(By.CSS_SELECTOR, "#clocks .clock-seconds")
-    seconds.clear()
-    seconds.send_keys("45")
+    wait_for(driver, "return document.querySelector('#clocks [data-clock-action=\"clock_pause\"]') !== null",
+             "the resume shown on the desk", timeout=30)
+    # The desk redraws its controls when an event arrives; typing into one
+    # that has just been replaced is tried again on the new one.
+    for _ in range(20):
+        try:
+            seconds = driver.find_element(By.CSS_SELECTOR, "#clocks .clock-seconds")
+            seconds.clear()
+            seconds.send_keys("45")
+            break
+        except StaleElementReferenceException:
+            time.sleep(0.1)
+    # An event arriving while the umpire types (here another pause) keeps
+    # what was typed.
+    call("POST", f"/v1/games/{game_id}/actions", umpire, {"action": {"type": "clock_pause"}})
+    wait_for(driver, "return document.querySelector('#clocks [data-clock-action=\"clock_resume\"]') !== null",
+             "the second pause shown on the desk", timeout=30)
+    kept = driver.find_element(By.CSS_SELECTOR, "#clocks .clock-seconds").get_attribute("value")
+    check(kept == "45", f"the seconds typed survive an event arriving (the field holds {kept!r})")
     click("clock_add_time")
     wait_recorded("clock_time_added")
     events = call("GET", f"/v1/games/{game_id}/events?after=0&limit=100", umpire)["events"]
