@@ -7,7 +7,6 @@ use std::time::Duration;
 use actix_web::dev::{Server, Service};
 use actix_web::http::header;
 use actix_web::{middleware, web, App, HttpRequest, HttpResponse, HttpServer};
-use tracing_actix_web::TracingLogger;
 use utoipa_actix_web::{scope, AppExt};
 
 use crate::body_deadline;
@@ -217,8 +216,7 @@ impl Application {
                 .map(|app| {
                     let request_metrics = request_metrics.clone();
                     // Innermost, so that the answer is sliced while it is
-                    // still whole: the request span's wrapper around the
-                    // body (outside) cannot give its bytes back. A
+                    // still whole, before the wrappers outside it. A
                     // connection past a limit is answered here, before
                     // any handler.
                     app.wrap_fn(|request, service| {
@@ -236,7 +234,7 @@ impl Application {
                         body_deadline::limit_body(&mut request);
                         service.call(request)
                     })
-                    .wrap(TracingLogger::<RequestSpan>::new())
+                    .wrap(RequestSpan)
                     .wrap_fn(|request, service| {
                         let answer = service.call(request);
                         async move {

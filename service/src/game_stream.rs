@@ -42,6 +42,9 @@ pub struct GameStream {
     ended: bool,
     /// A seat's: what it presented, asked about again after a reissue.
     recheck: Option<Recheck>,
+    /// The span the stream was opened in (its request's): what it logs
+    /// belongs there, though its polls are not entered in it.
+    opened_in: tracing::Span,
 }
 
 /// What a seat's stream needs to ask whether its token (or its page
@@ -79,6 +82,7 @@ impl GameService {
                 game_id,
                 presented,
             }),
+            opened_in: tracing::Span::current(),
         })
     }
 }
@@ -190,7 +194,7 @@ impl GameStream {
         self.ended = true;
         self.follower.closed(reason);
         if let Some(ServiceError::Internal(cause)) = &error {
-            tracing::error!(%cause, "a live stream failed");
+            tracing::error!(parent: &self.opened_in, %cause, "a live stream failed");
         }
         StreamEnd {
             reason: reason.to_string(),

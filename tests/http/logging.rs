@@ -47,8 +47,9 @@ mod request_spans {
     use std::io::Write;
     use std::sync::{Arc, Mutex};
 
+    use actix_web::web::Bytes;
     use actix_web::{test, web, App, HttpResponse};
-    use tracing_actix_web::TracingLogger;
+    use futures_util::stream;
 
     use umpire_api::request_span::RequestSpan;
     use umpire_api::wrong_method::KnownPaths;
@@ -89,7 +90,7 @@ mod request_spans {
         let app = test::init_service(
             App::new()
                 .app_data(web::Data::new(known))
-                .wrap(TracingLogger::<RequestSpan>::new())
+                .wrap(RequestSpan)
                 .route(
                     "/games/{id}",
                     web::get().to(|| async {
@@ -103,6 +104,14 @@ mod request_spans {
                         tracing::info!("inside the seats handler");
                         HttpResponse::Ok().finish()
                     }),
+                )
+                .route(
+                    "/export",
+                    web::get().to(|| async { body_logging("export", "application/x-ndjson") }),
+                )
+                .route(
+                    "/stream",
+                    web::get().to(|| async { body_logging("stream", "text/event-stream") }),
                 ),
         )
         .await;
@@ -140,5 +149,39 @@ mod request_spans {
             .find(|line| line.contains("inside the seats handler"))
             .unwrap_or_else(|| panic!("the handler's line is missing from {log:?}"));
         assert!(line.contains("route=\"/seats/{seat}\""), "{line}");
+
+        // A body written as it goes is polled inside its request's span,
+        // but an event stream's, polled for every delivery for hours, is
+        // polled outside it (what a stream logs names its request itself).
+        for (path, in_span) in [("/export", true), ("/stream", false)] {
+            let response =
+                test::call_service(&app, test::TestRequest::get().uri(path).to_request()).await;
+            let body = test::read_body(response).await;
+            assert_eq!(body, Bytes::from_static(b"one two "), "{path}");
+            let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+            let polled: Vec<&str> = log
+                .lines()
+                .filter(|line| line.contains(&format!("polling the {} body", &path[1..])))
+                .collect();
+            assert_eq!(polled.len(), 2, "{path}: {log}");
+            for line in polled {
+                assert_eq!(line.contains("request_id="), in_span, "{path}: {line}");
+            }
+        }
+    }
+
+    /// An answer whose body logs a line each time it is polled for a chunk.
+    fn body_logging(name: &'static str, content_type: &'static str) -> HttpResponse {
+        let chunks = stream::unfold(["one ", "two "].into_iter(), move |mut chunks| async move {
+            let chunk = chunks.next()?;
+            tracing::info!("polling the {name} body");
+            Some((
+                Ok::<_, actix_web::Error>(Bytes::from_static(chunk.as_bytes())),
+                chunks,
+            ))
+        });
+        HttpResponse::Ok()
+            .content_type(content_type)
+            .streaming(chunks)
     }
 }
