@@ -8,7 +8,6 @@
 //! a header or a route.
 
 pub mod access;
-mod answer;
 pub mod archives;
 mod attempt;
 mod background;
@@ -26,18 +25,17 @@ mod grants;
 pub mod import;
 pub mod invitation_codes;
 pub mod invitations;
-mod json_text;
 pub mod listing;
 pub mod live;
 pub mod log_every;
 mod log_length;
 pub mod metrics;
 pub mod model;
+mod projection;
 pub mod reads;
 pub mod replicas;
 pub mod schemas;
 pub mod seat_devices;
-mod shown;
 mod snapshots;
 mod stopping;
 mod submit;

@@ -240,7 +240,7 @@ pub struct ActionAccepted {
 }
 
 /// An [`ActionAccepted`] as its JSON, as the service writes it (piece by
-/// piece, see `answer.rs`): sent as it is.
+/// piece, see `projection/answer.rs`): sent as it is.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ActionAcceptedJson(pub String);
 

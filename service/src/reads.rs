@@ -19,8 +19,8 @@ use crate::model::{
     ActionCheck, ClockOffer, EventPage, GameSummary, GameType, GameTypes, LegalActions,
     ScoreResponse, StateResponse,
 };
+use crate::projection::envelopes;
 use crate::replicas::{ReadAt, Skip, Target};
-use crate::shown::envelopes;
 use crate::snapshots::{past_from_snapshot, FromSnapshot};
 use umpire_domain::aggregate::GameAggregate;
 

@@ -17,12 +17,12 @@ use umpire_storage::{
 use uuid::Uuid;
 
 use crate::access::acting;
-use crate::answer::accepted_json;
 use crate::error::ServiceError;
 use crate::fold::Fold;
 use crate::games::GameService;
 use crate::grants::Credential;
 use crate::model::{ActionAcceptedJson, SubmitActionRequest};
+use crate::projection::accepted_json;
 
 /// How long a submission may wait for its turn at a game and retry races
 /// lost to other instances before it is answered 409 `contended`.

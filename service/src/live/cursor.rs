@@ -13,14 +13,12 @@ use umpire_domain::StatusJson;
 use umpire_domain::{DynMatch, RecordedEvent, Viewer};
 use uuid::Uuid;
 
-use super::audience::Audience;
 use super::renders::Renders;
 use super::{RenderedEvent, StreamBatch, STREAM_PAGE};
 use crate::error::ServiceError;
 use crate::fold::{corrupt, replay, Fold};
 use crate::folds::Reader;
-use crate::json_text::status_json;
-use crate::shown::shown_event_text;
+use crate::projection::{shown_event_text, status_json, Audience};
 
 /// The state at a stream's position: the fold it last read when the
 /// stream is at the head, its own while it catches up. At the head it is a

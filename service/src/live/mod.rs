@@ -40,13 +40,12 @@
 //! holds the listening connection and connects it again when it drops;
 //! `renders.rs` keeps what a game's streams share (renderings, statuses,
 //! decoded events, the pages pushed), each rendering under its audience
-//! (`audience.rs`); `cursor.rs` reads the page after a position as one
+//! (`projection/audience.rs`); `cursor.rs` reads the page after a position as one
 //! viewer is shown it, for a stream and for an append's push;
 //! `follower.rs` is one stream: its cursor, its slots and its wait. A stream reads
 //! through a `folds::Reader`, never the whole service, so nothing here
 //! depends on `games.rs`.
 
-mod audience;
 mod client_slots;
 mod cursor;
 mod follower;

@@ -9,11 +9,11 @@ use std::sync::{Arc, Weak};
 use umpire_domain::erased::DecodedEvent;
 use umpire_domain::{StatusJson, Viewer};
 
-use super::audience::Audience;
 use super::pushed::PushedPages;
 use super::{StreamBatch, STREAM_PAGE};
 use crate::budget::{allocation, Charge, MemoryBudget};
 use crate::fold::Fold;
+use crate::projection::Audience;
 use umpire_domain::aggregate::GameAggregate;
 
 /// Renderings a followed game keeps for its streams to share (see

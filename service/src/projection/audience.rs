@@ -1,9 +1,9 @@
 //! Who is shown an event one way: the key under which a followed game's
-//! streams share an event's rendering (`renders.rs`).
+//! streams share an event's rendering (`live/renders.rs`).
 
 use umpire_domain::{RecordedEvent, Viewer};
 
-use crate::shown::acted;
+use super::shown::acted;
 
 /// Who is shown an event one way. A public event (`Game::PUBLIC_EVENTS`)
 /// is shown alike to every viewer but the umpire, who also sees its hash
@@ -14,7 +14,7 @@ use crate::shown::acted;
 /// the same for everyone it is hidden from (`shown::shown_event`): they
 /// share its rendering too.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Audience {
+pub(crate) enum Audience {
     Public,
     Hidden,
     Viewer(Viewer<String>),
@@ -23,7 +23,7 @@ pub(super) enum Audience {
 impl Audience {
     /// `public` says whether the event is public (`DynMatch::is_public_event`),
     /// asked only when it matters.
-    pub(super) fn of(
+    pub(crate) fn of(
         event: &RecordedEvent,
         viewer: &Viewer<String>,
         public: impl FnOnce() -> bool,

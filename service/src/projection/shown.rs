@@ -18,8 +18,8 @@ use umpire_domain::erased::{
 use umpire_domain::StatusJson;
 use umpire_domain::{actor_label, DynMatch, RecordedEvent, Viewer};
 
+use super::json_text::json_string;
 use crate::error::ServiceError;
-use crate::json_text::json_string;
 use crate::model::{AnswerJson, EventEnvelope};
 
 /// An event as `viewer` may see it, judged against the latest state

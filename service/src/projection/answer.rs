@@ -9,17 +9,17 @@ use umpire_domain::erased::DecodedEvent;
 use umpire_domain::StatusJson;
 use umpire_domain::{DynMatch, RecordedEvent, Viewer};
 
+use super::json_text::json_string;
+use super::shown::{shown_event_text, ShownEvent};
 use crate::error::ServiceError;
-use crate::json_text::json_string;
 #[cfg(doc)]
 use crate::model::ActionAccepted;
 use crate::model::ActionAcceptedJson;
-use crate::shown::{shown_event_text, ShownEvent};
 
 /// The [`ActionAccepted`] of `game` at `version` after `events`, as
 /// `viewer` is shown them judged against the state `now`, with `status`.
 /// `decoded` holds the first events in their game's type where the caller
-/// has them (see [`crate::shown::envelopes`]).
+/// has them (see [`super::envelopes`]).
 pub(crate) fn accepted_json<'a>(
     game: &str,
     version: u64,
@@ -91,7 +91,7 @@ impl Answer {
 mod tests {
     use super::*;
     use crate::model::ActionAccepted;
-    use crate::shown::sample_shown_events;
+    use crate::projection::shown::sample_shown_events;
 
     /// Given events as a viewer is shown them (whole, as the append encoded
     /// them, hidden, with escapes, redacted), the answer written piece by
