@@ -7,10 +7,10 @@ use std::sync::Weak;
 
 use umpire_domain::Viewer;
 
-use super::renders::render_bytes;
 use super::{RenderedEvent, StreamBatch};
 use crate::budget::allocation;
 use crate::fold::Fold;
+use crate::projection::memo::text_bytes;
 
 /// Pages a followed game keeps pushed to its streams: one per viewer its
 /// streams follow as (seats, spectators, the umpire) for each of its last
@@ -45,7 +45,7 @@ fn pushed_bytes(batch: &StreamBatch) -> usize {
         + batch
             .events
             .iter()
-            .map(|event| render_bytes(&event.json))
+            .map(|event| text_bytes(&event.json))
             .sum::<usize>()
 }
 

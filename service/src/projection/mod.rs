@@ -22,9 +22,11 @@
 mod answer;
 mod audience;
 mod json_text;
+pub(crate) mod memo;
 pub(crate) mod shown;
 
 pub(crate) use answer::accepted_json;
 pub(crate) use audience::Audience;
 pub(crate) use json_text::status_json;
+pub(crate) use memo::EventMemos;
 pub(crate) use shown::{envelopes, shown_event_text};
