@@ -38,9 +38,9 @@
 //! One file per job: `hub.rs` keeps who follows which game, passes
 //! announcements on, and hands out slots and the heartbeat; `listener.rs`
 //! holds the listening connection and connects it again when it drops;
-//! `renders.rs` keeps what a game's streams share (renderings, statuses,
-//! decoded events, the pages pushed), each rendering under its audience
-//! (`projection/audience.rs`); `cursor.rs` reads the page after a position as one
+//! `renders.rs` keeps what a game's streams share (the memo of each of its
+//! latest events, `projection/memo.rs`; the state they fold on from; the
+//! pages pushed); `cursor.rs` reads the page after a position as one
 //! viewer is shown it, for a stream and for an append's push;
 //! `follower.rs` is one stream: its cursor, its slots and its wait. A stream reads
 //! through a `folds::Reader`, never the whole service, so nothing here

@@ -14,10 +14,10 @@
 //!   derived serde types of `model.rs` (`EventEnvelope`, `StreamEvent`,
 //!   `ActionAccepted`) are the contract they are held to by tests.
 //! - [`answer`]: the answer to an accepted action, written with them.
-//!
-//! What a followed game's streams keep of it (each event decoded once,
-//! rendered once per audience, the status after it) is the live side's
-//! (`live/renders.rs`).
+//! - [`memo`]: what is found once about each of a followed game's latest
+//!   events (decoded, public or not, the status after it, its renderings
+//!   by audience), one memo per event under one cap, which the game's
+//!   streams share (`live/renders.rs`).
 
 mod answer;
 mod audience;
