@@ -244,6 +244,11 @@ pub struct ActionAccepted {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ActionAcceptedJson(pub String);
 
+/// An [`EventPage`] as its JSON, as the service writes it (piece by piece,
+/// see `projection/events_json.rs`): sent as it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventPageJson(pub String);
+
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
 pub struct ActionCheck {
     /// The game's type (`arboretum`, `treeblox`, …): it tells a client which

@@ -16,10 +16,10 @@ use crate::fold::{corrupt, LoadedGame};
 use crate::folds::Sources;
 use crate::games::GameService;
 use crate::model::{
-    ActionCheck, ClockOffer, EventPage, GameSummary, GameType, GameTypes, LegalActions,
-    ScoreResponse, StateResponse,
+    ActionCheck, ClockOffer, EventPage, EventPageJson, GameSummary, GameType, GameTypes,
+    LegalActions, ScoreResponse, StateResponse,
 };
-use crate::projection::envelopes;
+use crate::projection::{envelopes, page_json, Page};
 use crate::replicas::{ReadAt, Skip, Target};
 use crate::snapshots::{past_from_snapshot, FromSnapshot};
 use umpire_domain::aggregate::GameAggregate;
@@ -143,11 +143,34 @@ impl GameService {
         })
     }
 
-    /// A page of the log after `after`, at most `limit` events. A fold that
-    /// holds an event beyond the page answers it from wherever it is found
-    /// (`replicas.rs`): the page is then full and `next_after` is set, so a
-    /// page read elsewhere never ends the log early; the log's last page
-    /// comes from the primary, whose `version` is the newest.
+    /// A page of the log after `after`, at most `limit` events, as its
+    /// JSON, written piece by piece (`projection/events_json.rs`): what
+    /// `/events` sends. A fold that holds an event beyond the page answers
+    /// it from wherever it is found (`replicas.rs`): the page is then full
+    /// and `next_after` is set, so a page read elsewhere never ends the log
+    /// early; the log's last page comes from the primary, whose `version`
+    /// is the newest.
+    pub async fn events_json(
+        &self,
+        game_id: Uuid,
+        viewer: &Viewer<String>,
+        after: u64,
+        limit: u64,
+    ) -> Result<EventPageJson, ServiceError> {
+        let (loaded, start, end) = self.page_of(game_id, after, limit).await?;
+        let version = loaded.state().version();
+        let page = Page {
+            game_id,
+            game: &loaded.record().game,
+            version,
+            events: loaded.events()[start..end].iter().map(|e| e.as_ref()),
+            next_after: ((end as u64) < version).then_some(end as u64),
+        };
+        page_json(page, loaded.state(), viewer)
+    }
+
+    /// The same page as [`GameService::events_json`], through the derived
+    /// serde types: what the written JSON is held to.
     pub async fn events(
         &self,
         game_id: Uuid,
@@ -155,6 +178,26 @@ impl GameService {
         after: u64,
         limit: u64,
     ) -> Result<EventPage, ServiceError> {
+        let (loaded, start, end) = self.page_of(game_id, after, limit).await?;
+        let version = loaded.state().version();
+        let page = &loaded.events()[start..end];
+        Ok(EventPage {
+            id: game_id,
+            game: loaded.record().game.clone(),
+            version,
+            events: envelopes(loaded.state(), page.iter().map(|e| e.as_ref()), &[], viewer)?,
+            next_after: ((end as u64) < version).then_some(end as u64),
+        })
+    }
+
+    /// The game read for a page after `after` of at most `limit` events,
+    /// and where the page starts and ends in its events.
+    async fn page_of(
+        &self,
+        game_id: Uuid,
+        after: u64,
+        limit: u64,
+    ) -> Result<(LoadedGame, usize, usize), ServiceError> {
         let beyond_the_page = after.saturating_add(limit).saturating_add(1);
         let loaded = LoadedGame::whole(
             self.fold_for(game_id, ReadAt::AtLeast(beyond_the_page))
@@ -164,14 +207,7 @@ impl GameService {
         let version = loaded.state().version();
         let start = (after.min(version)) as usize;
         let end = (after.saturating_add(limit)).min(version) as usize;
-        let page = &loaded.events()[start..end];
-        Ok(EventPage {
-            id: game_id,
-            game: loaded.record().game.clone(),
-            version,
-            events: envelopes(loaded.state(), page.iter().map(|e| e.as_ref()), &[], viewer)?,
-            next_after: ((end as u64) < version).then_some(end as u64),
-        })
+        Ok((loaded, start, end))
     }
 
     /// Reads a game as `read` asks. A version named of a game not in

@@ -8,4 +8,5 @@ mod earlier_builds;
 mod games_ended_before_v8;
 mod limits;
 mod module_graph;
+mod pages;
 mod streams;

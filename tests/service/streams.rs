@@ -145,7 +145,7 @@ async fn streams_catching_up_fold_on_from_what_the_streams_ahead_kept() {
 
 /// Plays the first legal action of the first seat to act; false when the
 /// game is over.
-async fn play_first_legal(service: &GameService, created: &CreatedGame) -> bool {
+pub(crate) async fn play_first_legal(service: &GameService, created: &CreatedGame) -> bool {
     let game_id = created.id;
     let status = service
         .state(game_id, &Viewer::Umpire, ReadAt::Newest)
@@ -402,7 +402,7 @@ async fn a_long_action_is_pushed_page_after_page() {
 
 /// A fresh database, a service on it and a new game of `game` made there
 /// from `seed`.
-async fn new_game(game: &str, seed: u64) -> (EventStore, GameService, CreatedGame) {
+pub(crate) async fn new_game(game: &str, seed: u64) -> (EventStore, GameService, CreatedGame) {
     let url = umpire_storage::testing::fresh_database_url().await;
     let store = EventStore::new(patient_pool(&url, 4));
     let service = GameService::new(store.clone(), Arc::new(registry()));

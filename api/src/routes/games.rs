@@ -305,11 +305,14 @@ pub async fn list_game_events(
         query.looking_as.as_deref(),
     )
     .await?;
+    // Written by the service as JSON already (`EventPageJson`).
     let page = state
         .service
-        .events(game_id, &viewer, query.after.unwrap_or(0), limit)
+        .events_json(game_id, &viewer, query.after.unwrap_or(0), limit)
         .await?;
-    Ok(HttpResponse::Ok().json(page))
+    Ok(HttpResponse::Ok()
+        .content_type(header::ContentType::json())
+        .body(page.0))
 }
 
 /// The caller's legal actions now (seat or umpire token).

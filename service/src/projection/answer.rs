@@ -9,8 +9,8 @@ use umpire_domain::erased::DecodedEvent;
 use umpire_domain::StatusJson;
 use umpire_domain::{DynMatch, RecordedEvent, Viewer};
 
+use super::events_json::{write_events, writing};
 use super::json_text::json_string;
-use super::shown::{shown_event_text, ShownEvent};
 use crate::error::ServiceError;
 #[cfg(doc)]
 use crate::model::ActionAccepted;
@@ -30,57 +30,31 @@ pub(crate) fn accepted_json<'a>(
     status: &StatusJson,
 ) -> Result<ActionAcceptedJson, ServiceError> {
     let mut answer = Answer::new(game, version)?;
-    for (index, event) in events.into_iter().enumerate() {
-        let fresh;
-        let decoded = match decoded.get(index) {
-            Some(decoded) => decoded,
-            None => {
-                fresh = DecodedEvent::default();
-                &fresh
-            }
-        };
-        let shown = now.show_event_text(&event.payload, decoded, viewer)?;
-        answer.event(&shown_event_text(event, &shown, viewer))?;
-    }
+    write_events(&mut answer.out, now, events, decoded, viewer, WHAT)?;
     answer.end(status)
 }
+
+const WHAT: &str = "an action's answer";
 
 /// An answer being written.
 struct Answer {
     out: String,
-    events: usize,
-}
-
-fn rendering(error: serde_json::Error) -> ServiceError {
-    ServiceError::Internal(format!("writing an action's answer: {error}"))
 }
 
 impl Answer {
     fn new(game: &str, version: u64) -> Result<Answer, ServiceError> {
         let mut out = String::with_capacity(1024);
         out.push_str("{\"game\":");
-        json_string(&mut out, game).map_err(rendering)?;
+        json_string(&mut out, game).map_err(writing(WHAT))?;
         out.push_str(",\"version\":");
         out.push_str(itoa::Buffer::new().format(version));
-        out.push_str(",\"events\":[");
-        Ok(Answer { out, events: 0 })
-    }
-
-    fn event(&mut self, shown: &ShownEvent<'_>) -> Result<(), ServiceError> {
-        self.out.reserve(shown.fields_len() + 3);
-        if self.events > 0 {
-            self.out.push(',');
-        }
-        self.out.push('{');
-        shown.write_fields(&mut self.out).map_err(rendering)?;
-        self.out.push('}');
-        self.events += 1;
-        Ok(())
+        out.push_str(",\"events\":");
+        Ok(Answer { out })
     }
 
     fn end(mut self, status: &StatusJson) -> Result<ActionAcceptedJson, ServiceError> {
-        self.out.push_str("],\"status\":");
-        let status = serde_json::to_string(status).map_err(rendering)?;
+        self.out.push_str(",\"status\":");
+        let status = serde_json::to_string(status).map_err(writing(WHAT))?;
         self.out.push_str(&status);
         self.out.push('}');
         Ok(ActionAcceptedJson(self.out))
@@ -91,6 +65,7 @@ impl Answer {
 mod tests {
     use super::*;
     use crate::model::ActionAccepted;
+    use crate::projection::events_json::write_event;
     use crate::projection::shown::sample_shown_events;
 
     /// Given events as a viewer is shown them (whole, as the append encoded
@@ -107,9 +82,14 @@ mod tests {
         sample_shown_events(|shown| {
             for count in [0, 1, shown.len()] {
                 let mut answer = Answer::new("treeblox", 41).unwrap();
-                for event in &shown[..count] {
-                    answer.event(event).unwrap();
+                answer.out.push('[');
+                for (index, event) in shown[..count].iter().enumerate() {
+                    if index > 0 {
+                        answer.out.push(',');
+                    }
+                    write_event(&mut answer.out, event, WHAT).unwrap();
                 }
+                answer.out.push(']');
                 let written = answer.end(&status).unwrap().0;
                 let accepted = ActionAccepted {
                     game: "treeblox".into(),

@@ -13,7 +13,8 @@
 //!   of an event, a status and an answer, written piece by piece; the
 //!   derived serde types of `model.rs` (`EventEnvelope`, `StreamEvent`,
 //!   `ActionAccepted`) are the contract they are held to by tests.
-//! - [`answer`]: the answer to an accepted action, written with them.
+//! - [`events_json`]: the one writer of a list of events, for a page of
+//!   `/events` and the answer to an action ([`answer`]).
 //! - [`memo`]: what is found once about each of a followed game's latest
 //!   events (decoded, public or not, the status after it, its renderings
 //!   by audience), one memo per event under one cap, which the game's
@@ -21,12 +22,14 @@
 
 mod answer;
 mod audience;
+mod events_json;
 mod json_text;
 pub(crate) mod memo;
 pub(crate) mod shown;
 
 pub(crate) use answer::accepted_json;
 pub(crate) use audience::Audience;
+pub(crate) use events_json::{page_json, Page};
 pub(crate) use json_text::status_json;
 pub(crate) use memo::EventMemos;
 pub(crate) use shown::{envelopes, shown_event_text};
