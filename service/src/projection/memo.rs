@@ -49,12 +49,13 @@ impl EventMemo {
         MEMO_BYTES
             + self.status.as_deref().map_or(0, status_bytes)
             + self.status_text.as_deref().map_or(0, text_bytes)
-            + self
-                .renderings
-                .iter()
-                .map(|(_, json)| text_bytes(json) + std::mem::size_of::<Audience>())
-                .sum::<usize>()
+            + self.renderings.iter().map(rendering_bytes).sum::<usize>()
     }
+}
+
+/// What one kept rendering holds, with its audience.
+fn rendering_bytes((_, json): &(Audience, Arc<str>)) -> usize {
+    text_bytes(json) + std::mem::size_of::<Audience>()
 }
 
 /// What one kept text holds.
@@ -79,6 +80,8 @@ pub(crate) struct EventMemos {
     memos: VecDeque<EventMemo>,
     /// The version the renderings kept are judged at.
     judged_at: u64,
+    /// The events that have renderings kept.
+    rendered: Vec<u64>,
     /// What the memos hold, counted as they change.
     bytes: usize,
 }
@@ -103,21 +106,19 @@ impl EventMemos {
         }
     }
 
-    /// Changes the memo of `seq` (made when there is none) with `change`,
-    /// counting what it holds before and after; the oldest memos are let
-    /// go beyond [`REMEMBERED_BYTES`]. An event older than every memo
-    /// kept is not remembered once the cap is reached: `change` is then
-    /// given a memo of its own, dropped after.
-    fn change<T>(&mut self, seq: u64, change: impl FnOnce(&mut EventMemo) -> T) -> T {
-        let at = match self.memos.binary_search_by_key(&seq, |memo| memo.seq) {
-            Ok(at) => at,
+    /// The place of the memo of `seq`, made when there is none; `None`
+    /// for an event older than every memo kept once the cap is reached,
+    /// which is not remembered.
+    fn slot(&mut self, seq: u64) -> Option<usize> {
+        let newest = self.memos.back().map(|memo| memo.seq);
+        let found = match newest {
+            Some(newest) if newest < seq => Err(self.memos.len()),
+            _ => self.memos.binary_search_by_key(&seq, |memo| memo.seq),
+        };
+        match found {
+            Ok(at) => Some(at),
+            Err(0) if !self.memos.is_empty() && self.bytes >= REMEMBERED_BYTES => None,
             Err(at) => {
-                if at == 0 && !self.memos.is_empty() && self.bytes >= REMEMBERED_BYTES {
-                    return change(&mut EventMemo {
-                        seq,
-                        ..EventMemo::default()
-                    });
-                }
                 self.memos.insert(
                     at,
                     EventMemo {
@@ -126,19 +127,22 @@ impl EventMemos {
                     },
                 );
                 self.bytes += MEMO_BYTES;
-                at
+                Some(at)
             }
-        };
-        let memo = &mut self.memos[at];
-        let before = memo.bytes();
-        let changed = change(memo);
-        let after = memo.bytes();
-        self.bytes = self.bytes + after - before;
+        }
+    }
+
+    /// Counts `added` more bytes, and lets the oldest memos go beyond
+    /// [`REMEMBERED_BYTES`].
+    fn grown(&mut self, added: usize) {
+        self.bytes += added;
         while self.bytes > REMEMBERED_BYTES && self.memos.len() > 1 {
             let oldest = self.memos.pop_front().expect("more than one memo");
             self.bytes -= oldest.bytes();
+            if !oldest.renderings.is_empty() {
+                self.rendered.retain(|seq| *seq != oldest.seq);
+            }
         }
-        changed
     }
 
     /// Keeps the events `first_seq..` as their game decided them, already
@@ -147,11 +151,13 @@ impl EventMemos {
     /// An event decoded already is left as it is.
     pub(crate) fn keep_decided(&mut self, first_seq: u64, decided: &[DecodedEvent]) {
         for (seq, decoded) in (first_seq..).zip(decided) {
-            self.change(seq, |memo| {
+            if let Some(at) = self.slot(seq) {
+                let memo = &mut self.memos[at];
                 if !memo.decoded.is_decoded() {
                     memo.decoded = decoded.clone();
                 }
-            });
+                self.grown(0);
+            }
         }
     }
 
@@ -161,7 +167,12 @@ impl EventMemos {
         if let Some(memo) = self.find(seq) {
             return memo.decoded.clone();
         }
-        self.change(seq, |memo| memo.decoded.clone())
+        let Some(at) = self.slot(seq) else {
+            return DecodedEvent::default();
+        };
+        let decoded = self.memos[at].decoded.clone();
+        self.grown(0);
+        decoded
     }
 
     /// Whether event `seq` is public, asked of `public` (the game) once.
@@ -170,7 +181,10 @@ impl EventMemos {
             return known;
         }
         let answer = public();
-        self.change(seq, |memo| memo.public = Some(answer));
+        if let Some(at) = self.slot(seq) {
+            self.memos[at].public = Some(answer);
+            self.grown(0);
+        }
         answer
     }
 
@@ -202,10 +216,12 @@ impl EventMemos {
 
     /// Keeps the status after event `seq` (which never changes).
     pub(crate) fn keep_status(&mut self, seq: u64, status: &Arc<StatusJson>) {
-        if self.find(seq).is_some_and(|memo| memo.status.is_some()) {
-            return;
+        let Some(at) = self.slot(seq) else { return };
+        let memo = &mut self.memos[at];
+        if memo.status.is_none() {
+            memo.status = Some(status.clone());
+            self.grown(status_bytes(status));
         }
-        self.change(seq, |memo| memo.status = Some(status.clone()));
     }
 
     /// The JSON of the status after event `seq`, if kept.
@@ -215,13 +231,12 @@ impl EventMemos {
 
     /// Keeps the JSON of the status after event `seq`.
     pub(crate) fn keep_status_text(&mut self, seq: u64, text: &Arc<str>) {
-        if self
-            .find(seq)
-            .is_some_and(|memo| memo.status_text.is_some())
-        {
-            return;
+        let Some(at) = self.slot(seq) else { return };
+        let memo = &mut self.memos[at];
+        if memo.status_text.is_none() {
+            memo.status_text = Some(text.clone());
+            self.grown(text_bytes(text));
         }
-        self.change(seq, |memo| memo.status_text = Some(text.clone()));
     }
 
     /// Event `seq` as `audience` is shown it judged at version
@@ -256,20 +271,28 @@ impl EventMemos {
             return;
         }
         if judged_at > self.judged_at {
-            for memo in &mut self.memos {
-                if !memo.renderings.is_empty() {
-                    let before = memo.bytes();
+            // Only the memos rendered at the older version are looked at.
+            for seq in std::mem::take(&mut self.rendered) {
+                if let Ok(at) = self.memos.binary_search_by_key(&seq, |memo| memo.seq) {
+                    let memo = &mut self.memos[at];
+                    self.bytes -= memo.renderings.iter().map(rendering_bytes).sum::<usize>();
                     memo.renderings.clear();
-                    self.bytes -= before - memo.bytes();
                 }
             }
             self.judged_at = judged_at;
         }
-        self.change(seq, |memo| {
-            if !memo.renderings.iter().any(|(kept, _)| kept == audience) {
-                memo.renderings.push((audience.clone(), json.clone()));
-            }
-        });
+        let Some(at) = self.slot(seq) else { return };
+        let memo = &mut self.memos[at];
+        if memo.renderings.iter().any(|(kept, _)| kept == audience) {
+            return;
+        }
+        if memo.renderings.is_empty() {
+            self.rendered.push(seq);
+        }
+        let rendering = (audience.clone(), json.clone());
+        let added = rendering_bytes(&rendering);
+        memo.renderings.push(rendering);
+        self.grown(added);
     }
 
     /// What the memos hold, summed from scratch: what [`EventMemos::bytes`]
