@@ -8,6 +8,7 @@
 #   UMPIRE_BIN=/tmp/umpire-before scripts/instructions.sh
 #   CALLGRIND_KEEP=/tmp/action.out scripts/instructions.sh   # and keep the dump
 #   STREAMS=1 SPECTATORS_ONLY=1 ACTIONS=400 scripts/instructions.sh   # streams, all spectators'
+#   STREAMS=1 ACTIONS=400 scripts/instructions.sh   # and seats: the seats' share of deliveries
 #
 # CALLGRIND_KEEP=PATH keeps the action path's dump at PATH and the stack
 # ceiling's at PATH.ceiling; with STREAMS=1 also the streamed phase's at
@@ -132,6 +133,19 @@ PY
         extra = (with - without) / n
         printf "instructions per action with %d streams following the games: %.0f, %.0f more than without\n", streams, with / n, extra
         printf "events delivered: %d (%.1f per action), %.0f instructions each\n", events, events / n, extra * n / events }'
+    # How many of those went to seats' streams (each stream of a game
+    # receives every event of it, a hidden one as its placeholder): beside
+    # a SPECTATORS_ONLY=1 run of the same build, what a seat's redaction
+    # costs per event it receives is the difference of the two runs'
+    # instructions per delivery, divided by this share.
+    seat_deliveries=$(awk 'NR == FNR { streams[$1]++; if ($2 != "-") seats[$1]++; next }
+        NF == 3 { got[$1]++ }
+        END { for (game in got) n += got[game] * seats[game] / streams[game]; printf "%.0f", n }' \
+        "$WORK_DIR/follows" "$WORK_DIR/arrivals")
+    if [[ "$seat_deliveries" != 0 ]]; then
+        awk -v seats="$seat_deliveries" -v events="$delivered" 'BEGIN {
+            printf "deliveries to seats: %d of %d (%.3f)\n", seats, events, seats / events }'
+    fi
     stream_extra_per_event=$(awk -v with="$with_streams" -v without="$all" -v events="$delivered" \
         'BEGIN { printf "%.0f", (with - without) / events }')
 
