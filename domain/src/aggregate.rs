@@ -5,7 +5,8 @@
 //!
 //! The seats' tokens are the platform's too, but only their reissues are in
 //! the log (`seat_tokens`): a reissue is decided here like any action sent
-//! by the umpire, and applied here as a place in the log.
+//! by the umpire, and applied here, kept as where in the log each seat's
+//! token was reissued ([`SeatTokens`]).
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -13,14 +14,16 @@ use serde_json::Value;
 use crate::clock::{self, Clock};
 use crate::erased::{Decision, DecodedEvent, DynMatch, GameError};
 use crate::record::RecordedEvent;
+use crate::seat_tokens::SeatTokens;
 use crate::status::StatusJson;
 
-/// A game's match and its clock (for a game created with one) after the
-/// same recorded events.
+/// A game's match, its clock (for a game created with one) and its seats'
+/// tokens' reissues after the same recorded events.
 #[derive(Clone)]
 pub struct GameAggregate {
     pub state: Box<dyn DynMatch>,
     pub clock: Option<Clock>,
+    pub seat_tokens: SeatTokens,
 }
 
 impl std::fmt::Debug for GameAggregate {
@@ -30,15 +33,21 @@ impl std::fmt::Debug for GameAggregate {
             .field("game", &self.state.game_id())
             .field("version", &self.state.version())
             .field("clocked", &self.clock.is_some())
+            .field("seat_tokens", &self.seat_tokens)
             .finish()
     }
 }
 
 impl GameAggregate {
     /// A game before any event: `state` as the rules set it up, no clock
-    /// (a clock starts with its own recorded event, `clock_set`).
+    /// (a clock starts with its own recorded event, `clock_set`), no
+    /// token reissued.
     pub fn start(state: Box<dyn DynMatch>) -> GameAggregate {
-        GameAggregate { state, clock: None }
+        GameAggregate {
+            state,
+            clock: None,
+            seat_tokens: SeatTokens::default(),
+        }
     }
 
     /// How many events have been applied.
@@ -74,10 +83,13 @@ impl GameAggregate {
     }
 
     /// Applies one recorded event: to the match, then to the clock, which
-    /// reads the status after it and the event's time.
+    /// reads the status after it and the event's time, and to the seats'
+    /// tokens.
     pub fn apply(&mut self, event: &RecordedEvent) -> Result<(), GameError> {
         self.state.apply_json(&event.payload)?;
-        clock::fold(&mut self.clock, event, self.state.as_ref())
+        clock::fold(&mut self.clock, event, self.state.as_ref())?;
+        self.seat_tokens.apply(event);
+        Ok(())
     }
 
     /// [`GameAggregate::apply`], with the event in its game's type from
@@ -88,6 +100,8 @@ impl GameAggregate {
         decoded: &DecodedEvent,
     ) -> Result<(), GameError> {
         self.state.apply_decoded(&event.payload, decoded)?;
-        clock::fold(&mut self.clock, event, self.state.as_ref())
+        clock::fold(&mut self.clock, event, self.state.as_ref())?;
+        self.seat_tokens.apply(event);
+        Ok(())
     }
 }

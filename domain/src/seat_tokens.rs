@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::erased::{event_type, Decision, DynMatch, GameError};
+use crate::record::RecordedEvent;
 use crate::{Actor, Violation};
 
 pub use crate::outside_the_rules::REISSUED_EVENT;
@@ -56,6 +57,53 @@ pub enum SeatTokenAction {
 /// The action that reissues `seat`'s token.
 pub fn reissue_action(seat: &str) -> Value {
     serde_json::json!({"type": REISSUE_ACTION, "seat": seat})
+}
+
+/// The seats' tokens as a game's log makes them: each reissue, the seat
+/// and the reissue's version (the tokens themselves are never in the log).
+/// Rarely any. Part of a game's aggregate
+/// ([`crate::aggregate::GameAggregate`]), applied event by event with it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct SeatTokens {
+    reissues: Vec<(String, u64)>,
+}
+
+impl SeatTokens {
+    /// Notes `event` if it reissues a seat's token.
+    pub fn apply(&mut self, event: &RecordedEvent) {
+        if !is_seat_token_type(&event.event_type) {
+            return;
+        }
+        if let Some(seat) = event.payload.get("seat").and_then(Value::as_str) {
+            self.reissues.push((seat.to_string(), event.seq));
+        }
+    }
+
+    /// Whether `seat`'s token was reissued after version `version`: what
+    /// may have revoked a token found valid when the log held `version`
+    /// events.
+    pub fn reissued_after(&self, seat: &str, version: u64) -> bool {
+        self.reissues
+            .iter()
+            .any(|(reissued, at)| *at > version && reissued == seat)
+    }
+
+    /// Whether a seat's token (any seat's) was reissued after version
+    /// `after`, up to `to`.
+    pub fn reissued_between(&self, after: u64, to: u64) -> bool {
+        self.reissues.iter().any(|(_, at)| *at > after && *at <= to)
+    }
+
+    /// What they hold in memory, beyond their slot.
+    pub fn bytes(&self) -> usize {
+        self.reissues.capacity() * std::mem::size_of::<(String, u64)>()
+            + self
+                .reissues
+                .iter()
+                .map(|(seat, _)| seat.capacity())
+                .sum::<usize>()
+    }
 }
 
 /// Whether `event` is a seat token event (see [`SeatTokenEvent`]).
@@ -118,4 +166,60 @@ pub fn decide(
 
 fn refusal(violation: Violation) -> GameError {
     violation.into()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::*;
+
+    fn recorded(seq: u64, payload: Value) -> RecordedEvent {
+        RecordedEvent {
+            seq,
+            event_type: event_type(&payload).to_string(),
+            payload,
+            actor: "umpire".into(),
+            action: Arc::new(Value::Null),
+            decided_at: seq - 1,
+            rules_version: 1,
+            recorded_at: "2026-11-29T10:00:00.000000Z".into(),
+            prev_hash: String::new(),
+            hash: String::new(),
+            encoded: Default::default(),
+        }
+    }
+
+    /// Given a log with two reissues among other events, the seats' tokens
+    /// note each reissue where it is (and no other event): a token found
+    /// valid before a reissue of its seat is revoked by it, one found valid
+    /// after it, or of another seat, is not; a stream's page that holds a
+    /// reissue says so, one that does not, does not.
+    #[test]
+    fn the_seats_tokens_note_each_reissue_where_it_is_in_the_log() {
+        let mut tokens = SeatTokens::default();
+        let log = [
+            json!({"type": "card_drawn", "seat": "red"}),
+            json!({"type": REISSUED_EVENT, "seat": "red"}),
+            json!({"type": "clock_paused"}),
+            json!({"type": REISSUED_EVENT, "seat": "blue"}),
+        ];
+        for (seq, payload) in (1..).zip(log) {
+            tokens.apply(&recorded(seq, payload));
+        }
+        assert!(tokens.reissued_after("red", 1));
+        assert!(!tokens.reissued_after("red", 2), "valid after its reissue");
+        assert!(tokens.reissued_after("blue", 3));
+        assert!(!tokens.reissued_after("green", 0), "no such reissue");
+        assert!(tokens.reissued_between(0, 2));
+        assert!(!tokens.reissued_between(2, 3));
+        assert!(tokens.reissued_between(3, 4));
+        assert_eq!(
+            serde_json::to_value(&tokens).unwrap(),
+            json!([["red", 2], ["blue", 4]]),
+            "kept in a snapshot as a list of [seat, version]"
+        );
+    }
 }

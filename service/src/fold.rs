@@ -19,26 +19,26 @@ use crate::error::ServiceError;
 /// never the whole log.
 pub const CHECKPOINT_EVERY: u64 = 256;
 
-/// A game's state and clock kept at a version ([`CHECKPOINT_EVERY`]).
+/// A game kept at a version ([`CHECKPOINT_EVERY`]).
 pub(crate) struct Checkpoint {
     pub version: u64,
-    pub state: Box<dyn DynMatch>,
-    pub clock: Option<Clock>,
+    pub game: GameAggregate,
 }
 
 impl Checkpoint {
-    /// A state kept at `version`: a copy of `state` and `clock`.
-    fn kept(version: u64, state: &dyn DynMatch, clock: &Option<Clock>) -> Arc<Checkpoint> {
+    /// `game` kept at `version`: a copy of it.
+    fn kept(version: u64, game: &GameAggregate) -> Arc<Checkpoint> {
         Arc::new(Checkpoint {
             version,
-            state: state.clone_box(),
-            clock: clock.clone(),
+            game: game.clone(),
         })
     }
 
     /// What it holds in memory, its `Arc` included.
     fn bytes(&self) -> usize {
-        allocation(16 + std::mem::size_of::<Checkpoint>()) + self.state.bytes()
+        allocation(16 + std::mem::size_of::<Checkpoint>())
+            + self.game.state.bytes()
+            + self.game.seat_tokens.bytes()
     }
 }
 
@@ -52,9 +52,6 @@ pub(crate) struct Fold {
     /// Where the log ended when these events were read or written: what the
     /// next append extends.
     pub head: Head,
-    /// Each reissue of a seat's token the events hold: the seat and the
-    /// reissue's version (see [`Fold::reissued_after`]). Rarely any.
-    reissues: Vec<(String, u64)>,
     /// The states kept on the way, oldest first, shared with the folds
     /// this one is followed by.
     checkpoints: Vec<Arc<Checkpoint>>,
@@ -76,7 +73,6 @@ impl Fold {
             events: Vec::new(),
             game: GameAggregate::start(state),
             head: Head::start(game_id),
-            reissues: Vec::new(),
             checkpoints: Vec::new(),
             events_bytes: 0,
             state_bytes,
@@ -109,13 +105,7 @@ impl Fold {
             .rev()
             .find(|checkpoint| checkpoint.version <= version);
         let (mut game, from) = match kept {
-            Some(checkpoint) => (
-                GameAggregate {
-                    state: checkpoint.state.clone(),
-                    clock: checkpoint.clock.clone(),
-                },
-                checkpoint.version,
-            ),
+            Some(checkpoint) => (checkpoint.game.clone(), checkpoint.version),
             None => (replay(registry, &self.record, &[])?, 0),
         };
         for event in &self.events[from as usize..version as usize] {
@@ -149,15 +139,13 @@ impl Fold {
     /// may have revoked a token the store found valid when the log held
     /// `version` events (`grants.rs`).
     pub fn reissued_after(&self, seat: &str, version: u64) -> bool {
-        self.reissues
-            .iter()
-            .any(|(reissued, at)| *at > version && reissued == seat)
+        self.game.seat_tokens.reissued_after(seat, version)
     }
 
     /// Whether an event after version `after`, up to `to`, reissued a
     /// seat's token (any seat's).
     pub fn reissued_between(&self, after: u64, to: u64) -> bool {
-        self.reissues.iter().any(|(_, at)| *at > after && *at <= to)
+        self.game.seat_tokens.reissued_between(after, to)
     }
 
     /// What the state alone holds, as [`Fold::bytes`] counts it: what a
@@ -180,11 +168,11 @@ impl Fold {
                 .map_err(|e| corrupt(self.record.game_id, e))?;
             let version = self.events.len() as u64 + index as u64 + 1;
             if version - last_kept >= CHECKPOINT_EVERY {
-                checkpoints.push(Checkpoint::kept(version, game.state.as_ref(), &game.clock));
+                checkpoints.push(Checkpoint::kept(version, &game));
                 last_kept = version;
             }
         }
-        let mut fold = self.joined(events, game.state, game.clock, head);
+        let mut fold = self.joined(events, game, head);
         fold.keep(checkpoints);
         Ok(fold)
     }
@@ -212,10 +200,19 @@ impl Fold {
                 stepped.clock
             }
         };
-        let mut fold = self.joined(events, state, clock, head);
+        let mut seat_tokens = self.game.seat_tokens.clone();
+        for event in &events {
+            seat_tokens.apply(event);
+        }
+        let game = GameAggregate {
+            state,
+            clock,
+            seat_tokens,
+        };
+        let mut fold = self.joined(events, game, head);
         let version = fold.events.len() as u64;
         if version - self.last_checkpoint() >= CHECKPOINT_EVERY {
-            let kept = Checkpoint::kept(version, fold.game.state.as_ref(), &fold.game.clock);
+            let kept = Checkpoint::kept(version, &fold.game);
             fold.keep(vec![kept]);
         }
         Ok(fold)
@@ -227,26 +224,18 @@ impl Fold {
         self.checkpoints.extend(checkpoints);
     }
 
-    fn joined(
-        &self,
-        events: Vec<RecordedEvent>,
-        state: Box<dyn DynMatch>,
-        clock: Option<Clock>,
-        head: Head,
-    ) -> Fold {
+    /// This fold followed by `events`, `game` being the game after them.
+    fn joined(&self, events: Vec<RecordedEvent>, game: GameAggregate, head: Head) -> Fold {
         let added = events_bytes(&events, self.events.last().map(|event| event.as_ref()));
-        let mut reissues = self.reissues.clone();
-        reissues.extend(events.iter().filter_map(reissue));
-        let state_bytes = state.bytes();
+        let state_bytes = game.state.bytes() + game.seat_tokens.bytes();
         let mut all = Vec::with_capacity(self.events.len() + events.len());
         all.extend(self.events.iter().cloned());
         all.extend(events.into_iter().map(Arc::new));
         Fold {
             record: self.record.clone(),
             events: all,
-            game: GameAggregate { state, clock },
+            game,
             head,
-            reissues,
             checkpoints: self.checkpoints.clone(),
             events_bytes: self.events_bytes + added,
             // Measured anew: a game's state grows as it is played.
@@ -254,15 +243,6 @@ impl Fold {
             checkpoints_bytes: self.checkpoints_bytes,
         }
     }
-}
-
-/// The seat whose token `event` reissues, and the event's version.
-fn reissue(event: &RecordedEvent) -> Option<(String, u64)> {
-    if !umpire_domain::seat_tokens::is_seat_token_type(&event.event_type) {
-        return None;
-    }
-    let seat = event.payload.get("seat")?.as_str()?;
-    Some((seat.to_string(), event.seq))
 }
 
 /// The error for a stored log that no longer folds: ours, never the caller's.

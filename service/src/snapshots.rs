@@ -26,6 +26,7 @@ use parking_lot::Mutex;
 use tokio::sync::mpsc;
 use umpire_domain::clock::Clock;
 use umpire_domain::erased::SNAPSHOT_FORMAT;
+use umpire_domain::seat_tokens::SeatTokens;
 use umpire_domain::{DynGame, DynMatch, Viewer};
 use umpire_storage::{EventStore, FoldSnapshot, GameRecord};
 use uuid::Uuid;
@@ -109,21 +110,29 @@ fn umpire_view_hash(state: &dyn DynMatch) -> Result<String, ServiceError> {
 
 /// A checkpoint as a row of `fold_snapshots`.
 fn snapshot_of(checkpoint: &Checkpoint) -> Result<FoldSnapshot, ServiceError> {
-    snapshot_row(checkpoint.state.as_ref(), checkpoint.clock.as_ref())
+    snapshot_row(&checkpoint.game)
 }
 
-/// A state and its clock as a row of `fold_snapshots`, at the state's
-/// version.
-fn snapshot_row(state: &dyn DynMatch, clock: Option<&Clock>) -> Result<FoldSnapshot, ServiceError> {
-    let clock = clock
+/// A game as a row of `fold_snapshots`, at its version.
+fn snapshot_row(game: &GameAggregate) -> Result<FoldSnapshot, ServiceError> {
+    let serialised = |what: &str, e: serde_json::Error| {
+        ServiceError::Internal(format!("{what} did not serialise: {e}"))
+    };
+    let clock = game
+        .clock
+        .as_ref()
         .map(serde_json::to_value)
         .transpose()
-        .map_err(|e| ServiceError::Internal(format!("a clock did not serialise: {e}")))?;
+        .map_err(|e| serialised("a clock", e))?;
+    let seat_tokens =
+        serde_json::to_value(&game.seat_tokens).map_err(|e| serialised("seat tokens", e))?;
+    let state = game.state.as_ref();
     Ok(FoldSnapshot {
         version: state.version(),
         state: state.snapshot(),
         clock,
         view_sha256: umpire_view_hash(state)?,
+        seat_tokens: Some(seat_tokens),
     })
 }
 
@@ -154,7 +163,7 @@ impl ImportSnapshots {
         {
             return;
         }
-        match snapshot_row(step.before.state.as_ref(), step.before.clock.as_ref()) {
+        match snapshot_row(step.before) {
             Ok(row) => {
                 self.rows.push(row);
                 self.last = version;
@@ -253,8 +262,10 @@ pub(crate) async fn past_from_snapshot(
     Ok(FromSnapshot::Resumed(folded))
 }
 
-/// The state and clock `kept` was written from, or the game's start for
-/// none; `None` when it does not resume to the state it was kept from.
+/// The game `kept` was written from (its state, clock and seats' tokens),
+/// or the game's start for none; `None` when it does not resume to the
+/// state it was kept from, or was kept without the seats' tokens (before
+/// migrations/V13).
 fn resumed(
     game: &dyn DynGame,
     record: &GameRecord,
@@ -276,6 +287,13 @@ fn resumed(
             Err(_) => return Ok(None),
         },
     };
+    let Some(Ok(seat_tokens)) = kept
+        .seat_tokens
+        .clone()
+        .map(serde_json::from_value::<SeatTokens>)
+    else {
+        return Ok(None);
+    };
     if state.version() != kept.version || umpire_view_hash(state.as_ref())? != kept.view_sha256 {
         if let Some(unlogged) = TROUBLE.due() {
             tracing::warn!(
@@ -287,7 +305,11 @@ fn resumed(
         }
         return Ok(None);
     }
-    Ok(Some(GameAggregate { state, clock }))
+    Ok(Some(GameAggregate {
+        state,
+        clock,
+        seat_tokens,
+    }))
 }
 
 /// The writer: each game's offered checkpoints newer than what is kept,
@@ -365,5 +387,69 @@ async fn write_offered(
 fn trouble(offered: &Offered, error: &str) {
     if let Some(unlogged) = TROUBLE.due() {
         tracing::warn!(game_id = %offered.game_id, %error, unlogged, "a game's snapshots could not be kept");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::{json, Value};
+    use umpire_domain::RecordedEvent;
+
+    use super::*;
+
+    /// Given a Treeblox game whose token of seat `dark` was reissued at
+    /// version 3, kept as a row of `fold_snapshots` at version 4, the game
+    /// resumed from the row is the whole aggregate, the reissue included;
+    /// the same row as written before the seats' tokens were kept is passed
+    /// by.
+    #[test]
+    fn a_snapshot_keeps_the_seats_tokens_and_one_without_them_is_passed_by() {
+        let registry = umpire_games::registry();
+        let rules = registry.get("treeblox").unwrap();
+        let record = GameRecord {
+            game_id: Uuid::nil(),
+            game: "treeblox".into(),
+            options: rules.validate_options(&Value::Null).unwrap(),
+            seed: 5,
+            rules_version: 1,
+            created_at: chrono::Utc::now(),
+        };
+        let mut game = GameAggregate::start(rules.new_match(&record.options).unwrap());
+        let setup = rules.setup(&record.options, 5).unwrap();
+        let reissue = json!({"type": "seat_token_reissued", "seat": "dark"});
+        let at_reissue = setup.len() as u64 + 1;
+        for (seq, payload) in (1..).zip(setup.into_iter().chain([reissue])) {
+            let event = RecordedEvent {
+                seq,
+                event_type: umpire_domain::erased::event_type(&payload).to_string(),
+                payload,
+                actor: "system".into(),
+                action: Arc::new(Value::Null),
+                decided_at: 0,
+                rules_version: 1,
+                recorded_at: "2026-11-29T10:00:00.000000Z".into(),
+                prev_hash: String::new(),
+                hash: String::new(),
+                encoded: Default::default(),
+            };
+            game.apply(&event).unwrap();
+        }
+        assert!(game.seat_tokens.reissued_after("dark", at_reissue - 1));
+
+        let row = snapshot_row(&game).unwrap();
+        let back = resumed(rules.as_ref(), &record, Some(&row))
+            .unwrap()
+            .expect("resumed");
+        assert_eq!(back.seat_tokens, game.seat_tokens);
+        assert_eq!(back.version(), game.version());
+
+        let before_v13 = FoldSnapshot {
+            seat_tokens: None,
+            ..row
+        };
+        let passed_by = resumed(rules.as_ref(), &record, Some(&before_v13)).unwrap();
+        assert!(passed_by.is_none());
     }
 }

@@ -18,6 +18,9 @@ pub struct FoldSnapshot {
     pub clock: Option<Value>,
     /// The SHA-256 (hex) of the umpire's view of the state when it was kept.
     pub view_sha256: String,
+    /// The reissues of the seats' tokens up to `version`; `None` in a row
+    /// written before they were kept (migrations/V13).
+    pub seat_tokens: Option<Value>,
 }
 
 impl EventStore {
@@ -40,18 +43,32 @@ impl EventStore {
             .iter()
             .map(|kept| kept.view_sha256.as_str())
             .collect();
+        let seat_tokens: Vec<Option<&Value>> = snapshots
+            .iter()
+            .map(|kept| kept.seat_tokens.as_ref())
+            .collect();
         let client = self.pool().get().await?;
         let statement = client
             .prepare_cached(
-                "INSERT INTO fold_snapshots (game_id, format, version, state, clock, view_sha256)
-                 SELECT $1, $2, * FROM unnest($3::bigint[], $4::jsonb[], $5::jsonb[], $6::text[])
+                "INSERT INTO fold_snapshots
+                     (game_id, format, version, state, clock, view_sha256, seat_tokens)
+                 SELECT $1, $2, * FROM unnest($3::bigint[], $4::jsonb[], $5::jsonb[], $6::text[],
+                                              $7::jsonb[])
                  ON CONFLICT DO NOTHING",
             )
             .await?;
         client
             .execute(
                 &statement,
-                &[&game_id, &format, &versions, &states, &clocks, &hashes],
+                &[
+                    &game_id,
+                    &format,
+                    &versions,
+                    &states,
+                    &clocks,
+                    &hashes,
+                    &seat_tokens,
+                ],
             )
             .await?;
         Ok(())
@@ -68,7 +85,7 @@ impl EventStore {
         let client = self.pool().get().await?;
         let statement = client
             .prepare_cached(
-                "SELECT version, state, clock, view_sha256 FROM fold_snapshots
+                "SELECT version, state, clock, view_sha256, seat_tokens FROM fold_snapshots
                  WHERE game_id = $1 AND format = $2 AND version <= $3
                  ORDER BY version DESC LIMIT 1",
             )
@@ -82,6 +99,7 @@ impl EventStore {
             state: row.get(1),
             clock: row.get(2),
             view_sha256: row.get(3),
+            seat_tokens: row.get(4),
         }))
     }
 

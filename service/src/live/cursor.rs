@@ -7,10 +7,9 @@ use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex;
 use umpire_domain::aggregate::GameAggregate;
-use umpire_domain::clock::Clock;
 use umpire_domain::erased::ShownText;
 use umpire_domain::StatusJson;
-use umpire_domain::{DynMatch, RecordedEvent, Viewer};
+use umpire_domain::{RecordedEvent, Viewer};
 use uuid::Uuid;
 
 use super::renders::Renders;
@@ -112,13 +111,7 @@ impl Cursor {
             (Some(own), _) if end < version => {
                 // The game's other streams catching up from here fold on
                 // from a copy, not from the game's start.
-                share_base(
-                    with,
-                    end,
-                    own.state.as_ref(),
-                    own.clock.as_ref(),
-                    latest.state_bytes(),
-                );
+                share_base(with, end, &own, latest.state_bytes());
                 (Arc::new(own.status()), Some(Base::Behind(own)))
             }
             // Behind, on statuses another stream folded: no state of its
@@ -126,13 +119,7 @@ impl Cursor {
             // shared folds on from the copy that stream kept.
             (None, Some(status)) if end < version => (status, None),
             _ => {
-                share_base(
-                    with,
-                    version,
-                    latest.game.state.as_ref(),
-                    latest.game.clock.as_ref(),
-                    latest.state_bytes(),
-                );
+                share_base(with, version, &latest.game, latest.state_bytes());
                 let status = with.renders.lock().head_status(version, || latest.status());
                 (status, Some(Base::Head(Arc::downgrade(latest))))
             }
@@ -284,25 +271,17 @@ fn fold_on(
         .map_err(|e| corrupt(with.game_id, e))
 }
 
-/// Keeps a copy of `state` and `clock`, the game after version `version`
-/// that a cursor has read up to, for the game's streams to fold their next
-/// events from, unless another has kept it (or a newer one) already:
-/// copied only then. `state_bytes` is what it holds.
-fn share_base(
-    with: &Shared,
-    version: u64,
-    state: &dyn DynMatch,
-    clock: Option<&Clock>,
-    state_bytes: usize,
-) {
+/// Keeps a copy of `game`, the game after version `version` that a cursor
+/// has read up to, for the game's streams to fold their next events from,
+/// unless another has kept it (or a newer one) already: copied only then.
+/// `state_bytes` is what it holds.
+fn share_base(with: &Shared, version: u64, game: &GameAggregate, state_bytes: usize) {
     if !with.renders.lock().wants_base(version) {
         return;
     }
-    let copy = GameAggregate {
-        state: state.clone_box(),
-        clock: clock.cloned(),
-    };
-    with.renders.lock().keep_base(version, copy, state_bytes);
+    with.renders
+        .lock()
+        .keep_base(version, game.clone(), state_bytes);
 }
 
 /// Pages one append pushes to each viewer, at most: an action's events
