@@ -59,14 +59,17 @@ pub fn reissue_action(seat: &str) -> Value {
     serde_json::json!({"type": REISSUE_ACTION, "seat": seat})
 }
 
-/// The seats' tokens as a game's log makes them: each reissue, the seat
-/// and the reissue's version (the tokens themselves are never in the log).
-/// Rarely any. Part of a game's aggregate
-/// ([`crate::aggregate::GameAggregate`]), applied event by event with it.
+/// The seats' tokens as a game's log makes them: for each seat whose
+/// token was reissued, the version of its latest reissue (the tokens
+/// themselves are never in the log). At most one entry a seat, however
+/// many reissues the log holds: a log may be thousands of them (the
+/// umpire's), and this is copied with every state a fold keeps. Part of a
+/// game's aggregate ([`crate::aggregate::GameAggregate`]), applied event by
+/// event with it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct SeatTokens {
-    reissues: Vec<(String, u64)>,
+    latest: Vec<(String, u64)>,
 }
 
 impl SeatTokens {
@@ -75,8 +78,16 @@ impl SeatTokens {
         if !is_seat_token_type(&event.event_type) {
             return;
         }
-        if let Some(seat) = event.payload.get("seat").and_then(Value::as_str) {
-            self.reissues.push((seat.to_string(), event.seq));
+        let Some(seat) = event.payload.get("seat").and_then(Value::as_str) else {
+            return;
+        };
+        match self
+            .latest
+            .iter_mut()
+            .find(|(reissued, _)| reissued == seat)
+        {
+            Some((_, at)) => *at = event.seq,
+            None => self.latest.push((seat.to_string(), event.seq)),
         }
     }
 
@@ -84,22 +95,16 @@ impl SeatTokens {
     /// may have revoked a token found valid when the log held `version`
     /// events.
     pub fn reissued_after(&self, seat: &str, version: u64) -> bool {
-        self.reissues
+        self.latest
             .iter()
             .any(|(reissued, at)| *at > version && reissued == seat)
     }
 
-    /// Whether a seat's token (any seat's) was reissued after version
-    /// `after`, up to `to`.
-    pub fn reissued_between(&self, after: u64, to: u64) -> bool {
-        self.reissues.iter().any(|(_, at)| *at > after && *at <= to)
-    }
-
     /// What they hold in memory, beyond their slot.
     pub fn bytes(&self) -> usize {
-        self.reissues.capacity() * std::mem::size_of::<(String, u64)>()
+        self.latest.capacity() * std::mem::size_of::<(String, u64)>()
             + self
-                .reissues
+                .latest
                 .iter()
                 .map(|(seat, _)| seat.capacity())
                 .sum::<usize>()
@@ -192,13 +197,13 @@ mod tests {
         }
     }
 
-    /// Given a log with two reissues among other events, the seats' tokens
-    /// note each reissue where it is (and no other event): a token found
-    /// valid before a reissue of its seat is revoked by it, one found valid
-    /// after it, or of another seat, is not; a stream's page that holds a
-    /// reissue says so, one that does not, does not.
+    /// Given a log with reissues among other events, the seats' tokens
+    /// note where each seat's latest reissue is (and no other event): a
+    /// token found valid before a reissue of its seat is revoked by it, one
+    /// found valid after it, or of another seat, is not; and a log of
+    /// thousands of reissues keeps one entry a seat.
     #[test]
-    fn the_seats_tokens_note_each_reissue_where_it_is_in_the_log() {
+    fn the_seats_tokens_note_each_seats_latest_reissue() {
         let mut tokens = SeatTokens::default();
         let log = [
             json!({"type": "card_drawn", "seat": "red"}),
@@ -213,13 +218,27 @@ mod tests {
         assert!(!tokens.reissued_after("red", 2), "valid after its reissue");
         assert!(tokens.reissued_after("blue", 3));
         assert!(!tokens.reissued_after("green", 0), "no such reissue");
-        assert!(tokens.reissued_between(0, 2));
-        assert!(!tokens.reissued_between(2, 3));
-        assert!(tokens.reissued_between(3, 4));
         assert_eq!(
             serde_json::to_value(&tokens).unwrap(),
             json!([["red", 2], ["blue", 4]]),
             "kept in a snapshot as a list of [seat, version]"
+        );
+
+        for seq in 5..10_005 {
+            let seat = if seq % 2 == 0 { "red" } else { "blue" };
+            tokens.apply(&recorded(
+                seq,
+                json!({"type": REISSUED_EVENT, "seat": seat}),
+            ));
+        }
+        assert!(tokens.reissued_after("red", 10_003));
+        assert!(!tokens.reissued_after("red", 10_004));
+        assert!(tokens.reissued_after("blue", 10_002));
+        assert!(!tokens.reissued_after("blue", 10_003));
+        assert_eq!(
+            serde_json::to_value(&tokens).unwrap(),
+            json!([["red", 10_004], ["blue", 10_003]]),
+            "one entry a seat"
         );
     }
 }

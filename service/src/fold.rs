@@ -143,9 +143,12 @@ impl Fold {
     }
 
     /// Whether an event after version `after`, up to `to`, reissued a
-    /// seat's token (any seat's).
+    /// seat's token (any seat's): what a stream's page says, read from its
+    /// events (a page is at most a few of them).
     pub fn reissued_between(&self, after: u64, to: u64) -> bool {
-        self.game.seat_tokens.reissued_between(after, to)
+        self.events[after as usize..to as usize]
+            .iter()
+            .any(|event| umpire_domain::seat_tokens::is_seat_token_type(&event.event_type))
     }
 
     /// What the state alone holds, as [`Fold::bytes`] counts it: what a
