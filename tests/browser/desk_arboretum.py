@@ -18,6 +18,7 @@ from selenium.webdriver.common.by import By
 import viewer
 from viewer import (OUT, browser, call, import_unfinished, log, open_page, simulated, state, view_as, wait_for,
                     wait_version)
+from viewer import click_found
 
 SEATS = ["red", "blue"]
 CELLS = [f"{column}{row}" for column in "ABCDEF" for row in range(1, 7)]
@@ -279,7 +280,7 @@ def whole_game(driver, width: int) -> None:
     driver.execute_script("document.querySelector('#board .last-action').scrollIntoView({block: 'center'})")
     driver.save_screenshot(str(OUT / f"desk-arboretum-{width}-planted.png"))
     disputed(driver, game_id, umpire, width, where)
-    driver.find_element(By.ID, "last").click()
+    click_found(driver, By.ID, "last")
     wait_version(driver, last)
     score_explained(driver, game_id, last, where)
     no_overflow(driver, where)

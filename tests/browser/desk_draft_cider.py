@@ -16,6 +16,7 @@ import urllib.error
 
 import viewer
 from viewer import BINARY, OUT, browser, call, import_archive, import_unfinished, log, open_page, state, view_as, wait_for, wait_version
+from viewer import click_found
 from viewer import check as expect
 
 BATCHES = ["monochrome", "feather", "special_tree", "unlucky", "fortepiano", "sweet_couple", "steady", "bad"]
@@ -177,7 +178,7 @@ def play_by_clicking(driver, created: dict[str, Any], width: int, seats: int) ->
     view_as(driver, created["umpire_token"], "umpire")
     wait_version(driver, after)
     wait_for(driver, f"return document.querySelector('#timeline .attempt[data-rejected-at=\"{after}\"] button')", "the refused attempt")
-    driver.find_element(By.CSS_SELECTOR, f'#timeline .attempt[data-rejected-at="{after}"] button').click()
+    click_found(driver, By.CSS_SELECTOR, f'#timeline .attempt[data-rejected-at="{after}"] button')
     disputed = wait_for(driver, "const d = [...document.querySelectorAll('#board .disputed')].map(e => e.dataset.at); return d.length ? d : null",
                         "the refused attempt's card and batch marked")
     expect(f"hand:{hand[0]}" in disputed and f"{other}:bad" in disputed,

@@ -17,6 +17,7 @@ from selenium.webdriver.common.by import By
 
 import viewer
 from viewer import check as verify
+from viewer import click_found
 from viewer import (OUT, SEEDS, browser, call, import_archive, import_unfinished, log, open_page,
                     simulated, state, view_as, wait_for, wait_version)
 
@@ -78,7 +79,7 @@ def score_sheet(driver, what: str, game_id: str) -> None:
     """The sheet shows each total as its parts, and the parts add up."""
     panel = driver.find_element(By.ID, "score-panel")
     if not panel.get_attribute("open"):
-        panel.find_element(By.TAG_NAME, "summary").click()
+        click_found(panel, By.TAG_NAME, "summary")
     wait_for(driver, "return !!document.querySelector('#score .ff-score-table')", "the Flower Fields score sheet")
     sheet = driver.execute_script("""
         const rows = [...document.querySelectorAll('#score .ff-score-table tbody tr')];

@@ -12,6 +12,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from viewer import BASE, OUT, call, log, wait_for
+from viewer import click_found
 from viewer import check as expected
 
 
@@ -28,9 +29,9 @@ def the_form(driver) -> None:
         expected("Draft & Cider" in names and not any("_" in n for n in names), f"the games by their names: {names}")
         shown = lambda: driver.execute_script("return document.getElementById('clock-fields').getClientRects().length > 0")  # noqa: E731
         expected(not shown(), f"at {width} px the clock's fields are hidden while 'On the clock' is unchecked")
-        driver.find_element(By.ID, "clocked").click()
+        click_found(driver, By.ID, "clocked")
         expected(shown(), f"at {width} px the clock's fields show once the clock is chosen")
-        driver.find_element(By.ID, "clocked").click()
+        click_found(driver, By.ID, "clocked")
         expected(not shown(), f"at {width} px the clock's fields hide again")
         Select(driver.find_element(By.ID, "game")).select_by_value("draft_cider")
         players = wait_for(driver, "return document.getElementById('option-players')", "Draft & Cider's players field")
@@ -46,7 +47,7 @@ def the_form(driver) -> None:
     Select(driver.find_element(By.ID, "game")).select_by_value("arboretum")
     advantage = Select(wait_for(driver, "return document.getElementById('option-dm_advantage')", "Arboretum's DM Advantage field"))
     advantage.select_by_visible_text("blue")
-    driver.find_element(By.ID, "create").click()
+    click_found(driver, By.ID, "create")
     game_id = wait_for(driver, "return document.body.dataset.created", "the Arboretum game to be created")
     expected(call("GET", f"/v1/games/{game_id}/state")["state"].get("dm_advantage") == "blue",
              "the DM Advantage chosen in its field is the game's")
@@ -68,8 +69,8 @@ def check(driver) -> None:
     Select(driver.find_element(By.ID, "game")).select_by_value("treeblox")
     defaults = driver.execute_script("return document.getElementById('options').value")
     expected(defaults.strip().startswith("{"), f"the options' defaults are shown as JSON: {defaults!r}")
-    driver.find_element(By.ID, "clocked").click()
-    driver.find_element(By.ID, "create").click()
+    click_found(driver, By.ID, "clocked")
+    click_found(driver, By.ID, "create")
     game_id = wait_for(driver, "return document.body.dataset.created", "the game to be created")
     driver.save_screenshot(str(OUT / "new-game.png"))
     summary = call("GET", f"/v1/games/{game_id}")
@@ -119,7 +120,7 @@ def check(driver) -> None:
     # The desk's own panel, in the umpire's tools; the confirmation accepted.
     wait_for(driver, "return document.querySelector('#seats button[data-seat=light]') !== null", "the seats panel")
     driver.execute_script("window.confirm = () => true")
-    driver.find_element(By.CSS_SELECTOR, "#seats button[data-seat=light]").click()
+    click_found(driver, By.CSS_SELECTOR, "#seats button[data-seat=light]")
     light_link = wait_for(driver, "return document.getElementById('reissued-light')?.value", "light's new link")
     expected("/join#" in light_link, f"a reissue answers a link, never a token: {light_link}")
     try:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from viewer import BASE, OUT, browser, call, log, wait_for
+from viewer import click_found
 from viewer import check as expected
 
 WIDTHS = (1400, 500)
@@ -105,7 +106,7 @@ def at_width(width: int) -> None:
                 said = first.find_element("id", "join-status").text
                 expected("already holds seat dark" in said, f"the join page says which seat this browser holds: {said!r}")
                 shot(first, "seat-join-choice.png")
-                first.find_element("id", "open-held").click()
+                click_found(first, "id", "open-held")
                 as_seat(first, game_id, "dark", "opened as the seat held")
             # A second tab of the game is the seat, and acts.
             first.switch_to.new_window("tab")
@@ -131,7 +132,7 @@ def at_width(width: int) -> None:
             light_grows(game_id, light)
 
             # A link to another device, made from the seat's page.
-            restarted.find_element("id", "device-link").click()
+            click_found(restarted, "id", "device-link")
             link = wait_for(restarted, "return document.getElementById('device-link-url')?.value", "the link to another device")
             said = restarted.find_element("css selector", "#device .device-said").text
             expected(link.startswith(f"{BASE}/join#") and len(link.split("#")[1]) == 64, f"a one-time link, its code in the fragment: {link}")
@@ -158,7 +159,7 @@ def at_width(width: int) -> None:
 
                 # Leaving this device: a spectator, in this tab and the next.
                 restarted.execute_script("window.confirm = () => true")
-                restarted.find_element("id", "leave-device").click()
+                click_found(restarted, "id", "leave-device")
                 wait_for(restarted, "return document.body.dataset.viewer === 'spectator' && document.body.dataset.rendered === 'true'",
                          "the page as the spectator after leaving")
                 expected(restarted.find_element("id", "play-panel").get_attribute("hidden") is not None,

@@ -17,6 +17,7 @@ from typing import Any
 import viewer
 from viewer import OUT, browser, call, import_archive, import_unfinished, log, open_page, simulated, view_as, wait_for, \
     wait_version
+from viewer import click_found
 from selenium.webdriver.common.by import By
 
 expect = viewer.check
@@ -246,19 +247,19 @@ def main_turns(driver, width: int) -> None:
            f"treeblox: after a cell, the seat's reserve is offered ({sorted(marked(driver, 'legal'))})")
     viewer.targets_fit_a_finger(driver, f"treeblox's reserve after a cell at {width} px")
     driver.save_screenshot(str(OUT / f"desk-treeblox-play-{width}.png"))
-    driver.find_element(By.CSS_SELECTOR, "#play .restart").click()
+    click_found(driver, By.CSS_SELECTOR, "#play .restart")
     # A refused action marks its cell: a cube into an occupied cell.
     view = call("GET", f"/v1/games/{game_id}/state")["state"]
     occupied = view["cubes"][0]["cell"]
-    driver.find_element(By.CSS_SELECTOR, "#play-json summary").click()
+    click_found(driver, By.CSS_SELECTOR, "#play-json summary")
     editor = driver.find_element(By.ID, "action")
     editor.clear()
     editor.send_keys(json.dumps({"type": "grow", "placements": [{"kind": "leaf", "cell": occupied}]}))
-    driver.find_element(By.CSS_SELECTOR, "#submit-form button[type=submit]").click()
+    click_found(driver, By.CSS_SELECTOR, "#submit-form button[type=submit]")
     refusal = wait_for(driver, "return document.querySelector('#submit-result .refusal')?.textContent", "the refusal")
     expect("[" + ", ".join(map(str, occupied)) + "]" in refusal and marked(driver, "disputed") == {cell_key(occupied)},
            f"treeblox: a refusal names the cell as the board does, and marks it ({refusal!r}, {sorted(marked(driver, 'disputed'))})")
-    driver.find_element(By.CSS_SELECTOR, "#play-json summary").click()
+    click_found(driver, By.CSS_SELECTOR, "#play-json summary")
     taken = click_path(driver, path, action)
     after = accepted(driver, game_id, created["version"])
     expect(marked(driver, "last-action") == placed_cells(action),

@@ -19,6 +19,7 @@ from typing import Any
 
 from viewer import (BASE, OUT, browser, call, drawn, import_unfinished, log, open_page, pieces, simulated,
                     state, view_as, wait_for, wait_version)
+from viewer import click_found
 from viewer import check as expected
 
 WIDTHS = (1400, 500)
@@ -64,7 +65,7 @@ def look_as_every_seat(driver, created: dict[str, Any], width: int) -> None:
     wait_version(driver, at)
     for seat, token in (("red", created["seat_tokens"]["red"]), ("blue", created["seat_tokens"]["blue"]), ("spectator", None)):
         driver.execute_script("performance.clearResourceTimings(); performance.setResourceTimingBufferSize(2000)")
-        driver.find_element("css selector", f"#look-as button[data-look='{seat}']").click()
+        click_found(driver, "css selector", f"#look-as button[data-look='{seat}']")
         viewer = "spectator" if seat == "spectator" else f"seat:{seat}"
         shown_as(driver, viewer, f"{width}px: Look as {seat}")
         wait_version(driver, at)
@@ -83,7 +84,7 @@ def look_as_every_seat(driver, created: dict[str, Any], width: int) -> None:
             expected(driver.execute_script("return document.getElementById('play-panel').hidden"),
                      f"{width}px: the umpire does not play as the seat it looks as")
             driver.save_screenshot(str(OUT / f"umpire-look-as-red-{width}.png"))
-    driver.find_element("css selector", "#look-as button[data-look='umpire']").click()
+    click_found(driver, "css selector", "#look-as button[data-look='umpire']")
     shown_as(driver, "umpire", f"{width}px: back to the umpire")
     own = state(game_id, at, created["umpire_token"])["state"]
     expected(drawn(driver) == pieces("arboretum", own, SEATS), f"{width}px: back as the umpire, the umpire's board")
@@ -147,7 +148,7 @@ def ruling_on_the_record(driver, created: dict[str, Any], width: int) -> None:
     field.clear()
     text = f"{RULING} ({width}px)"
     driver.execute_script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))", field, text)
-    driver.find_element("css selector", "#ruling-form button[type=submit]").click()
+    click_found(driver, "css selector", "#ruling-form button[type=submit]")
     version = wait_for(driver, "return document.querySelector('#ruling-result [data-ruling-version]')?.dataset.rulingVersion",
                        f"{width}px: the ruling recorded")
     expected(int(version) == before + 1, f"{width}px: the ruling is at the game's next version ({version})")
@@ -167,7 +168,7 @@ def ruling_on_the_record(driver, created: dict[str, Any], width: int) -> None:
     driver.save_screenshot(str(OUT / f"umpire-ruling-{width}.png"))
     # Too long: refused by the service with its code and rule, nothing appended.
     driver.execute_script("arguments[0].value = 'x'.repeat(2001)", field)
-    driver.find_element("css selector", "#ruling-form button[type=submit]").click()
+    click_found(driver, "css selector", "#ruling-form button[type=submit]")
     code = wait_for(driver, "return document.querySelector('#ruling-result .refusal code')?.textContent", f"{width}px: the refusal")
     link = driver.execute_script("return document.querySelector('#ruling-result a.rule-link')?.getAttribute('href')")
     expected(code == "umpire.ruling_too_long" and link == "/rules/umpire#s1",
@@ -187,8 +188,8 @@ def dry_run_in_the_past(driver, created: dict[str, Any], width: int) -> None:
     wait_version(driver, at)
     said = driver.find_element("css selector", "#dry-run .dry-run-at").text
     expected(f"version {at}" in said, f"{width}px: the dry run says it tries at v{at} ({said!r})")
-    driver.find_element("css selector", "#dry-run .suggest").click()
-    driver.find_element("css selector", "#dry-run-form button[type=submit]").click()
+    click_found(driver, "css selector", "#dry-run .suggest")
+    click_found(driver, "css selector", "#dry-run-form button[type=submit]")
     verdict = wait_for(driver, "return document.querySelector('#dry-run-result [data-dry-run]')?.dataset.dryRun", f"{width}px: a verdict")
     expected(verdict == "accepted", f"{width}px: red's recorded action, tried again at v{at}, is accepted ({verdict})")
     if width == 1400:
@@ -196,7 +197,7 @@ def dry_run_in_the_past(driver, created: dict[str, Any], width: int) -> None:
         driver.save_screenshot(str(OUT / f"umpire-dry-run-{width}.png"))
     # The same action as blue: refused, with the rule that decides.
     driver.execute_script("document.getElementById('dry-run-as').value = 'blue'")
-    driver.find_element("css selector", "#dry-run-form button[type=submit]").click()
+    click_found(driver, "css selector", "#dry-run-form button[type=submit]")
     wait_for(driver, "return document.querySelector('#dry-run-result [data-dry-run=\"refused\"]')", f"{width}px: the refusal")
     code = driver.execute_script("return document.querySelector('#dry-run-result .refusal code')?.textContent")
     link = driver.execute_script("return document.querySelector('#dry-run-result a.rule-link')?.getAttribute('href')")
@@ -209,15 +210,15 @@ def dry_run_in_the_past(driver, created: dict[str, Any], width: int) -> None:
 
 def archive_and_link(driver, created: dict[str, Any], width: int) -> None:
     game_id = created["id"]
-    driver.find_element("id", "archive-download").click()
+    click_found(driver, "id", "archive-download")
     size = wait_for(driver, "return document.querySelector('#archive-result [data-archive-bytes]')?.dataset.archiveBytes",
                     f"{width}px: the archive downloaded")
     exported = json.dumps(call("GET", f"/v1/games/{game_id}/export", created["umpire_token"]))
     expected(int(size) > len(exported) // 2, f"{width}px: the downloaded archive is the export ({size} bytes)")
     at = int(driver.execute_script("return document.body.dataset.version"))
-    driver.find_element("css selector", "#look-as button[data-look='blue']").click()
+    click_found(driver, "css selector", "#look-as button[data-look='blue']")
     shown_as(driver, "seat:blue", f"{width}px: looking as blue for the link")
-    driver.find_element("id", "copy-link").click()
+    click_found(driver, "id", "copy-link")
     link = wait_for(driver, "const f = document.getElementById('copy-link-url'); return !f.hidden && f.value", "the link")
     expected(link.startswith(f"{BASE}/games/{game_id}?") and f"at={at}" in link and "as=umpire" in link and "look=blue" in link,
              f"{width}px: the copied link names the version, the viewer and whom it looks as ({link})")
@@ -226,7 +227,7 @@ def archive_and_link(driver, created: dict[str, Any], width: int) -> None:
     wait_version(driver, at)
     own = state(game_id, at, created["seat_tokens"]["blue"])["state"]
     expected(drawn(driver) == pieces("arboretum", own, SEATS), f"{width}px: the link opens blue's board at v{at}")
-    driver.find_element("css selector", "#look-as button[data-look='umpire']").click()
+    click_found(driver, "css selector", "#look-as button[data-look='umpire']")
     shown_as(driver, "umpire", f"{width}px: the umpire again")
 
 
@@ -234,7 +235,7 @@ def changes_in_words(driver, created: dict[str, Any], width: int) -> None:
     for field, value in (("diff-from", 10), ("diff-to", 30)):
         driver.find_element("id", field).clear()
         driver.find_element("id", field).send_keys(str(value))
-    driver.find_element("css selector", "#diff-form button").click()
+    click_found(driver, "css selector", "#diff-form button")
     words = wait_for(driver, "const w = [...document.querySelectorAll('#diff .in-words li')].map(li => li.textContent); return w.length && w",
                      f"{width}px: the diff in words")
     rows = driver.execute_script("return document.querySelectorAll('#diff details.as-json tbody tr').length")
@@ -257,7 +258,7 @@ def changes_in_words(driver, created: dict[str, Any], width: int) -> None:
     patch = driver.find_element("id", "what-if-patch")
     patch.clear()
     patch.send_keys('{"dm_advantage": "blue"}')
-    driver.find_element("css selector", "#what-if-form button").click()
+    click_found(driver, "css selector", "#what-if-form button")
     said = wait_for(driver, "const w = [...document.querySelectorAll('#what-if .in-words li')].map(li => li.textContent); return w.length && w",
                     f"{width}px: the what-if in words")
     expected(any(s.startswith(("red's score", "blue's score")) for s in said), f"{width}px: the what-if says each seat's score ({said[:4]})")

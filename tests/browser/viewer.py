@@ -55,6 +55,19 @@ def check(condition: bool, message: str) -> None:
         log(f"FAIL: {message}")
 
 
+def click_found(driver, by: str, selector: str) -> None:
+    """Clicks what `selector` finds, found again if the page redrew it
+    between the finding and the click: a live event may arrive at any
+    moment and replace a control (what once failed CI's run)."""
+    for _ in range(20):
+        try:
+            driver.find_element(by, selector).click()
+            return
+        except StaleElementReferenceException:
+            time.sleep(0.1)
+    driver.find_element(by, selector).click()
+
+
 def check_wall_clock(condition: bool, message: str) -> None:
     """A budget in wall-clock time, judged only on a machine not busier than
     its cores: beside other work (load over the CPU count) the browser's own
@@ -188,7 +201,7 @@ def open_page(driver: webdriver.Chrome, game_id: str, query: str = "") -> None:
 
 def view_as(driver: webdriver.Chrome, token: str | None, expected_viewer: str) -> None:
     if token is None:
-        driver.find_element(By.ID, "forget").click()
+        click_found(driver, By.ID, "forget")
     else:
         field = driver.find_element(By.ID, "token")
         field.send_keys(token)
@@ -301,7 +314,7 @@ def step_through(driver: webdriver.Chrome, game: str, created: dict[str, Any], t
     skip = driver.find_element(By.ID, "skip")
     if skip.is_selected():
         skip.click()
-    driver.find_element(By.ID, "first").click()
+    click_found(driver, By.ID, "first")
     wait_version(driver, 0)
     body = driver.find_element(By.TAG_NAME, "body")
     mismatches = 0
@@ -331,7 +344,7 @@ def umpire_tools(driver: webdriver.Chrome, created: dict[str, Any]) -> None:
     for field, value in (("diff-from", 10), ("diff-to", 20)):
         driver.find_element(By.ID, field).clear()
         driver.find_element(By.ID, field).send_keys(str(value))
-    driver.find_element(By.CSS_SELECTOR, "#diff-form button").click()
+    click_found(driver, By.CSS_SELECTOR, "#diff-form button")
     rows = wait_for(driver, "return document.querySelectorAll('#diff tbody tr').length", "the diff")
     before = state(created["id"], 10, created["umpire_token"])["state"]
     after = state(created["id"], 20, created["umpire_token"])["state"]
@@ -339,12 +352,12 @@ def umpire_tools(driver: webdriver.Chrome, created: dict[str, Any]) -> None:
     patch = driver.find_element(By.ID, "what-if-patch")
     patch.clear()
     patch.send_keys('{"dm_advantage": "blue"}')
-    driver.find_element(By.CSS_SELECTOR, "#what-if-form button").click()
+    click_found(driver, By.CSS_SELECTOR, "#what-if-form button")
     report = wait_for(driver, "return document.querySelector('#what-if table') && document.getElementById('what-if').textContent",
                       "the what-if report")
     check("dm_advantage" in report or "blue" in report, "the what-if report is shown")
     # The score sheet follows the version shown: at the end, the final totals.
-    driver.find_element(By.ID, "last").click()
+    click_found(driver, By.ID, "last")
     wait_version(driver, created["version"])
     final = call("GET", f"/v1/games/{created['id']}/score?at={created['version']}", created["umpire_token"])["score"]
     sheet = wait_for(driver, f"return document.querySelector('#score [data-score-version=\"{created['version']}\"]')?.textContent",
@@ -355,9 +368,9 @@ def umpire_tools(driver: webdriver.Chrome, created: dict[str, Any]) -> None:
     skip = driver.find_element(By.ID, "skip")
     if not skip.is_selected():
         skip.click()
-    driver.find_element(By.ID, "first").click()
+    click_found(driver, By.ID, "first")
     wait_version(driver, 0)
-    driver.find_element(By.ID, "next").click()
+    click_found(driver, By.ID, "next")
     landed = int(wait_for(driver, "return document.body.dataset.rendered === 'true' && document.body.dataset.version !== '0' && document.body.dataset.version",
                           "a step that skips bookkeeping"))
     events = call("GET", f"/v1/games/{created['id']}/events?after=0&limit={landed}", created["umpire_token"])["events"]
@@ -612,14 +625,14 @@ def play_from_the_page(driver: webdriver.Chrome) -> None:
           f"every legal action is offered ({offered} of {len(legal)}) and reachable by its own clicks ({reachable})")
     # An illegal action, as JSON, is refused with its rule linked, and
     # changes nothing.
-    driver.find_element(By.CSS_SELECTOR, "#play-json summary").click()
+    click_found(driver, By.CSS_SELECTOR, "#play-json summary")
     wait_for(driver, "return document.querySelectorAll('#legal-actions .legal-action').length > 0", "the legal actions as JSON")
     check(driver.execute_script("return document.querySelectorAll('#legal-actions .legal-action').length") == len(legal),
           "every legal action is listed as JSON, uncapped")
     editor = driver.find_element(By.ID, "action")
     editor.clear()
     editor.send_keys('{"type": "choose_start", "seat": "red"}')
-    driver.find_element(By.CSS_SELECTOR, "#submit-form button[type=submit]").click()
+    click_found(driver, By.CSS_SELECTOR, "#submit-form button[type=submit]")
     refusal = wait_for(driver, "return document.querySelector('#submit-result .refusal')?.textContent", "the refusal")
     check("§" in refusal, f"a refusal shows its code, message and rule: {refusal}")
     link = driver.execute_script("return document.querySelector('#submit-result .refusal a.rule-link')?.getAttribute('href')")
@@ -712,13 +725,7 @@ def umpire_clock_controls(driver: webdriver.Chrome) -> None:
     def click(action: str) -> None:
         wait_for(driver, f"return document.querySelector('#clocks [data-clock-action=\"{action}\"]') !== null",
                  f"the umpire's {action} control")
-        for _ in range(20):
-            try:
-                driver.find_element(By.CSS_SELECTOR, f'#clocks [data-clock-action="{action}"]').click()
-                return
-            except StaleElementReferenceException:
-                time.sleep(0.1)
-        check(False, f"the umpire's {action} control stays long enough to be clicked")
+        click_found(driver, By.CSS_SELECTOR, f'#clocks [data-clock-action="{action}"]')
 
     def recorded() -> list[str]:
         events = call("GET", f"/v1/games/{game_id}/events?after=0&limit=100", umpire)["events"]
