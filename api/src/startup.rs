@@ -56,6 +56,9 @@ pub struct ServiceOptions {
     /// How long an idle connection is kept open for the client's next
     /// request ([`KEEP_ALIVE`]).
     pub keep_alive: std::time::Duration,
+    /// How long a new connection is given to send its first request's
+    /// head ([`REQUEST_HEAD_TIMEOUT`]).
+    pub request_head_timeout: std::time::Duration,
     /// Whether this instance times seats out when their clocks run out
     /// (`umpire_service::timekeeper`); every instance may, at once.
     pub keep_time: bool,
@@ -86,6 +89,14 @@ pub struct ServiceOptions {
 /// (`GameService::import`, audits, scoring).
 pub const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// How long a new connection is given to send its first request's head
+/// before it is answered 408 and closed (actix's own default): a client
+/// that opens connections and sends nothing holds each this long at most.
+/// It is timed by the same worker's clock as [`KEEP_ALIVE`], so a worker
+/// that was busy for seconds answers a connection it takes then with 408 at
+/// once: the bound errs on the side of letting go.
+pub const REQUEST_HEAD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// How long requests in flight are given to finish once a stop is asked.
 pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -98,6 +109,7 @@ impl Default for ServiceOptions {
             memory_budget: umpire_service::budget::DEFAULT_MEMORY_BUDGET,
             budget_includes_process: false,
             keep_alive: KEEP_ALIVE,
+            request_head_timeout: REQUEST_HEAD_TIMEOUT,
             keep_time: true,
             replicas: None,
             trusted_proxies: Vec::new(),
@@ -285,6 +297,7 @@ impl Application {
         // `umpire serve` handles the stop signals (`run_until_signalled`).
         .disable_signals()
         .keep_alive(options.keep_alive)
+        .client_request_timeout(options.request_head_timeout)
         // The gate counts every worker's connections against one limit and
         // answers those past it; actix's own limit (per worker) is only a
         // backstop above it, so that the gate sees, and answers, a few past

@@ -232,3 +232,34 @@ async fn pipelined_requests_whose_answers_are_never_read_hold_bounded_memory() {
     );
     drop(unread);
 }
+
+/// Given a head timeout of one second, a connection that sends no request
+/// is answered 408 (or closed) and let go: a client that opens connections
+/// and sends nothing holds each for a bounded time. Given a long one, a
+/// connection that sends its request later than actix's default (5 s) is
+/// still served: the option is the server's.
+#[tokio::test]
+async fn a_connection_that_sends_no_request_is_let_go_after_the_head_timeout() {
+    let brief = TestApp::spawn_with(ServiceOptions {
+        request_head_timeout: Duration::from_secs(1),
+        ..ServiceOptions::default()
+    })
+    .await;
+    let mut silent = TcpStream::connect(server_address(&brief)).await.unwrap();
+    let answer = read_answer(&mut silent).await;
+    assert!(
+        answer.is_empty() || answer.starts_with("HTTP/1.1 408"),
+        "{answer}"
+    );
+    until_closed(&mut silent).await;
+
+    let patient = TestApp::spawn_with(ServiceOptions {
+        request_head_timeout: Duration::from_secs(600),
+        ..ServiceOptions::default()
+    })
+    .await;
+    let mut late = TcpStream::connect(server_address(&patient)).await.unwrap();
+    tokio::time::sleep(umpire_api::startup::REQUEST_HEAD_TIMEOUT + Duration::from_secs(2)).await;
+    let answer = ask_health(&mut late).await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+}

@@ -82,6 +82,7 @@ pub async fn serve(command: ServeCommand) -> anyhow::Result<()> {
         memory_budget: usize::try_from(command.memory_budget).unwrap_or(usize::MAX),
         budget_includes_process: true,
         keep_alive: crate::startup::KEEP_ALIVE,
+        request_head_timeout: crate::startup::REQUEST_HEAD_TIMEOUT,
         keep_time: true,
         replicas: replica_settings(
             &command.replicas,
