@@ -110,11 +110,16 @@ impl TestApp {
             };
         }
         // The one worker's clock stands still while it works for seconds
-        // (see `umpire_api::startup::REQUEST_HEAD_TIMEOUT`), and a test's
-        // next connection was then answered 408 at once: only the test of
-        // the head timeout, which sets one of its own, meets it.
+        // (see `umpire_api::startup::REQUEST_HEAD_TIMEOUT` and
+        // `KEEP_ALIVE`): a test's next connection was then answered 408 at
+        // once, and one kept alive could be closed right after its answer.
+        // Only the tests of those bounds, which set their own, meet them;
+        // the tests' client lets its idle connections go after 2 s.
         if options.request_head_timeout == umpire_api::startup::REQUEST_HEAD_TIMEOUT {
             options.request_head_timeout = std::time::Duration::from_secs(120);
+        }
+        if options.keep_alive == umpire_api::startup::KEEP_ALIVE {
+            options.keep_alive = std::time::Duration::from_secs(120);
         }
         let application =
             Application::build_with(store.clone(), "127.0.0.1:0", Some(1), options).expect("bind");
