@@ -9,10 +9,12 @@
 #   CALLGRIND_KEEP=/tmp/action.out scripts/instructions.sh   # and keep the dump
 #   STREAMS=1 SPECTATORS_ONLY=1 ACTIONS=400 scripts/instructions.sh   # streams, all spectators'
 #   STREAMS=1 ACTIONS=400 scripts/instructions.sh   # and seats: the seats' share of deliveries
+#   STREAMS=1 SPECTATORS_ONLY=1 SPECTATORS=8 ACTIONS=400 scripts/instructions.sh   # more watchers a game
 #
 # CALLGRIND_KEEP=PATH keeps the action path's dump at PATH and the stack
 # ceiling's at PATH.ceiling; with STREAMS=1 also the streamed phase's at
-# PATH.streams and the stream ceiling's last run's (its
+# PATH.streams (and the idle interval taken off it at PATH.idle) and the
+# stream ceiling's last run's (its
 # quiet phase at PATH.stream-ceiling-quiet, followed at
 # PATH.stream-ceiling), for `callgrind_annotate --inclusive=yes`.
 #
@@ -25,10 +27,13 @@
 # is mostly an artefact of the measurement.
 #
 # With STREAMS=1, then the live streams' cost: every game of ACTIONS more
-# planned submissions is followed by two spectators and each of its seats
+# planned submissions (the same moves as those measured, in fresh games)
+# is followed by two spectators and each of its seats
 # (api/examples/stream_readers.rs, natively), those submissions replayed,
-# and the instructions per action above the count without streams printed,
-# per action and per event delivered (what the streams cost the
+# and the instructions per action above the count without streams printed
+# (less what the service does idle while the phase waits for its last
+# deliveries), per action and per event delivered, and the part of it
+# that renders each event once per viewer (what the streams cost the
 # action path, without the machine's noise; the kernel's sends not seen);
 # then the same events delivered to the same readers by the streams'
 # ceiling (api/examples/stream_ceiling.rs: actix's SSE path writing events
@@ -58,9 +63,20 @@ log "starting $binary under callgrind (slow)"
 start_server "$wrapper" "$WORK_DIR/data" --max-streams-per-client 100000
 here="$REPO_ROOT/scripts/load"
 planned=$((WARM_UP + ACTIONS))
-[[ -n "${STREAMS:-}" ]] && planned=$((WARM_UP + 2 * ACTIONS))
+# With streams, the streamed phase replays the same moves as the measured
+# one, a whole cycle of the plan later (scripts/load/driver.py: its 12
+# recorded games, about 640 moves): what it costs more is the streams', not
+# another mix of actions (the windows 400 lines apart differed by about
+# 300 instructions per event delivered, either way).
+MAX_CYCLE=1000
+[[ -n "${STREAMS:-}" ]] && planned=$((WARM_UP + 2 * ACTIONS + MAX_CYCLE))
 python3 "$here/driver.py" plan "$BASE_URL" "$WORK_DIR/plan-" --threads 1 \
     --actions-per-thread "$planned"
+cycle="$(cat "$WORK_DIR/plan-cycle")"
+(( cycle <= MAX_CYCLE )) || die "the plan repeats every $cycle lines, more than $MAX_CYCLE"
+# The streamed window: the first line at or after the measured window's end
+# that a whole number of cycles from its start.
+streamed_from=$((WARM_UP + (ACTIONS + cycle - 1) / cycle * cycle))
 python3 "$here/replay.py" "$BASE_URL" "$WORK_DIR/plan-0.tsv" 0 "$WARM_UP"
 callgrind_control -z "$SERVER_PID" >/dev/null 2>&1
 log "replaying $ACTIONS submissions"
@@ -88,13 +104,20 @@ if [[ -n "${STREAMS:-}" ]]; then
     log "building the stream readers (api/examples/stream_readers.rs)"
     (cd "$REPO_ROOT" && cargo build --release -p umpire-api --features bench --example stream_readers >&2)
     readers="${CARGO_TARGET_DIR:-$REPO_ROOT/target}/release/examples/stream_readers"
-    # Two spectators and every seat of each game the next ACTIONS lines play
-    # (with SPECTATORS_ONLY=1, as many streams, all spectators': the work
-    # the ceiling does, with no seat's redaction).
-    python3 - "$WORK_DIR/plan-0.tsv" $((WARM_UP + ACTIONS)) "$ACTIONS" "${SPECTATORS_ONLY:-}" >"$WORK_DIR/follows" <<'PY'
+    # SPECTATORS (2) spectators and every seat of each game the next
+    # ACTIONS lines play (with SPECTATORS_ONLY=1, as many streams, all
+    # spectators': the work the ceiling does, with no seat's redaction).
+    # The lines between the two windows, played first and not counted: the
+    # games the streamed window starts in the middle of stand where those
+    # of the measured window stood.
+    python3 "$here/replay.py" "$BASE_URL" "$WORK_DIR/plan-0.tsv" $((WARM_UP + ACTIONS)) \
+        $((streamed_from - WARM_UP - ACTIONS))
+    python3 - "$WORK_DIR/plan-0.tsv" "$streamed_from" "$ACTIONS" "${SPECTATORS_ONLY:-}" \
+        "${SPECTATORS:-2}" >"$WORK_DIR/follows" <<'PY'
 import sys
 plan, start, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 spectators_only = sys.argv[4] == "1"
+spectators = int(sys.argv[5])
 tokens: dict[str, list[str]] = {}
 with open(plan, encoding="utf-8") as lines:
     for line in lines.read().splitlines()[start:start + count]:
@@ -103,7 +126,7 @@ with open(plan, encoding="utf-8") as lines:
         if token not in seats:
             seats.append(token)
 for game, seats in tokens.items():
-    for token in ["-", "-", *seats]:
+    for token in ["-"] * spectators + seats:
         print(game, "-" if spectators_only else token, 0)
 PY
     streams=$(wc -l <"$WORK_DIR/follows")
@@ -115,20 +138,34 @@ PY
     { cat "$WORK_DIR/follows"; echo; } >&3
     for _ in $(seq 2400); do grep -q '^ready$' "$WORK_DIR/arrivals" && break; sleep 0.5; done
     grep -q '^ready$' "$WORK_DIR/arrivals" || die "the $streams streams did not all open"
+    # What the service does in the 20 s the streamed phase waits for its
+    # last deliveries, whether streams are open or not (the timekeeper's
+    # looks at due clocks, five a second; the pool's upkeep): counted in
+    # that phase, and taken off it below. Measured with the streams open
+    # and nothing played, so the heartbeats they are sent are counted too:
+    # not a cost of the events delivered.
+    callgrind_control -z "$SERVER_PID" >/dev/null 2>&1
+    sleep 20
+    callgrind_control -d "$SERVER_PID" >/dev/null 2>&1
+    idle="$(counted_instructions "$out.$SERVER_PID.2")"
+    [[ -n "${CALLGRIND_KEEP:-}" ]] && cp "$out.$SERVER_PID.2" "$CALLGRIND_KEEP.idle"
     callgrind_control -z "$SERVER_PID" >/dev/null 2>&1
     echo go >&3
     log "replaying $ACTIONS more submissions with $streams streams following their games"
-    python3 "$here/replay.py" "$BASE_URL" "$WORK_DIR/plan-0.tsv" $((WARM_UP + ACTIONS)) "$ACTIONS"
+    python3 "$here/replay.py" "$BASE_URL" "$WORK_DIR/plan-0.tsv" "$streamed_from" "$ACTIONS"
     sleep 20 # the last deliveries, slow under valgrind
     callgrind_control -d "$SERVER_PID" >/dev/null 2>&1
     echo stop >&3
     exec 3>&-
     wait "$readers_pid"
     delivered=$(grep -c -v -e '^ready$' -e '^end$' "$WORK_DIR/arrivals" || true)
-    dump="$out.$SERVER_PID.2"
+    dump="$out.$SERVER_PID.3"
     for _ in $(seq 50); do [[ -s "$dump" ]] && break; sleep 0.2; done
     [[ -n "${CALLGRIND_KEEP:-}" ]] && cp "$dump" "$CALLGRIND_KEEP.streams"
-    with_streams="$(callgrind_annotate "$dump" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }')"
+    with_streams_and_idle="$(counted_instructions "$dump")"
+    with_streams=$((with_streams_and_idle - idle))
+    awk -v idle="$idle" -v n="$ACTIONS" 'BEGIN {
+        printf "the service idle for 20 s with the streams open: %.0f instructions (%.0f per action), taken off\n", idle, idle / n }'
     awk -v with="$with_streams" -v without="$all" -v n="$ACTIONS" -v events="$delivered" -v streams="$streams" 'BEGIN {
         extra = (with - without) / n
         printf "instructions per action with %d streams following the games: %.0f, %.0f more than without\n", streams, with / n, extra
@@ -148,6 +185,17 @@ PY
     fi
     stream_extra_per_event=$(awk -v with="$with_streams" -v without="$all" -v events="$delivered" \
         'BEGIN { printf "%.0f", (with - without) / events }')
+    # Of that, the rendering: each event read and written once for each
+    # viewer of its game's streams (`Cursor::page`, in the append's push or
+    # a stream's own read), whatever the number of streams of that viewer;
+    # the rest is what each delivery costs. The ceiling renders nothing: it
+    # is handed its events written.
+    stream_totals="$(callgrind_annotate --inclusive=yes "$dump" 2>/dev/null)"
+    rendering="$(awk '/live::cursor::Cursor::page[^:]/ { gsub(",", "", $1); print $1; exit }' <<<"$stream_totals")"
+    stream_delivery_per_event=$(awk -v extra="$stream_extra_per_event" -v rendering="${rendering:-0}" \
+        -v events="$delivered" 'BEGIN { printf "%.0f", extra - rendering / events }')
+    awk -v rendering="${rendering:-0}" -v events="$delivered" -v rest="$stream_delivery_per_event" 'BEGIN {
+        printf "of which rendering once per viewer: %.0f per event delivered; the rest, per delivery: %.0f\n", rendering / events, rest }'
 
     # The streams' ceiling (api/examples/stream_ceiling.rs): the same SSE
     # framing over actix, handed each action's events already rendered, no
@@ -159,7 +207,7 @@ PY
     # readers cost is the difference, as above.
     log "building the stream ceiling (api/examples/stream_ceiling.rs)"
     (cd "$REPO_ROOT" && cargo build --release -p umpire-api --features bench --example stream_ceiling >&2)
-    python3 - "$BASE_URL" "$WORK_DIR/plan-0.tsv" $((WARM_UP + ACTIONS)) "$ACTIONS" \
+    python3 - "$BASE_URL" "$WORK_DIR/plan-0.tsv" "$streamed_from" "$ACTIONS" \
         "$WORK_DIR/stream-ceiling-" <<'PY'
 import json
 import sys
@@ -268,12 +316,14 @@ PY
     for run in $(seq "${STREAM_CEILING_RUNS:-3}"); do
         ceilings+=("$(stream_ceiling_run "$run")")
     done
-    printf '%s\n' "${ceilings[@]}" | sort -n | awk -v service="$stream_extra_per_event" '
+    printf '%s\n' "${ceilings[@]}" | sort -n | awk -v service="$stream_extra_per_event" \
+        -v delivery="$stream_delivery_per_event" '
         { figure[NR] = $1 }
         END {
             median = (NR % 2) ? figure[(NR + 1) / 2] : (figure[NR / 2] + figure[NR / 2 + 1]) / 2
             printf "stream ceiling: %.0f instructions per event delivered (median of %d runs, %.0f-%.0f)\n", median, NR, figure[1], figure[NR]
-            printf "streams per event delivered / stream ceiling: %.2f (target <= 1.5; %.2f-%.2f over the runs)\n", service / median, service / figure[NR], service / figure[1] }'
+            printf "streams per event delivered / stream ceiling: %.2f (target <= 1.5; %.2f-%.2f over the runs)\n", service / median, service / figure[NR], service / figure[1]
+            printf "the same without the rendering once per viewer: %.2f\n", delivery / median }'
 fi
 
 export PGPASSFILE="$WORK_DIR/data/pgpass"

@@ -44,6 +44,11 @@ def plan(args: argparse.Namespace) -> int:
             recordings.append(record)
     total_moves = sum(len(r.moves) for r in recordings)
     print(f"plan: recorded {len(recordings)} games, {total_moves} moves", file=sys.stderr)
+    # Each thread's plan repeats every `total_moves` lines (the same games,
+    # deals and moves, in fresh games): a harness comparing two windows of
+    # a plan compares the same work when they are this far apart.
+    with open(f"{args.out_prefix}cycle", "w") as handle:
+        handle.write(f"{total_moves}\n")
     games_created = 0
     for thread in range(args.threads):
         lines = []
