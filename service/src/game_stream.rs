@@ -123,7 +123,7 @@ impl GameStream {
                 self.at_head = position == batch.head;
                 let end = if finished {
                     Some(self.end("finished", Some((*batch.status).clone()), None))
-                } else if batch.reissued && self.revoked().await {
+                } else if batch.reissued && Box::pin(self.revoked()).await {
                     // The reissue is delivered, then nothing more.
                     Some(self.end("revoked", None, None))
                 } else {
@@ -172,6 +172,7 @@ impl GameStream {
 
     /// Whether the seat's token (or page session) no longer stands: asked
     /// of the store only after a reissue, and never for other viewers.
+    /// Awaited boxed: its future is large and rarely made.
     async fn revoked(&self) -> bool {
         let Some(recheck) = &self.recheck else {
             return false;

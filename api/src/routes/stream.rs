@@ -129,7 +129,9 @@ pub async fn stream_game_events(
 fn messages(stream: GameStream) -> impl Stream<Item = Result<Bytes, actix_web::Error>> {
     let retry = Bytes::from(format!("retry: {RETRY_MILLISECONDS}\n\n"));
     let first = stream::once(async move { Ok::<_, actix_web::Error>(retry) });
-    let rest = stream::unfold(stream, |mut stream| async move {
+    // Boxed: the state moves into each message's future and out again, and
+    // a stream's state is about 1.4 KB (copied twice a delivery).
+    let rest = stream::unfold(Box::new(stream), |mut stream| async move {
         if stream.ended() {
             return None;
         }

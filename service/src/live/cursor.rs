@@ -103,7 +103,10 @@ impl Cursor {
         }
         if folded < end {
             let newest = &latest.events[folded as usize];
-            events.push(self.rendered(with, latest, newest, || Arc::new(latest.status()))?);
+            // The status after it is the head's, which the batch carries
+            // too: made once for both.
+            let head_status = || with.renders.lock().head_status(version, || latest.status());
+            events.push(self.rendered(with, latest, newest, head_status)?);
         }
         let reissued = latest.reissued_between(self.position, end);
         self.position = end;

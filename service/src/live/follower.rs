@@ -78,6 +78,9 @@ impl Follower {
         let cached = self
             .reader
             .cached_at_least(self.game_id, need, announced > position);
+        // The store's reads are boxed: rare at the head, and their futures
+        // are kilobytes, which every delivery's future would otherwise
+        // carry (and copy) however it reads.
         let latest = if let Some(fold) = cached {
             fold
         } else {
@@ -86,11 +89,11 @@ impl Follower {
                 // Version `announced` exists: any place holding it answers
                 // (the fold cache, where another stream of this game may
                 // have just read it; a standby; the primary).
-                self.reader.at_least(self.game_id, announced).await?
+                Box::pin(self.reader.at_least(self.game_id, announced)).await?
             } else {
                 match self.reader.folds.cached(self.game_id) {
                     Some(fold) if fold.head.version() > position => fold,
-                    _ => self.reader.caught_up(self.game_id).await?,
+                    _ => Box::pin(self.reader.caught_up(self.game_id)).await?,
                 }
             }
         };
