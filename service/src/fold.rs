@@ -47,8 +47,10 @@ impl Checkpoint {
 pub(crate) struct Fold {
     pub record: Arc<GameRecord>,
     pub events: Vec<Arc<RecordedEvent>>,
-    /// The game's match and clock after those events.
-    pub game: GameAggregate,
+    /// The game's match and clock after those events: shared, so that the
+    /// streams of a followed game keep the state at the head without a copy
+    /// (`live::renders`).
+    pub game: Arc<GameAggregate>,
     /// Where the log ended when these events were read or written: what the
     /// next append extends.
     pub head: Head,
@@ -71,7 +73,7 @@ impl Fold {
         Fold {
             record: Arc::new(record),
             events: Vec::new(),
-            game: GameAggregate::start(state),
+            game: Arc::new(GameAggregate::start(state)),
             head: Head::start(game_id),
             checkpoints: Vec::new(),
             events_bytes: 0,
@@ -163,7 +165,7 @@ impl Fold {
         events: Vec<RecordedEvent>,
         head: Head,
     ) -> Result<Fold, ServiceError> {
-        let mut game = self.game.clone();
+        let mut game = GameAggregate::clone(&self.game);
         let mut checkpoints = Vec::new();
         let mut last_kept = self.last_checkpoint();
         for (index, event) in events.iter().enumerate() {
@@ -194,7 +196,7 @@ impl Fold {
             // the last: folded again, one event at a time (clocked games
             // only).
             Some(_) => {
-                let mut stepped = self.game.clone();
+                let mut stepped = GameAggregate::clone(&self.game);
                 for event in &events {
                     stepped
                         .apply(event)
@@ -237,7 +239,7 @@ impl Fold {
         Fold {
             record: self.record.clone(),
             events: all,
-            game,
+            game: Arc::new(game),
             head,
             checkpoints: self.checkpoints.clone(),
             events_bytes: self.events_bytes + added,

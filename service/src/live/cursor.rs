@@ -114,7 +114,7 @@ impl Cursor {
             (Some(own), _) if end < version => {
                 // The game's other streams catching up from here fold on
                 // from a copy, not from the game's start.
-                share_base(with, end, &own, latest.state_bytes());
+                share_base(with, end, || Arc::new(own.clone()), latest.state_bytes());
                 (Arc::new(own.status()), Some(Base::Behind(own)))
             }
             // Behind, on statuses another stream folded: no state of its
@@ -122,7 +122,7 @@ impl Cursor {
             // shared folds on from the copy that stream kept.
             (None, Some(status)) if end < version => (status, None),
             _ => {
-                share_base(with, version, &latest.game, latest.state_bytes());
+                share_base(with, version, || latest.game.clone(), latest.state_bytes());
                 let status = with.renders.lock().head_status(version, || latest.status());
                 (status, Some(Base::Head(Arc::downgrade(latest))))
             }
@@ -231,7 +231,7 @@ impl Cursor {
             Some(Base::Head(fold)) => fold
                 .upgrade()
                 .filter(|fold| fold.head.version() == self.position)
-                .map(|fold| fold.game.clone()),
+                .map(|fold| GameAggregate::clone(&fold.game)),
             Some(Base::Behind(own)) if own.state.version() == self.position => Some(own),
             _ => None,
         };
@@ -274,17 +274,21 @@ fn fold_on(
         .map_err(|e| corrupt(with.game_id, e))
 }
 
-/// Keeps a copy of `game`, the game after version `version` that a cursor
-/// has read up to, for the game's streams to fold their next events from,
-/// unless another has kept it (or a newer one) already: copied only then.
+/// Keeps `game`, the game after version `version` that a cursor has read
+/// up to, for the game's streams to fold their next events from, unless
+/// another has kept it (or a newer one) already: made only then (at the
+/// head, the fold's own state, shared; behind, a copy of the cursor's).
 /// `state_bytes` is what it holds.
-fn share_base(with: &Shared, version: u64, game: &GameAggregate, state_bytes: usize) {
+fn share_base(
+    with: &Shared,
+    version: u64,
+    game: impl FnOnce() -> Arc<GameAggregate>,
+    state_bytes: usize,
+) {
     if !with.renders.lock().wants_base(version) {
         return;
     }
-    with.renders
-        .lock()
-        .keep_base(version, game.clone(), state_bytes);
+    with.renders.lock().keep_base(version, game, state_bytes);
 }
 
 /// Pages one append pushes to each viewer, at most: an action's events

@@ -33,8 +33,9 @@ pub(super) struct Renders {
     /// The status after the newest version read, and that version.
     head_status: Option<(u64, Arc<StatusJson>)>,
     /// The state after the newest version the streams have read, with
-    /// that version and what it holds.
-    base: Option<(u64, GameAggregate, usize)>,
+    /// that version and what it holds: at the head, the fold's own (shared,
+    /// not copied), which stays when the next append replaces the fold.
+    base: Option<(u64, Arc<GameAggregate>, usize)>,
     /// The pages pushed to the streams at the newest version.
     pushed: PushedPages,
 }
@@ -88,13 +89,18 @@ impl Renders {
             .is_none_or(|(kept, _, _)| *kept < version)
     }
 
-    /// Keeps `copy`, the state after version `version` (the newest the
-    /// game's streams have read, at the head or a page into a long action),
-    /// unless a newer one is kept; `state_bytes` is what it holds
-    /// ([`crate::fold::Fold::state_bytes`] of a fold near it).
-    pub(super) fn keep_base(&mut self, version: u64, copy: GameAggregate, state_bytes: usize) {
+    /// Keeps the state after version `version` (the newest the game's
+    /// streams have read, at the head or a page into a long action), made
+    /// by `state` only unless a newer one is kept; `state_bytes` is what it
+    /// holds ([`crate::fold::Fold::state_bytes`] of a fold near it).
+    pub(super) fn keep_base(
+        &mut self,
+        version: u64,
+        state: impl FnOnce() -> Arc<GameAggregate>,
+        state_bytes: usize,
+    ) {
         if self.wants_base(version) {
-            self.base = Some((version, copy, state_bytes + 64));
+            self.base = Some((version, state(), state_bytes + 64));
             self.recharge();
         }
     }
@@ -133,7 +139,7 @@ impl Renders {
     /// A copy of the state after version `version`, if that is the one kept.
     pub(super) fn base_at(&self, version: u64) -> Option<GameAggregate> {
         match &self.base {
-            Some((kept, folded, _)) if *kept == version => Some(folded.clone()),
+            Some((kept, folded, _)) if *kept == version => Some(GameAggregate::clone(folded)),
             _ => None,
         }
     }
