@@ -59,8 +59,10 @@ printf '#!/bin/sh\nexec valgrind --tool=callgrind --callgrind-out-file=%s.%%p %s
     "$out" "$binary" >"$wrapper"
 chmod +x "$wrapper"
 log "starting $binary under callgrind (slow)"
-# Every reader of the stream figures comes from one address: no per-client cap.
-start_server "$wrapper" "$WORK_DIR/data" --max-streams-per-client 100000
+# Every reader of the stream figures comes from one address: no per-client
+# or per-address cap on streams or connections.
+start_server "$wrapper" "$WORK_DIR/data" --max-streams-per-client 100000 \
+    --max-streams-per-address 100000 --max-connections-per-client 100000
 here="$REPO_ROOT/scripts/load"
 planned=$((WARM_UP + ACTIONS))
 # With streams, the streamed phase replays the same moves as the measured

@@ -195,6 +195,14 @@ async fn read_stream(
     let mut buffer = vec![0u8; 64 * 1024];
     loop {
         let read = match socket.read(&mut buffer).await {
+            // Closed before its setup arrived: refused (a 429 or a 503 past
+            // a limit), which the harness must hear of rather than wait.
+            Ok(0) if waiting_for_setup => {
+                let head = String::from_utf8_lossy(&pending).into_owned();
+                let status = head.lines().nth(1).unwrap_or("nothing").to_string();
+                let _ = failed.send(format!("stream {index} closed before its setup: {status}"));
+                return;
+            }
             Ok(0) => return,
             Ok(read) => read,
             Err(error) => {
