@@ -26,7 +26,7 @@ use crate::projection::{shown_event_text, status_json, Audience};
 /// long games held 455–830 KB each that way); when it is gone (as it is
 /// after every append, which replaces it in the cache), the state at the
 /// position comes from the statuses the game's streams share, or from the
-/// copy of the state they keep when it is at the position
+/// state they keep when it is at the position (the fold's state, shared)
 /// ([`super::renders::Renders::base_at`]: one a game, not one a stream),
 /// or from a replay.
 pub(super) enum Base {

@@ -20,10 +20,11 @@ use umpire_domain::aggregate::GameAggregate;
 
 /// What a followed game's streams share. The memos ([`EventMemos`]) are
 /// the projection's; here besides them is the state at the newest version
-/// the game's streams have read ([`Renders::base_at`]): a copy kept so
-/// that the next append's events are folded from it rather than from the
-/// game's start (the fold cache keeps only the newest fold, which the
-/// append has replaced), the status at that version, and the pages pushed.
+/// the game's streams have read ([`Renders::base_at`]): kept (at the head,
+/// the fold's own state, shared) so that the next append's events are
+/// folded from it rather than from the game's start (the fold cache keeps
+/// only the newest fold, which the append has replaced), the status at that
+/// version, and the pages pushed.
 #[derive(Default)]
 pub(super) struct Renders {
     /// What is kept is charged here ([`Charge::Renders`]).
