@@ -18,7 +18,8 @@
 //! Any other 5xx logs one line at ERROR.
 //!
 //! The span is entered whenever the handler is polled, and whenever the
-//! answer's body is, except an event stream's: a stream is polled once
+//! answer's body is when it is made as it is written (bytes held whole log
+//! nothing as they are written), except an event stream's: a stream is polled once
 //! for every delivery for hours, and entering and leaving the span each
 //! time cost about 230 instructions a delivery (tracing-actix-web, which
 //! this replaces, wraps every body so and cannot be told not to). What a
@@ -102,15 +103,23 @@ where
             on_request_end(&span, &outcome);
             outcome.map(|response| {
                 response.map_body(|head, body| {
-                    if is_event_stream(head.headers()) {
-                        EitherBody::right(body)
-                    } else {
+                    if written_as_it_goes(&body) && !is_event_stream(head.headers()) {
                         EitherBody::left(InSpan { body, span })
+                    } else {
+                        EitherBody::right(body)
                     }
                 })
             })
         })
     }
+}
+
+/// Whether an answer's body is made as it is written (a stream, which may
+/// log as it goes), not bytes held whole (nearly every answer, which logs
+/// nothing when polled: entering the span for it cost two entries and
+/// exits, about 1,100 instructions an action).
+fn written_as_it_goes(body: &impl MessageBody) -> bool {
+    matches!(body.size(), BodySize::Stream)
 }
 
 /// Whether an answer is an event stream: its body is polled outside the

@@ -13,6 +13,7 @@ use uuid::Uuid;
 
 use crate::budget::{allocation, events_bytes};
 use crate::error::ServiceError;
+use crate::event_log::{EventLog, EMPTY};
 
 /// How far apart the states a fold keeps are: a read at a past version
 /// replays at most this many events from the last state kept before it,
@@ -46,7 +47,8 @@ impl Checkpoint {
 /// the requests that use it: a new event makes a new fold.
 pub(crate) struct Fold {
     pub record: Arc<GameRecord>,
-    pub events: Vec<Arc<RecordedEvent>>,
+    /// Shared with the folds before and after it (`event_log.rs`).
+    pub events: EventLog,
     /// The game's match and clock after those events: shared, so that the
     /// streams of a followed game keep the state at the head without a copy
     /// (`live::renders`).
@@ -72,7 +74,7 @@ impl Fold {
         let state_bytes = state.bytes();
         Fold {
             record: Arc::new(record),
-            events: Vec::new(),
+            events: EventLog::default(),
             game: Arc::new(GameAggregate::start(state)),
             head: Head::start(game_id),
             checkpoints: Vec::new(),
@@ -86,7 +88,7 @@ impl Fold {
     /// charges the memory budget for it.
     pub fn bytes(&self) -> usize {
         allocation(16 + std::mem::size_of::<Fold>())
-            + allocation(self.events.capacity() * std::mem::size_of::<Arc<RecordedEvent>>())
+            + self.events.bytes()
             + self.events_bytes
             + self.state_bytes
             + allocation(self.checkpoints.capacity() * std::mem::size_of::<Arc<Checkpoint>>())
@@ -108,9 +110,9 @@ impl Fold {
             .find(|checkpoint| checkpoint.version <= version);
         let (mut game, from) = match kept {
             Some(checkpoint) => (checkpoint.game.clone(), checkpoint.version),
-            None => (replay(registry, &self.record, &[])?, 0),
+            None => (replay(registry, &self.record, [])?, 0),
         };
-        for event in &self.events[from as usize..version as usize] {
+        for event in self.events.range(from as usize..version as usize) {
             game.apply(event).map_err(|e| corrupt(game_id, e))?;
         }
         Ok(game)
@@ -148,8 +150,8 @@ impl Fold {
     /// seat's token (any seat's): what a stream's page says, read from its
     /// events (a page is at most a few of them).
     pub fn reissued_between(&self, after: u64, to: u64) -> bool {
-        self.events[after as usize..to as usize]
-            .iter()
+        self.events
+            .range(after as usize..to as usize)
             .any(|event| umpire_domain::seat_tokens::is_seat_token_type(&event.event_type))
     }
 
@@ -233,12 +235,9 @@ impl Fold {
     fn joined(&self, events: Vec<RecordedEvent>, game: GameAggregate, head: Head) -> Fold {
         let added = events_bytes(&events, self.events.last().map(|event| event.as_ref()));
         let state_bytes = game.state.bytes() + game.seat_tokens.bytes();
-        let mut all = Vec::with_capacity(self.events.len() + events.len());
-        all.extend(self.events.iter().cloned());
-        all.extend(events.into_iter().map(Arc::new));
         Fold {
             record: self.record.clone(),
-            events: all,
+            events: self.events.followed_by(events.into_iter().map(Arc::new)),
             game: Arc::new(game),
             head,
             checkpoints: self.checkpoints.clone(),
@@ -260,10 +259,10 @@ pub(crate) fn corrupt(game_id: Uuid, error: GameError) -> ServiceError {
 /// The state and clock after `events`, the first of a game's log, folded
 /// from the game's start: the one way a state is made from nothing (a game
 /// not cached yet, a past version, a stream's position with no fold at it).
-pub(crate) fn replay(
+pub(crate) fn replay<'a>(
     registry: &Registry,
     record: &GameRecord,
-    events: &[Arc<RecordedEvent>],
+    events: impl IntoIterator<Item = &'a Arc<RecordedEvent>>,
 ) -> Result<GameAggregate, ServiceError> {
     let game_id = record.game_id;
     let state = registry
@@ -320,10 +319,10 @@ impl LoadedGame {
 
     /// Every stored event of a game read whole (not only those folded into
     /// `state`); none for one resumed from a snapshot.
-    pub fn events(&self) -> &[Arc<RecordedEvent>] {
+    pub(crate) fn events(&self) -> &EventLog {
         match &self.read {
             Read::Whole { latest, .. } => &latest.events,
-            Read::Resumed(_) => &[],
+            Read::Resumed(_) => &EMPTY,
         }
     }
 

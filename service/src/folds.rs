@@ -256,7 +256,7 @@ impl Folds {
             }
             None => {
                 let record = store.game(game_id).await?;
-                let state = replay(registry, &record, &[])?.state;
+                let state = replay(registry, &record, [])?.state;
                 let start = Fold::start(record, state);
                 let (events, head) = store.read_after(&start.head).await?;
                 // A whole log folded takes milliseconds: off the async

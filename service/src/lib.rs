@@ -17,6 +17,7 @@ pub mod client_address;
 pub mod codes;
 mod cold_folds;
 pub mod error;
+mod event_log;
 mod fold;
 mod folds;
 pub mod game_stream;

@@ -82,7 +82,13 @@ pub struct GameList {
 /// How the game ended, if `after` (the state after an append's events) is
 /// over: what the append tells the store.
 pub(crate) fn result_of(after: &dyn DynMatch) -> Option<GameResult> {
-    after.status().finished.then(|| GameResult {
+    result_when(after, after.status().finished)
+}
+
+/// [`result_of`], where whether `after` is over is known already (from
+/// its status, made once for an append and its answer).
+pub(crate) fn result_when(after: &dyn DynMatch, finished: bool) -> Option<GameResult> {
+    finished.then(|| GameResult {
         winners: after.summary().winners,
     })
 }

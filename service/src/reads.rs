@@ -163,7 +163,7 @@ impl GameService {
             game_id,
             game: &loaded.record().game,
             version,
-            events: loaded.events()[start..end].iter().map(|e| e.as_ref()),
+            events: loaded.events().range(start..end).map(|e| e.as_ref()),
             next_after: ((end as u64) < version).then_some(end as u64),
         };
         page_json(page, loaded.state(), viewer)
@@ -180,12 +180,12 @@ impl GameService {
     ) -> Result<EventPage, ServiceError> {
         let (loaded, start, end) = self.page_of(game_id, after, limit).await?;
         let version = loaded.state().version();
-        let page = &loaded.events()[start..end];
+        let page = loaded.events().range(start..end);
         Ok(EventPage {
             id: game_id,
             game: loaded.record().game.clone(),
             version,
-            events: envelopes(loaded.state(), page.iter().map(|e| e.as_ref()), &[], viewer)?,
+            events: envelopes(loaded.state(), page.map(|e| e.as_ref()), &[], viewer)?,
             next_after: ((end as u64) < version).then_some(end as u64),
         })
     }

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use umpire_domain::clock;
 use umpire_domain::erased::DecodedEvent;
 use umpire_domain::record::RecordedRejection;
-use umpire_domain::{actor_label, DynMatch, GameError, RecordedEvent, Viewer};
+use umpire_domain::{actor_label, DynMatch, GameError, RecordedEvent, StatusJson, Viewer};
 use umpire_storage::{
     AppendOutcome, Head, IdempotentAnswer, IdempotentRequest, NewEvent, StoreError,
 };
@@ -302,6 +302,8 @@ impl GameService {
                     version: version + new_events.len() as u64,
                 },
             });
+        // Made once, for the store's result and the answer.
+        let status_after = decision.after.status();
         // Held until the fold after the append is cached and announced.
         let _own_append = self.live.appending(submission.game_id);
         match self
@@ -310,7 +312,8 @@ impl GameService {
                 &game.head,
                 new_events,
                 idempotent.as_ref(),
-                crate::listing::result_of(decision.after.as_ref()).as_ref(),
+                crate::listing::result_when(decision.after.as_ref(), status_after.finished)
+                    .as_ref(),
             )
             .await
         {
@@ -321,7 +324,7 @@ impl GameService {
                     submission,
                     game,
                     events,
-                    (decision.after, &decision.decoded),
+                    (decision.after, &decision.decoded, status_after),
                     head,
                 )?;
                 Ok(Attempt::Done((accepted, false)))
@@ -422,7 +425,7 @@ impl GameService {
         submission: &Submission<'_>,
         game: &Fold,
         appended: Vec<RecordedEvent>,
-        (after, decoded): (Box<dyn DynMatch>, &[DecodedEvent]),
+        (after, decoded, status_after): (Box<dyn DynMatch>, &[DecodedEvent], StatusJson),
         head: Head,
     ) -> Result<ActionAcceptedJson, ServiceError> {
         let count = appended.len();
@@ -433,12 +436,13 @@ impl GameService {
             &fold.record.game,
             fold.head.version(),
             fold.game.state.as_ref(),
-            fold.events[fold.events.len() - count..]
-                .iter()
+            fold.events
+                .range(fold.events.len() - count..fold.events.len())
                 .map(|e| e.as_ref()),
             decoded,
             submission.viewer,
-            &fold.status(),
+            // The fold's status (`Fold::status`), from the match's made above.
+            &status_after.with_clock(fold.game.clock.as_ref()),
         )
     }
 
@@ -454,7 +458,7 @@ impl GameService {
             .await?;
         let events = loaded
             .events()
-            .get(first_seq.saturating_sub(1) as usize..version as usize)
+            .checked_range(first_seq.saturating_sub(1) as usize..version as usize)
             .ok_or_else(|| {
                 ServiceError::Internal(format!(
                     "the answer stored for an idempotency key of game {} names events \
@@ -466,7 +470,7 @@ impl GameService {
             &loaded.record().game,
             version,
             loaded.latest_state(),
-            events.iter().map(|e| e.as_ref()),
+            events.map(|e| e.as_ref()),
             &[],
             submission.viewer,
             &loaded.status(),

@@ -447,8 +447,8 @@ async fn an_idle_stream_at_the_head_holds_no_game_log() {
         .load(game_id, umpire_service::ReadAt::Newest)
         .await
         .expect("loaded")
-        .events()
-        .len() as u64;
+        .state()
+        .version();
     let mut follower = service
         .follow(game_id, Viewer::Spectator, StreamClient::Unknown, version)
         .await
@@ -583,8 +583,8 @@ async fn a_stream_ends_at_its_lifetime_or_with_its_finished_game() {
         .load(game_id, ReadAt::Newest)
         .await
         .expect("loaded")
-        .events()
-        .len() as u64;
+        .state()
+        .version();
     let mut stream = service
         .stream(
             game_id,

@@ -87,13 +87,15 @@ impl Cursor {
         };
         let shared_to = self.position + shared.len() as u64;
         let shared_after_page = shared.last().cloned();
-        let page = &latest.events[self.position as usize..shared_to as usize];
-        for (event, status) in page.iter().zip(shared) {
+        let page = latest
+            .events
+            .range(self.position as usize..shared_to as usize);
+        for (event, status) in page.zip(shared) {
             events.push(self.rendered(with, latest, event, || status.clone())?);
         }
         if folded > shared_to {
             let mut own = self.state_at(with, latest, shared_to)?;
-            for event in &latest.events[shared_to as usize..folded as usize] {
+            for event in latest.events.range(shared_to as usize..folded as usize) {
                 fold_on(with, &mut own, event)?;
                 let status = Arc::new(own.status());
                 with.renders.lock().keep_status(event.seq, &status);
@@ -102,7 +104,10 @@ impl Cursor {
             state = Some(own);
         }
         if folded < end {
-            let newest = &latest.events[folded as usize];
+            let newest = latest
+                .events
+                .get(folded as usize)
+                .expect("the fold holds its head's event");
             // The status after it is the head's, which the batch carries
             // too: made once for both.
             let head_status = || with.renders.lock().head_status(version, || latest.status());
@@ -252,10 +257,10 @@ impl Cursor {
             return replay(
                 &with.reader.registry,
                 &latest.record,
-                &latest.events[..at as usize],
+                latest.events.range(0..at as usize),
             );
         };
-        for event in &latest.events[self.position as usize..at as usize] {
+        for event in latest.events.range(self.position as usize..at as usize) {
             fold_on(with, &mut own, event)?;
         }
         Ok(own)
