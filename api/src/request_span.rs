@@ -27,7 +27,7 @@
 //! (`umpire_service::GameStream`).
 
 use std::borrow::Cow;
-use std::future::{ready, Ready};
+use std::future::{ready, Future, Ready};
 use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll};
@@ -38,7 +38,7 @@ use actix_web::http::{header, StatusCode};
 use actix_web::web::Bytes;
 use actix_web::{web, Error, HttpMessage};
 use futures_util::future::LocalBoxFuture;
-use tracing::{Instrument, Span};
+use tracing::Span;
 use uuid::Uuid;
 
 use crate::metrics::method_label;
@@ -99,7 +99,11 @@ where
         let span = request_span(&request, request_id);
         let answer = span.in_scope(|| self.service.call(request));
         Box::pin(async move {
-            let outcome = answer.instrument(span.clone()).await;
+            let outcome = PolledInSpan {
+                future: answer,
+                span: &span,
+            }
+            .await;
             on_request_end(&span, &outcome);
             outcome.map(|response| {
                 response.map_body(|head, body| {
@@ -128,6 +132,27 @@ fn is_event_stream(headers: &header::HeaderMap) -> bool {
     headers
         .get(header::CONTENT_TYPE)
         .is_some_and(|value| value.as_bytes().starts_with(b"text/event-stream"))
+}
+
+pin_project_lite::pin_project! {
+    /// The handler's future, polled inside its request's span. tracing's
+    /// `Instrumented` also enters its span to drop the future it holds: an
+    /// entry and exit more a request, for a future that has finished.
+    struct PolledInSpan<'a, F> {
+        #[pin]
+        future: F,
+        span: &'a Span,
+    }
+}
+
+impl<F: Future> Future for PolledInSpan<'_, F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = self.project();
+        let _in_request = this.span.enter();
+        this.future.poll(cx)
+    }
 }
 
 pin_project_lite::pin_project! {
