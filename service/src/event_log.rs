@@ -72,10 +72,14 @@ impl EventLog {
 
     /// The event at `index` (0 for the first), if the log holds it.
     pub fn get(&self, index: usize) -> Option<&Arc<RecordedEvent>> {
-        if index >= self.len {
-            return None;
-        }
-        self.chunks[index / CHUNK].slots[index % CHUNK].get()
+        (index < self.len).then(|| self.written(index))
+    }
+
+    /// The event at `index`, below the log's length.
+    fn written(&self, index: usize) -> &Arc<RecordedEvent> {
+        self.chunks[index / CHUNK].slots[index % CHUNK]
+            .get()
+            .expect("a log's slots below its length are written")
     }
 
     pub fn last(&self) -> Option<&Arc<RecordedEvent>> {
@@ -90,11 +94,7 @@ impl EventLog {
             "events {range:?} of a log of {}",
             self.len
         );
-        range.map(|index| {
-            self.chunks[index / CHUNK].slots[index % CHUNK]
-                .get()
-                .expect("a log's slots below its length are written")
-        })
+        range.map(|index| self.written(index))
     }
 
     /// The events at `range`, if the log holds them all.
