@@ -3,27 +3,36 @@
 //! worker per core, like `umpire serve`) and mimalloc, serving
 //! `GET /v1/games/{id}/stream` as Server-Sent Events framed as the service
 //! frames them (`retry:`, then `id:`/`data:` messages, a page of at most 16
-//! events a chunk, pulled by the connection), from events handed to it
-//! already rendered.
+//! events a chunk, pulled by the connection).
 //!
 //! `POST /v1/games/{id}/actions` with `{"events": [DATA, ...]}` appends
-//! those `data:` lines (each one event's JSON, as the service would write it
-//! to a stream) to the game's log in memory and wakes its streams. No
-//! rules, no store, no redaction, no authorisation (a token is ignored),
-//! no logging, no metrics: what a delivered event costs it is what the
-//! stack's SSE path costs, so the service's streams are held to it
+//! those events (each one event's stream message, as the service would
+//! write it) to the game's log in memory and wakes its streams. No rules,
+//! no store, no redaction, no authorisation (a token is ignored), no
+//! logging, no metrics: what a delivered event costs it is what the stack's
+//! SSE path costs, so the service's streams are held to it
 //! (`scripts/instructions.sh` with `STREAMS=1`).
+//!
+//! Each event is kept decoded (its payload and action as the JSON text the
+//! append was handed, as the service keeps an appended event's canonical
+//! encoding) and written once, with serde's derived serializers, when a
+//! stream first reads it; a game no stream reads writes nothing. So the
+//! ceiling renders as the service does for one audience (issue 48's "like
+//! with like"); `RENDERED=0` in the environment hands it the messages
+//! already written instead, the thinner ceiling measured before.
 //!
 //! Usage: stream_ceiling 127.0.0.1:PORT
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use actix_web::web::{self, Bytes};
 use actix_web::{http::header, App, HttpResponse, HttpServer};
 use futures_util::stream;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use tokio::sync::watch;
+use umpire_domain::status::StatusJson;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -31,9 +40,73 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// Events per chunk, as the service's streams page them.
 const STREAM_PAGE: usize = 16;
 
-/// One game's log of rendered events, and who is told when it grows.
+/// One event's stream message, decoded: the fields of the service's
+/// `StreamEvent`, in its order.
+#[derive(Deserialize, Serialize)]
+struct Message {
+    game: String,
+    seq: u64,
+    #[serde(rename = "type")]
+    event_type: String,
+    actor: String,
+    recorded_at: String,
+    rules_version: u32,
+    payload: Box<RawValue>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    action: Option<Box<RawValue>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    prev_hash: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    hash: Option<String>,
+    status: StatusJson,
+}
+
+/// One event of a game's log: decoded when appended, written once when a
+/// stream first reads it.
+struct Event {
+    message: Option<Message>,
+    written: OnceLock<Arc<str>>,
+}
+
+impl Event {
+    fn appended(data: String) -> Event {
+        if rendered_by_the_ceiling() {
+            Event {
+                message: Some(serde_json::from_str(&data).expect("a stream message")),
+                written: OnceLock::new(),
+            }
+        } else {
+            Event {
+                message: None,
+                written: OnceLock::from(Arc::from(data)),
+            }
+        }
+    }
+
+    fn written(&self) -> Arc<str> {
+        self.written
+            .get_or_init(|| render(self.message.as_ref().expect("decoded when appended")))
+            .clone()
+    }
+}
+
+/// One event's message written. Never inlined: `scripts/instructions.sh`
+/// finds the ceiling's rendering by this name.
+#[inline(never)]
+fn render(message: &Message) -> Arc<str> {
+    Arc::from(serde_json::to_string(message).expect("a message writes"))
+}
+
+/// Whether the ceiling writes its events itself (the default) or is
+/// handed them written (`RENDERED=0`).
+fn rendered_by_the_ceiling() -> bool {
+    static RENDERED: OnceLock<bool> = OnceLock::new();
+    *RENDERED.get_or_init(|| std::env::var("RENDERED").map_or(true, |value| value != "0"))
+}
+
+/// One game's log of events, and who is told when it grows.
 struct Game {
-    events: Vec<Arc<str>>,
+    events: Vec<Event>,
     changed: watch::Sender<usize>,
 }
 
@@ -62,7 +135,7 @@ impl Games {
                 .iter()
                 .skip(position)
                 .take(STREAM_PAGE)
-                .cloned()
+                .map(Event::written)
                 .collect()
         })
     }
@@ -85,7 +158,7 @@ async fn append(
             changed: watch::channel(0).0,
         });
         game.events
-            .extend(body.into_inner().events.into_iter().map(Arc::from));
+            .extend(body.into_inner().events.into_iter().map(Event::appended));
         let version = game.events.len();
         game.changed.send_replace(version);
         version
