@@ -92,30 +92,37 @@ impl EventMemos {
         self.bytes
     }
 
-    fn find(&self, seq: u64) -> Option<&EventMemo> {
-        // Streams read the latest events: the newest is looked at first.
-        match self.memos.back() {
-            Some(newest) if newest.seq < seq => None,
-            _ => {
-                let at = self
-                    .memos
-                    .binary_search_by_key(&seq, |memo| memo.seq)
-                    .ok()?;
-                Some(&self.memos[at])
-            }
+    /// Where the memo of `seq` is (`Ok`), or would go (`Err`), as a binary
+    /// search says. Memos are usually of consecutive events (a game's
+    /// streams read them in order), so the place `seq` would have if they
+    /// are is looked at first, and a memo newer than every other found
+    /// without a search.
+    fn place(&self, seq: u64) -> Result<usize, usize> {
+        let (Some(oldest), Some(newest)) = (self.memos.front(), self.memos.back()) else {
+            return Err(0);
+        };
+        if seq > newest.seq {
+            return Err(self.memos.len());
         }
+        if seq < oldest.seq {
+            return Err(0);
+        }
+        let consecutive = (seq - oldest.seq) as usize;
+        match self.memos.get(consecutive) {
+            Some(memo) if memo.seq == seq => Ok(consecutive),
+            _ => self.memos.binary_search_by_key(&seq, |memo| memo.seq),
+        }
+    }
+
+    fn find(&self, seq: u64) -> Option<&EventMemo> {
+        self.place(seq).ok().map(|at| &self.memos[at])
     }
 
     /// The place of the memo of `seq`, made when there is none; `None`
     /// for an event older than every memo kept once the cap is reached,
     /// which is not remembered.
     fn slot(&mut self, seq: u64) -> Option<usize> {
-        let newest = self.memos.back().map(|memo| memo.seq);
-        let found = match newest {
-            Some(newest) if newest < seq => Err(self.memos.len()),
-            _ => self.memos.binary_search_by_key(&seq, |memo| memo.seq),
-        };
-        match found {
+        match self.place(seq) {
             Ok(at) => Some(at),
             Err(0) if !self.memos.is_empty() && self.bytes >= REMEMBERED_BYTES => None,
             Err(at) => {
@@ -192,7 +199,7 @@ impl EventMemos {
     /// `last`, as far as they are kept without a break (none when the
     /// status after `first` is not kept).
     pub(crate) fn statuses(&self, first: u64, last: u64) -> Vec<Arc<StatusJson>> {
-        let Ok(start) = self.memos.binary_search_by_key(&first, |memo| memo.seq) else {
+        let Ok(start) = self.place(first) else {
             return Vec::new();
         };
         let mut statuses = Vec::new();
@@ -273,7 +280,7 @@ impl EventMemos {
         if judged_at > self.judged_at {
             // Only the memos rendered at the older version are looked at.
             for seq in std::mem::take(&mut self.rendered) {
-                if let Ok(at) = self.memos.binary_search_by_key(&seq, |memo| memo.seq) {
+                if let Ok(at) = self.place(seq) {
                     let memo = &mut self.memos[at];
                     self.bytes -= memo.renderings.iter().map(rendering_bytes).sum::<usize>();
                     memo.renderings.clear();

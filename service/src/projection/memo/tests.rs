@@ -142,3 +142,30 @@ fn the_count_follows_what_is_kept_as_it_comes_and_goes() {
     assert_eq!(memos.newest_status(), Some(2000));
     assert!(memos.statuses(1, 1).is_empty(), "the oldest let go");
 }
+
+/// Given memos of consecutive events, of events with gaps between them,
+/// and none, each place found for an event, kept or not, is the one a
+/// binary search over them finds: the guess that they are consecutive
+/// never misplaces one that is not.
+#[test]
+fn an_event_is_placed_where_a_search_would_place_it() {
+    for kept in [
+        vec![],
+        vec![4],
+        vec![3, 4, 5, 6],
+        vec![3, 5, 6, 9],
+        vec![1, 2, 7, 8, 9],
+    ] {
+        let mut memos = EventMemos::default();
+        for &seq in &kept {
+            memos.is_public(seq, || true);
+        }
+        for seq in 0..12 {
+            assert_eq!(
+                memos.place(seq),
+                kept.binary_search(&seq),
+                "event {seq} among {kept:?}"
+            );
+        }
+    }
+}
