@@ -62,9 +62,9 @@ pub(crate) fn shown_event<'a>(
                 },
                 recorded_at: &event.recorded_at,
                 rules_version: event.rules_version,
-                payload: Cow::Owned(hidden_event()),
+                payload: Cow::Owned(Value::Null),
                 payload_json: None,
-                payload_text: None,
+                payload_text: Some((hidden_payload(), HIDDEN_EVENT_TYPE)),
                 action: None,
                 action_json: None,
                 prev_hash: None,
@@ -107,6 +107,17 @@ pub(crate) fn shown_event_text<'a>(
             ..shown_event(event, Shown::Redacted(Value::Null), viewer)
         },
     }
+}
+
+/// The placeholder payload of a hidden event (`{"type": "hidden"}`),
+/// written once: every viewer is shown it for every event hidden from
+/// them, and building it as a value for each cost an allocation or two.
+fn hidden_payload() -> &'static Arc<RawValue> {
+    static HIDDEN: std::sync::LazyLock<Arc<RawValue>> = std::sync::LazyLock::new(|| {
+        let json = serde_json::to_string(&hidden_event()).expect("the placeholder writes");
+        Arc::from(RawValue::from_string(json).expect("the placeholder is JSON"))
+    });
+    &HIDDEN
 }
 
 /// Whether `viewer` is the seat (or the umpire) whose action `event`
