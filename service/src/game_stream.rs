@@ -34,8 +34,11 @@ pub enum StreamItem {
 pub struct GameStream {
     follower: Follower,
     limits: StreamLimits,
-    opened: Instant,
-    last_event: Instant,
+    /// When the stream's lifetime is over, and when it is idle unless an
+    /// event comes first (`None`: beyond what the clock can say): kept as
+    /// instants, so that each delivery compares rather than subtracts.
+    lifetime_ends: Option<Instant>,
+    idle_ends: Option<Instant>,
     /// The last read reached the newest version: nothing to read until an
     /// announcement (or a heartbeat's timeout) says otherwise.
     at_head: bool,
@@ -70,11 +73,12 @@ impl GameService {
     ) -> Result<GameStream, ServiceError> {
         let follower = self.follow(game_id, viewer, client, after).await?;
         let now = Instant::now();
+        let limits = self.live.limits();
         Ok(GameStream {
             follower,
-            limits: self.live.limits(),
-            opened: now,
-            last_event: now,
+            lifetime_ends: now.checked_add(limits.lifetime),
+            idle_ends: now.checked_add(limits.idle),
+            limits,
             at_head: false,
             ended: false,
             recheck: seat.map(|presented| Recheck {
@@ -119,7 +123,7 @@ impl GameStream {
             let position = self.follower.position();
             let finished = batch.ends_the_game(position);
             if !batch.events.is_empty() {
-                self.last_event = Instant::now();
+                self.idle_ends = Instant::now().checked_add(self.limits.idle);
                 self.at_head = position == batch.head;
                 let end = if finished {
                     Some(self.end("finished", Some((*batch.status).clone()), None))
@@ -142,9 +146,10 @@ impl GameStream {
 
     /// The limit `now` is past, if any.
     fn past_a_limit(&self, now: Instant) -> Option<&'static str> {
-        if now.duration_since(self.opened) >= self.limits.lifetime {
+        let past = |ends: Option<Instant>| ends.is_some_and(|ends| now >= ends);
+        if past(self.lifetime_ends) {
             Some("lifetime")
-        } else if now.duration_since(self.last_event) >= self.limits.idle {
+        } else if past(self.idle_ends) {
             Some("idle")
         } else {
             None
