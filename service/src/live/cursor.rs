@@ -12,7 +12,7 @@ use umpire_domain::StatusJson;
 use umpire_domain::{RecordedEvent, Viewer};
 use uuid::Uuid;
 
-use super::renders::Renders;
+use super::renders::{Kept, Renders};
 use super::{RenderedEvent, StreamBatch, STREAM_PAGE};
 use crate::error::ServiceError;
 use crate::fold::{corrupt, replay, Fold};
@@ -155,15 +155,23 @@ impl Cursor {
         let judged_at = latest.head.version();
         let seq = event.seq;
         let renders = with.renders;
-        let audience = Audience::of(event, &self.viewer, || {
-            renders
-                .lock()
-                .is_public(seq, || latest.game.state.is_public_event(&event.payload))
-        });
-        if let Some(json) = renders.lock().get(judged_at, seq, &audience) {
-            return Ok(RenderedEvent { seq, json });
-        }
-        let decoded = renders.lock().decoded(seq);
+        // Who it is shown to alike, and what is kept of it for them: asked
+        // under one lock.
+        let (audience, kept) = {
+            let mut renders = renders.lock();
+            let audience = Audience::of(event, &self.viewer, || {
+                renders.is_public(seq, || latest.game.state.is_public_event(&event.payload))
+            });
+            let kept = renders.kept(judged_at, seq, &audience);
+            (audience, kept)
+        };
+        let (decoded, kept_status) = match kept {
+            Kept::Rendering(json) => return Ok(RenderedEvent { seq, json }),
+            Kept::ToRender {
+                decoded,
+                status_text,
+            } => (decoded, status_text),
+        };
         let shown = latest
             .game
             .state
@@ -174,8 +182,8 @@ impl Cursor {
         // too, so that only the first of them asks the game.
         let (audience, hidden_from) = match shown {
             ShownText::Hidden => {
-                let kept = renders.lock().get(judged_at, seq, &Audience::Hidden);
-                if let Some(json) = kept {
+                let kept = renders.lock().kept(judged_at, seq, &Audience::Hidden);
+                if let Kept::Rendering(json) = kept {
                     self.keep_for_spectators(with, judged_at, seq, &audience, &json);
                     return Ok(RenderedEvent { seq, json });
                 }
@@ -185,13 +193,11 @@ impl Cursor {
         };
         let shown = shown_event_text(event, &shown, &self.viewer);
         let rendering = |e| ServiceError::Internal(format!("rendering a stream event: {e}"));
-        let kept_status = renders.lock().status_text(seq);
-        let status = match kept_status {
-            Some(status) => status,
+        let (status, made_status) = match kept_status {
+            Some(status) => (status, false),
             None => {
                 let status: Arc<str> = status_json(&status_after()).map_err(rendering)?.into();
-                renders.lock().keep_status_text(seq, &status);
-                status
+                (status, true)
             }
         };
         let json: Arc<str> = shown
@@ -199,7 +205,10 @@ impl Cursor {
             .map_err(rendering)?
             .into();
         with.reader.metrics.stream_renders.inc();
-        renders.lock().keep(judged_at, seq, &audience, &json);
+        let status_made = made_status.then_some(&status);
+        renders
+            .lock()
+            .keep(judged_at, seq, &audience, &json, status_made);
         if let Some(viewers) = hidden_from {
             self.keep_for_spectators(with, judged_at, seq, &viewers, &json);
         }
@@ -217,7 +226,9 @@ impl Cursor {
         json: &Arc<str>,
     ) {
         if matches!(self.viewer, Viewer::Spectator) {
-            with.renders.lock().keep(judged_at, seq, viewers, json);
+            with.renders
+                .lock()
+                .keep(judged_at, seq, viewers, json, None);
         }
     }
 

@@ -31,8 +31,9 @@ pub(super) struct Renders {
     budget: Option<MemoryBudget>,
     charged: usize,
     memos: EventMemos,
-    /// The status after the newest version read, and that version.
-    head_status: Option<(u64, Arc<StatusJson>)>,
+    /// The status after the newest version read, that version, and what
+    /// the status holds (counted once, not at every change of the rest).
+    head_status: Option<(u64, Arc<StatusJson>, usize)>,
     /// The state after the newest version the streams have read, with
     /// that version and what it holds: at the head, the fold's own (shared,
     /// not copied), which stays when the next append replaces the fold.
@@ -60,10 +61,7 @@ impl Renders {
     fn recharge(&mut self) {
         let Some(budget) = &self.budget else { return };
         let bytes = self.memos.bytes()
-            + self
-                .head_status
-                .as_ref()
-                .map_or(0, |(_, status)| status_bytes(status))
+            + self.head_status.as_ref().map_or(0, |(_, _, bytes)| *bytes)
             + self.base.as_ref().map_or(0, |(_, _, bytes)| *bytes)
             + self.pushed.bytes();
         budget.recharge(Charge::Renders, self.charged, bytes);
@@ -168,12 +166,12 @@ impl Renders {
         status: impl FnOnce() -> StatusJson,
     ) -> Arc<StatusJson> {
         match &self.head_status {
-            Some((kept, kept_status)) if *kept == version => kept_status.clone(),
-            Some((kept, _)) if *kept > version => Arc::new(status()),
+            Some((kept, kept_status, _)) if *kept == version => kept_status.clone(),
+            Some((kept, _, _)) if *kept > version => Arc::new(status()),
             _ => {
                 let made = Arc::new(status());
                 // Small and one per game: counted as a status kept.
-                self.head_status = Some((version, made.clone()));
+                self.head_status = Some((version, made.clone(), status_bytes(&made)));
                 // It also ends the run of statuses the game's streams
                 // share when it follows on: a stream a version or more
                 // behind then folds on from the state kept at the head
@@ -198,25 +196,49 @@ impl Renders {
         answer
     }
 
-    /// The JSON of the status after event `seq`, if kept.
-    pub(super) fn status_text(&self, seq: u64) -> Option<Arc<str>> {
-        self.memos.status_text(seq)
-    }
-
-    /// Keeps the JSON of the status after event `seq` (which never changes).
-    pub(super) fn keep_status_text(&mut self, seq: u64, text: &Arc<str>) {
-        self.memos.keep_status_text(seq, text);
+    /// Event `seq` as `audience` is shown it judged at `judged_at`, if
+    /// kept; else what its rendering starts from. Asked once, under one
+    /// lock, for every rendering a stream or a push makes.
+    pub(super) fn kept(&mut self, judged_at: u64, seq: u64, audience: &Audience) -> Kept {
+        if let Some(json) = self.memos.rendering(judged_at, seq, audience) {
+            return Kept::Rendering(json);
+        }
+        let decoded = self.memos.decoded(seq);
+        let status_text = self.memos.status_text(seq);
         self.recharge();
+        Kept::ToRender {
+            decoded,
+            status_text,
+        }
     }
 
-    /// Event `seq` as `audience` is shown it judged at `judged_at`, if kept.
-    pub(super) fn get(&self, judged_at: u64, seq: u64, audience: &Audience) -> Option<Arc<str>> {
-        self.memos.rendering(judged_at, seq, audience)
-    }
-
-    /// Keeps event `seq` as `audience` is shown it judged at `judged_at`.
-    pub(super) fn keep(&mut self, judged_at: u64, seq: u64, audience: &Audience, json: &Arc<str>) {
+    /// Keeps event `seq` as `audience` is shown it judged at `judged_at`,
+    /// and the JSON of the status after it (which never changes) when it
+    /// was made for it.
+    pub(super) fn keep(
+        &mut self,
+        judged_at: u64,
+        seq: u64,
+        audience: &Audience,
+        json: &Arc<str>,
+        status_text: Option<&Arc<str>>,
+    ) {
+        if let Some(text) = status_text {
+            self.memos.keep_status_text(seq, text);
+        }
         self.memos.keep_rendering(judged_at, seq, audience, json);
         self.recharge();
     }
+}
+
+/// What [`Renders::kept`] finds of an event for an audience.
+pub(super) enum Kept {
+    Rendering(Arc<str>),
+    /// Not rendered for it: the event decoded (filled by the first
+    /// redaction that needs it, and shared), and the JSON of the status
+    /// after it if kept.
+    ToRender {
+        decoded: DecodedEvent,
+        status_text: Option<Arc<str>>,
+    },
 }
