@@ -8,7 +8,7 @@ use std::sync::Arc;
 use umpire_domain::clock::{ClockSettings, RequestedClock};
 
 use serde_json::Value;
-use umpire_domain::{actor_label, DynMatch, RecordedEvent, Registry, Viewer};
+use umpire_domain::{actor_label, DynMatch, RecordedEvent, Registry, StatusJson, Viewer};
 use umpire_storage::{EventStore, GameRecord, Head, NewEvent, NewGame, StoreError};
 use uuid::Uuid;
 
@@ -414,24 +414,30 @@ impl GameService {
 
     /// Keeps `game` followed by the events this instance has just appended
     /// as the game's latest fold, and wakes the game's streams.
+    /// `status_after` is the match's status after them (`DynMatch::status`
+    /// of `after`): it comes back with the clock's, the fold's status, made
+    /// once for the caller's answer and the streams.
     pub(crate) fn keep_appended(
         &self,
         game_id: Uuid,
         game: &Fold,
         appended: Vec<RecordedEvent>,
-        after: Box<dyn DynMatch>,
+        (after, status_after): (Box<dyn DynMatch>, StatusJson),
         head: Head,
-    ) -> Result<Arc<Fold>, ServiceError> {
+    ) -> Result<(Arc<Fold>, Arc<StatusJson>), ServiceError> {
         let fold = Arc::new(game.followed_by(appended, after, head)?);
         let version = fold.head.version();
+        let status = Arc::new(status_after.with_clock(fold.game.clock.as_ref()));
         self.folds.remember(game_id, fold.clone());
         // This instance's streams need not wait for the store's
         // announcement: those at the head are handed the page after it,
         // made once for each viewer, and the rest find the new fold in the
         // cache. No store read.
         self.live
-            .push(game_id, game.head.version(), &fold, || self.reader());
+            .push(game_id, game.head.version(), &fold, &status, || {
+                self.reader()
+            });
         self.replicas.note_append(game_id, version);
-        Ok(fold)
+        Ok((fold, status))
     }
 }

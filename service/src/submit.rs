@@ -431,7 +431,13 @@ impl GameService {
         let count = appended.len();
         // Before the streams are woken (by `keep_appended`).
         (self.live).decided(submission.game_id, game.head.version() + 1, decoded);
-        let fold = self.keep_appended(submission.game_id, game, appended, after, head)?;
+        let (fold, status) = self.keep_appended(
+            submission.game_id,
+            game,
+            appended,
+            (after, status_after),
+            head,
+        )?;
         accepted_json(
             &fold.record.game,
             fold.head.version(),
@@ -442,7 +448,7 @@ impl GameService {
             decoded,
             submission.viewer,
             // The fold's status (`Fold::status`), from the match's made above.
-            &status_after.with_clock(fold.game.clock.as_ref()),
+            &status,
         )
     }
 

@@ -200,7 +200,8 @@ impl GameService {
                         .observe(late.max(0) as f64 / 1e6);
                 }
                 self.metrics.clock_timeouts.inc();
-                self.keep_appended(game_id, game, events, decision.after, head)?;
+                let status_after = decision.after.status();
+                self.keep_appended(game_id, game, events, (decision.after, status_after), head)?;
                 Ok(Look::TimedOut(deadline.seat))
             }
             Ok(AppendOutcome::Replayed(_)) => Ok(Look::Overtaken),

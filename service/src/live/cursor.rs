@@ -110,7 +110,11 @@ impl Cursor {
                 .expect("the fold holds its head's event");
             // The status after it is the head's, which the batch carries
             // too: made once for both.
-            let head_status = || with.renders.lock().head_status(version, || latest.status());
+            let head_status = || {
+                with.renders
+                    .lock()
+                    .head_status(version, || Arc::new(latest.status()))
+            };
             events.push(self.rendered(with, latest, newest, head_status)?);
         }
         let reissued = latest.reissued_between(self.position, end);
@@ -128,7 +132,10 @@ impl Cursor {
             (None, Some(status)) if end < version => (status, None),
             _ => {
                 share_base(with, version, || latest.game.clone(), latest.state_bytes());
-                let status = with.renders.lock().head_status(version, || latest.status());
+                let status = with
+                    .renders
+                    .lock()
+                    .head_status(version, || Arc::new(latest.status()));
                 (status, Some(Base::Head(Arc::downgrade(latest))))
             }
         };

@@ -10,7 +10,7 @@ use std::sync::{Arc, Once};
 use parking_lot::{Mutex, MutexGuard};
 use tokio::sync::{watch, Semaphore};
 use umpire_domain::erased::DecodedEvent;
-use umpire_domain::Viewer;
+use umpire_domain::{StatusJson, Viewer};
 use umpire_storage::Appended;
 use uuid::Uuid;
 
@@ -255,13 +255,15 @@ impl Live {
     /// instance has just appended, judged at `latest`, the fold it has
     /// cached) to the game's streams, rendered once for each viewer they
     /// follow as, then wakes them: a stream at `after` takes its viewer's
-    /// page and reads nothing. `reader` is asked for only when the game is
+    /// page and reads nothing. `status` is the status after `latest`, which
+    /// the append has made; `reader` is asked for only when the game is
     /// followed.
     pub(crate) fn push(
         &self,
         game_id: Uuid,
         after: u64,
         latest: &Arc<Fold>,
+        status: &Arc<StatusJson>,
         reader: impl FnOnce() -> Reader,
     ) {
         let followed = self
@@ -270,6 +272,10 @@ impl Live {
             .get(&game_id)
             .map(|followed| (followed.renders.clone(), followed.viewers()));
         if let Some((renders, viewers)) = followed {
+            // The append made it for its answer: not made again.
+            renders
+                .lock()
+                .head_status(latest.head.version(), || status.clone());
             let reader = reader();
             let with = Shared {
                 reader: &reader,

@@ -159,17 +159,18 @@ impl Renders {
     }
 
     /// The status after version `version`, the newest read, made by
-    /// `status` when it is not the one kept.
+    /// `status` when it is not the one kept. (An append hands the status
+    /// it made for its answer here before it pushes: `Live::push`.)
     pub(super) fn head_status(
         &mut self,
         version: u64,
-        status: impl FnOnce() -> StatusJson,
+        status: impl FnOnce() -> Arc<StatusJson>,
     ) -> Arc<StatusJson> {
         match &self.head_status {
             Some((kept, kept_status, _)) if *kept == version => kept_status.clone(),
-            Some((kept, _, _)) if *kept > version => Arc::new(status()),
+            Some((kept, _, _)) if *kept > version => status(),
             _ => {
-                let made = Arc::new(status());
+                let made = status();
                 // Small and one per game: counted as a status kept.
                 self.head_status = Some((version, made.clone(), status_bytes(&made)));
                 // It also ends the run of statuses the game's streams
