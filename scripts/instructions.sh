@@ -269,8 +269,8 @@ open(out + "quiet.tsv", "w", encoding="utf-8").write("\n".join(quiet) + "\n")
 PY
     # The ceiling's figure moves between runs of the same program (how many
     # events a wake-up finds together depends on timing under valgrind:
-    # 2.0-2.7 k), so it is run STREAM_CEILING_RUNS times (3) and the ratio
-    # taken against the median.
+    # 2.9-3.3 k with its rendering), so it is run STREAM_CEILING_RUNS times
+    # (5) and the ratio taken against the median.
     stream_ceiling_run() { # run number; prints the ceiling's instructions per event, and of them its rendering's
         local run=$1
         local stream_port stream_url stream_out stream_pid ceiling_readers_pid
@@ -322,7 +322,7 @@ PY
             printf "%.0f %.0f\n", (followed - quiet) / events, rendering / events }'
     }
     ceilings=()
-    for run in $(seq "${STREAM_CEILING_RUNS:-3}"); do
+    for run in $(seq "${STREAM_CEILING_RUNS:-5}"); do
         ceilings+=("$(stream_ceiling_run "$run")")
     done
     printf '%s\n' "${ceilings[@]}" | sort -n | awk -v service="$stream_extra_per_event" \
