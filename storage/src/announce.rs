@@ -5,20 +5,18 @@
 //! this way. An announcement carries no event: it only says "read the log
 //! after N", and the log stays the source of truth.
 
-use futures_util::StreamExt;
-use tokio::sync::mpsc;
-use tokio_postgres::{AsyncMessage, NoTls};
+use std::collections::VecDeque;
+use std::future::{poll_fn, Future};
+use std::task::{Context, Poll};
+
+use tokio_postgres::tls::NoTlsStream;
+use tokio_postgres::{AsyncMessage, Connection, NoTls, Socket};
 use uuid::Uuid;
 
 use crate::StoreError;
 
 /// The channel the trigger notifies.
 pub const APPENDS_CHANNEL: &str = "umpire_appends";
-
-/// Notifications held between the connection and the listener's reader. The
-/// reader only updates a version per game, so this never fills in practice;
-/// if it did, the connection would stop reading and PostgreSQL would queue.
-const BUFFERED: usize = 1024;
 
 /// A game's log has grown to `version`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,10 +37,17 @@ impl Appended {
 }
 
 /// One connection listening on [`APPENDS_CHANNEL`]: an instance needs one,
-/// not one per stream.
+/// not one per stream. Its reader polls the connection itself: no task of
+/// its own and no queue between them, so that an announcement wakes one
+/// task, not two (every append of a followed game is announced to it,
+/// this instance's own included). Announcements that arrive while the
+/// reader is busy wait in the socket, as they would in a queue.
 pub struct AppendListener {
-    notifications: mpsc::Receiver<Result<Appended, StoreError>>,
-    // Dropping the client closes the connection.
+    connection: Connection<Socket, NoTlsStream>,
+    /// Announcements that arrived while the connection was asked to
+    /// listen, handed out first.
+    early: VecDeque<Appended>,
+    // Dropping the client (and the connection) closes the connection.
     _client: tokio_postgres::Client,
 }
 
@@ -51,49 +56,61 @@ impl AppendListener {
     /// notifications arrive on the connection that listens) and listens.
     pub async fn connect(database_url: &str) -> Result<AppendListener, StoreError> {
         let (client, mut connection) = tokio_postgres::connect(database_url, NoTls).await?;
-        let (sender, notifications) = mpsc::channel(BUFFERED);
-        tokio::spawn(async move {
-            let mut messages = futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
-            while let Some(message) = messages.next().await {
-                let forwarded = match message {
-                    // Anything else on the channel is not ours to act on: at
-                    // worst it would make a stream read the log in vain.
-                    Ok(AsyncMessage::Notification(notification)) => {
-                        match Appended::parse(notification.payload()) {
-                            Some(appended) => Ok(appended),
-                            None => continue,
-                        }
-                    }
-                    Ok(_) => continue,
-                    Err(error) => Err(StoreError::from(error)),
-                };
-                let failed = forwarded.is_err();
-                if sender.send(forwarded).await.is_err() || failed {
-                    return;
+        let mut early = VecDeque::new();
+        {
+            let listen = format!("LISTEN {APPENDS_CHANNEL}");
+            let mut listening = std::pin::pin!(client.batch_execute(&listen));
+            // The command's answer comes through the connection: it is
+            // polled alongside, and any announcement read meanwhile is kept.
+            poll_fn(|cx| {
+                while let Poll::Ready(read) = next_announcement(&mut connection, cx) {
+                    early.push_back(read?);
                 }
-            }
-            let _ = sender
-                .send(Err(StoreError::Unavailable(
-                    "the listening connection closed".into(),
-                )))
-                .await;
-        });
-        client
-            .batch_execute(&format!("LISTEN {APPENDS_CHANNEL}"))
+                listening.as_mut().poll(cx).map_err(StoreError::from)
+            })
             .await?;
+        }
         Ok(AppendListener {
-            notifications,
+            connection,
+            early,
             _client: client,
         })
     }
 
     /// The next announcement; an error when the connection is lost (listen
     /// again, then read the log: announcements made meanwhile are gone).
+    /// Cancel-safe: an announcement is taken from the connection only when
+    /// it is returned.
     pub async fn next(&mut self) -> Result<Appended, StoreError> {
-        self.notifications.recv().await.unwrap_or_else(|| {
-            Err(StoreError::Unavailable(
-                "the listening connection closed".into(),
-            ))
-        })
+        if let Some(early) = self.early.pop_front() {
+            return Ok(early);
+        }
+        poll_fn(|cx| next_announcement(&mut self.connection, cx)).await
+    }
+}
+
+/// Polls `connection` for its next announcement of an append. Anything else
+/// on it is not ours to act on: at worst it would make a stream read the
+/// log in vain.
+fn next_announcement(
+    connection: &mut Connection<Socket, NoTlsStream>,
+    cx: &mut Context<'_>,
+) -> Poll<Result<Appended, StoreError>> {
+    loop {
+        match connection.poll_message(cx) {
+            Poll::Ready(Some(Ok(AsyncMessage::Notification(notification)))) => {
+                if let Some(appended) = Appended::parse(notification.payload()) {
+                    return Poll::Ready(Ok(appended));
+                }
+            }
+            Poll::Ready(Some(Ok(_))) => {}
+            Poll::Ready(Some(Err(error))) => return Poll::Ready(Err(StoreError::from(error))),
+            Poll::Ready(None) => {
+                return Poll::Ready(Err(StoreError::Unavailable(
+                    "the listening connection closed".into(),
+                )))
+            }
+            Poll::Pending => return Poll::Pending,
+        }
     }
 }

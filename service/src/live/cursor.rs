@@ -200,22 +200,22 @@ impl Cursor {
         };
         let shown = shown_event_text(event, &shown, &self.viewer);
         let rendering = |e| ServiceError::Internal(format!("rendering a stream event: {e}"));
-        let (status, made_status) = match kept_status {
+        // The status's JSON, made here (and kept with the rendering) when
+        // no viewer's rendering of this event has made it yet.
+        let (status, made) = match kept_status {
             Some(status) => (status, false),
-            None => {
-                let status: Arc<str> = status_json(&status_after()).map_err(rendering)?.into();
-                (status, true)
-            }
+            None => (
+                status_json(&status_after()).map_err(rendering)?.into(),
+                true,
+            ),
         };
         let json: Arc<str> = shown
             .stream_json(&latest.record.game, &status)
             .map_err(rendering)?
             .into();
         with.reader.metrics.stream_renders.inc();
-        let status_made = made_status.then_some(&status);
-        renders
-            .lock()
-            .keep(judged_at, seq, &audience, &json, status_made);
+        let made = made.then_some(&status);
+        renders.lock().keep(judged_at, seq, &audience, &json, made);
         if let Some(viewers) = hidden_from {
             self.keep_for_spectators(with, judged_at, seq, &viewers, &json);
         }

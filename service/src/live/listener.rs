@@ -79,6 +79,8 @@ async fn listen(hub: Weak<Hub>, database_url: String, metrics: Metrics, replicas
                 };
                 let lost = loop {
                     let next = tokio::select! {
+                        // In this order, without drawing lots for it.
+                        biased;
                         next = listener.next() => next,
                         () = &mut idle => break false,
                     };
