@@ -5,7 +5,6 @@
 //! this way. An announcement carries no event: it only says "read the log
 //! after N", and the log stays the source of truth.
 
-use std::collections::VecDeque;
 use std::future::{poll_fn, Future};
 use std::task::{Context, Poll};
 
@@ -44,9 +43,6 @@ impl Appended {
 /// reader is busy wait in the socket, as they would in a queue.
 pub struct AppendListener {
     connection: Connection<Socket, NoTlsStream>,
-    /// Announcements that arrived while the connection was asked to
-    /// listen, handed out first.
-    early: VecDeque<Appended>,
     // Dropping the client (and the connection) closes the connection.
     _client: tokio_postgres::Client,
 }
@@ -54,17 +50,18 @@ pub struct AppendListener {
 impl AppendListener {
     /// Connects to `database_url` (its own connection, outside any pool:
     /// notifications arrive on the connection that listens) and listens.
+    /// What is announced before it returns is not kept: read the log once
+    /// it listens, as after every reconnection.
     pub async fn connect(database_url: &str) -> Result<AppendListener, StoreError> {
         let (client, mut connection) = tokio_postgres::connect(database_url, NoTls).await?;
-        let mut early = VecDeque::new();
         {
             let listen = format!("LISTEN {APPENDS_CHANNEL}");
             let mut listening = std::pin::pin!(client.batch_execute(&listen));
             // The command's answer comes through the connection: it is
-            // polled alongside, and any announcement read meanwhile is kept.
+            // polled alongside (an announcement read meanwhile is let go).
             poll_fn(|cx| {
                 while let Poll::Ready(read) = next_announcement(&mut connection, cx) {
-                    early.push_back(read?);
+                    read?;
                 }
                 listening.as_mut().poll(cx).map_err(StoreError::from)
             })
@@ -72,7 +69,6 @@ impl AppendListener {
         }
         Ok(AppendListener {
             connection,
-            early,
             _client: client,
         })
     }
@@ -82,9 +78,6 @@ impl AppendListener {
     /// Cancel-safe: an announcement is taken from the connection only when
     /// it is returned.
     pub async fn next(&mut self) -> Result<Appended, StoreError> {
-        if let Some(early) = self.early.pop_front() {
-            return Ok(early);
-        }
         poll_fn(|cx| next_announcement(&mut self.connection, cx)).await
     }
 }
